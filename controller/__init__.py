@@ -1,0 +1,1 @@
+"""Rules engine (pure) and the live table service for dealer-assist."""

@@ -1,0 +1,7 @@
+"""Allows ``python -m controller.cli``."""
+
+import sys
+
+from controller.cli import main
+
+sys.exit(main())

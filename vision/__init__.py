@@ -1,0 +1,1 @@
+"""Table vision: zones, card detection and recognition, frame-to-frame tracking."""

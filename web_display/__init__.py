@@ -1,0 +1,1 @@
+"""The dealer's touch display and the floor's monitoring display (FastAPI)."""
