@@ -1,0 +1,180 @@
+"""Hold'em with exchange (seed 002): bet, fold or buy the fourth board card, then exchange hole cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, StrictInt, field_validator
+
+from controller.config import GameRules, Qualification, TableConfig
+from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
+from controller.errors import RuleViolation
+from controller.games import Game, compare, paytable_check, qualifies, showdown
+from controller.hands import CATEGORIES, HandValue, evaluate
+from controller.settlement import DealerResult, MainResult, Stake
+
+# The two face-down board cards (4th and 5th) come out of the shoe before the flop.
+BOARD = [
+    Slot("board", 3, label="board card 4"),
+    Slot("board", 4, label="board card 5"),
+    *(Slot("board", i, face_up=True, label=f"flop card {i + 1}") for i in range(3)),
+]
+FIRST, SECOND = "first-decision", "after-buying"
+
+
+class HoldemExchangeRules(GameRules):
+    """Hold'em with exchange's settings; defaults are RULES.md's (decided points marked there)."""
+
+    qualify: Qualification = Qualification(category="pair")
+    bet_multiple: StrictInt = Field(default=2, ge=1, description="the bet, in antes (decided)")
+    buy_fee: StrictInt = Field(default=1, ge=0, description="the price of the 4th card, in antes")
+    exchange_fee: StrictInt = Field(default=1, ge=0, description="the exchange fee, in antes")
+    max_exchange: StrictInt = Field(default=2, ge=1, le=2, description="hole cards one exchange may replace")
+    not_qualified_ante_pays: StrictInt = Field(default=1, ge=0, description="decided: ante 1:1, bet returned")
+    bet_paytable: dict[str, StrictInt] = Field(
+        default_factory=lambda: {
+            "royal-flush": 100,
+            "straight-flush": 15,
+            "four-of-a-kind": 15,
+            "full-house": 6,
+            "flush": 2,
+            "straight": 2,
+            "three-of-a-kind": 2,
+            "two-pair": 1,
+            "pair": 1,
+            "high-card": 1,
+        }
+    )
+
+    @field_validator("bet_paytable")
+    @classmethod
+    def _paytable(cls, table: dict[str, int]) -> dict[str, int]:
+        paytable_check(table, name="bet_paytable", required=CATEGORIES)
+        return table
+
+
+def _rules(state: RoundState) -> HoldemExchangeRules:
+    rules = state.config.rules
+    assert isinstance(rules, HoldemExchangeRules)
+    return rules
+
+
+def advance(state: RoundState) -> Step:
+    """Deal; every box: fold, bet or buy; then each buyer: fold, bet or exchange (then fold or bet)."""
+    deal = state.first_missing([*deal_passes(state.box_numbers, passes=2), *BOARD])
+    if deal:
+        return deal
+    for box in state.in_play():
+        if not box.actions_in(FIRST):
+            return Decide(box.box, ("fold", "bet", "buy"), stage=FIRST)
+    # Every box has decided once; the dealer has turned the 4th card if anyone bought.
+    for box in state.in_play():
+        if box.actions_in(FIRST) == ["buy"] and not box.did("bet"):
+            options = ("fold", "bet") if box.did("exchange") else ("fold", "bet", "exchange")
+            return Decide(box.box, options, stage=SECOND)
+    return Complete()
+
+
+def check_action(state: RoundState, action: Action) -> None:
+    """An exchange replaces one or two of the box's own hole cards."""
+    if action.action != "exchange":
+        return
+    box = state.boxes[action.box]
+    limit = _rules(state).max_exchange
+    if not 1 <= len(action.discard) <= limit:
+        raise RuleViolation(
+            "holdem-exchange.exchange-count",
+            f"box {action.box}: an exchange replaces 1 to {limit} hole cards",
+        )
+    if len(set(action.discard)) != len(action.discard):
+        raise RuleViolation("holdem-exchange.exchange-count", f"box {action.box}: a card is discarded twice")
+    for c in action.discard:
+        if c not in box.cards:
+            raise RuleViolation("holdem-exchange.exchange-own-card", f"box {action.box} does not hold {c}")
+
+
+def apply_action(state: RoundState, action: Action) -> list[Slot]:
+    box = state.boxes[action.box]
+    if action.action == "fold":
+        box.folded = True
+    elif action.action == "exchange":
+        for c in action.discard:
+            box.cards.remove(c)
+            box.discards.append(c)
+        first = len(box.received)
+        return [
+            Slot("box", first + i, box=box.box, label=f"replacement card {i + 1}")
+            for i in range(len(action.discard))
+        ]
+    return []
+
+
+def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
+    rules = config.rules
+    assert isinstance(rules, HoldemExchangeRules)
+    ante = box.bet.ante
+    placed = [Stake("ante", ante)]
+    if box.did("bet"):
+        placed.append(Stake("bet", ante * rules.bet_multiple))
+    if box.did("buy"):
+        placed.append(Stake("buy-fee", ante * rules.buy_fee, "fee"))
+    placed.extend(Stake("exchange-fee", ante * rules.exchange_fee, "fee") for _ in range(box.did("exchange")))
+    return placed
+
+
+def settle_main(state: RoundState) -> tuple[DealerResult, dict[int, MainResult]]:
+    rules = _rules(state)
+    board = state.board_cards()
+    dealer = evaluate([*state.dealer, *board])
+    dealer_qualifies = qualifies(dealer, rules.qualify)
+    results: dict[int, MainResult] = {}
+    for number in state.box_numbers:
+        box = state.boxes[number]
+        placed = stakes(state.config, box)
+        hand = evaluate([*box.cards, *board])
+        if box.folded:
+            results[number] = MainResult("fold", hand, showdown(placed, outcome="fold"))
+        elif not dealer_qualifies:
+            pays = {"ante": rules.not_qualified_ante_pays, "bet": 0}
+            results[number] = MainResult("win", hand, showdown(placed, outcome="win", pays=pays))
+        else:
+            outcome = compare(hand, dealer)
+            pays = {"ante": 1, "bet": rules.bet_paytable[hand.category]}
+            results[number] = MainResult(outcome, hand, showdown(placed, outcome=outcome, pays=pays))
+    return DealerResult(tuple(state.dealer), dealer, dealer_qualifies), results
+
+
+def bonus_key(state: RoundState, box: BoxState) -> str | None:
+    """The game has no bonus bet (the configuration refuses one)."""
+    return None
+
+
+def jackpot_hand(state: RoundState, box: BoxState) -> HandValue | None:
+    """If an operator links the jackpot, it is judged on the box's final hand."""
+    return None if box.folded else evaluate([*box.cards, *state.board_cards()])
+
+
+DEFAULTS: dict[str, Any] = {
+    "min_bet": 10,
+    "max_bet": 100,
+    "max_payout": 3000,
+    "max_bettors": 3,
+    "bonus": {"enabled": False},
+    "jackpot": {"enabled": False, "requires_bonus": False},
+}
+
+GAME = Game(
+    name="holdem-exchange",
+    title="Hold'em with exchange",
+    actions=frozenset({"fold", "bet", "buy", "exchange"}),
+    rules_model=HoldemExchangeRules,
+    defaults=DEFAULTS,
+    board_size=5,
+    advance=advance,
+    check_action=check_action,
+    apply_action=apply_action,
+    stakes=stakes,
+    settle_main=settle_main,
+    bonus_key=bonus_key,
+    jackpot_hand=jackpot_hand,
+)

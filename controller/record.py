@@ -1,0 +1,304 @@
+"""Round records: the JSON hand-history format (docs/round-format.md), parsed strictly and replayed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from controller.cards import Card, card, codes
+from controller.cards import cards as parse_cards
+from controller.config import TableConfig, build_config
+from controller.engine import Action, ActionTaken, Bettor, BoxBet, CardDealt, Complete, Round
+from controller.errors import CardError, ConfigError, RecordError, RuleViolation
+from controller.settlement import RoundSettlement
+
+_BOX_KEYS = {"box", "ante", "bonus", "blind", "bettors"}
+_BETTOR_KEYS = {"name", "ante", "bonus"}
+_ACTION_KEYS = {"box", "action", "discard"}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord:
+    """One round as recorded: setup, every card in draw order, every decision in order taken."""
+
+    config: TableConfig
+    table: Mapping[str, Any]
+    jackpot_meter: int
+    bets: tuple[BoxBet, ...]
+    cards: tuple[Card, ...]
+    actions: tuple[Action, ...]
+    void: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The record in its documented JSON form (what :func:`parse_record` reads)."""
+        out: dict[str, Any] = {
+            "game": self.config.game,
+            "table": dict(self.table),
+            "jackpot": {"meter": self.jackpot_meter},
+            "boxes": [_bet_json(b) for b in self.bets],
+            "cards": codes(self.cards),
+            "actions": [_action_json(a) for a in self.actions],
+        }
+        if self.void is not None:
+            out["void"] = self.void
+        return out
+
+
+def _bet_json(bet: BoxBet) -> dict[str, Any]:
+    out: dict[str, Any] = {"box": bet.box, "ante": bet.ante}
+    if bet.bonus:
+        out["bonus"] = bet.bonus
+    if bet.blind:
+        out["blind"] = True
+    if bet.bettors:
+        out["bettors"] = [
+            {"name": p.name, "ante": p.ante, **({"bonus": p.bonus} if p.bonus else {})} for p in bet.bettors
+        ]
+    return out
+
+
+def _action_json(action: Action) -> dict[str, Any]:
+    out: dict[str, Any] = {"box": action.box, "action": action.action}
+    if action.discard:
+        out["discard"] = codes(action.discard)
+    return out
+
+
+def _amount(value: Any, where: str, *, minimum: int = 0) -> int:
+    # bool is an int in Python; an amount of `true` is a typo, not one unit.
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RecordError(f"{where}: {value!r} is not a whole amount (money is integer units)")
+    if value < minimum:
+        raise RecordError(f"{where}: {value} is below {minimum}")
+    return value
+
+
+def _object(value: Any, where: str, allowed: set[str]) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise RecordError(f"{where}: expected an object, got {json.dumps(value)[:40]}")
+    unknown = sorted(set(value) - allowed)
+    if unknown:
+        raise RecordError(f"{where}: unknown key {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})")
+    return value
+
+
+def _list(value: Any, where: str) -> Sequence[Any]:
+    if not isinstance(value, list):
+        raise RecordError(f"{where}: expected a list")
+    return value
+
+
+def _bet(raw: Any, i: int) -> BoxBet:
+    where = f"boxes[{i}]"
+    obj = _object(raw, where, _BOX_KEYS)
+    if "box" not in obj:
+        raise RecordError(f"{where}: box: required")
+    box = _amount(obj["box"], f"{where}.box", minimum=1)
+    where = f"box {box}"
+    blind = obj.get("blind", False)
+    if not isinstance(blind, bool):
+        raise RecordError(f"{where}: blind: expected true or false, got {blind!r}")
+    bettors: list[Bettor] = []
+    for j, p in enumerate(_list(obj.get("bettors", []), f"{where}.bettors")):
+        pobj = _object(p, f"{where}.bettors[{j}]", _BETTOR_KEYS)
+        name = pobj.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise RecordError(f"{where}.bettors[{j}].name: a non-empty name is required")
+        if "ante" not in pobj:
+            raise RecordError(f"{where}.bettors[{j}].ante: required")
+        bettors.append(
+            Bettor(
+                name=name.strip(),
+                ante=_amount(pobj["ante"], f"{where}.bettors[{j}].ante"),
+                bonus=_amount(pobj.get("bonus", 0), f"{where}.bettors[{j}].bonus"),
+            )
+        )
+    if bettors:
+        ante = _amount(obj.get("ante", sum(p.ante for p in bettors)), f"{where}.ante")
+        if "bonus" in obj and obj["bonus"] != sum(p.bonus for p in bettors):
+            raise RecordError(f"{where}: on a shared box give the bonus per bettor")
+        bonus = sum(p.bonus for p in bettors)
+    else:
+        if "ante" not in obj:
+            raise RecordError(f"{where}.ante: required")
+        ante = _amount(obj["ante"], f"{where}.ante")
+        bonus = _amount(obj.get("bonus", 0), f"{where}.bonus")
+    return BoxBet(box=box, ante=ante, bonus=bonus, blind=blind, bettors=tuple(bettors))
+
+
+def _action(raw: Any, i: int) -> Action:
+    where = f"actions[{i}]"
+    obj = _object(raw, where, _ACTION_KEYS)
+    for key in ("box", "action"):
+        if key not in obj:
+            raise RecordError(f"{where}.{key}: required")
+    name = obj["action"]
+    if not isinstance(name, str):
+        raise RecordError(f"{where}.action: expected a name such as 'fold', got {name!r}")
+    discard = _list(obj.get("discard", []), f"{where}.discard")
+    if name == "exchange" and not discard:
+        raise RecordError(f"{where}: an exchange must name the cards it discards ('discard')")
+    try:
+        thrown = parse_cards(discard)
+    except CardError as exc:
+        raise RecordError(f"{where}.discard: {exc}") from None
+    return Action(box=_amount(obj["box"], f"{where}.box", minimum=1), action=name, discard=thrown)
+
+
+def parse_record(data: Any) -> RoundRecord:
+    """Validate a decoded JSON round record. Unknown top-level keys are allowed (annotations).
+
+    Raises:
+        RecordError: a missing or malformed field, an unknown key in a box or action.
+        ConfigError: an unknown game or a bad ``table`` setting.
+        CardError: an unknown card code or a card twice in ``cards``.
+    """
+    if not isinstance(data, Mapping):
+        raise RecordError("a round record is a JSON object")
+    for key in ("game", "boxes", "cards"):
+        if key not in data:
+            raise RecordError(f"{key}: required")
+    table = data.get("table", {})
+    if not isinstance(table, Mapping):
+        raise RecordError("table: expected an object of configuration settings")
+    if "game" in table:
+        raise RecordError("table.game: give the game once, at the top level")
+    config = build_config({**table, "game": data["game"]}, where="table")
+    jackpot = _object(data.get("jackpot", {}), "jackpot", {"meter"})
+    meter = _amount(jackpot.get("meter", config.jackpot.reset), "jackpot.meter")
+    bets = tuple(_bet(b, i) for i, b in enumerate(_list(data["boxes"], "boxes")))
+    raw_cards = _list(data["cards"], "cards")
+    try:
+        dealt = tuple(card(c) for c in raw_cards)
+    except CardError as exc:
+        raise CardError(f"cards: {exc}") from None
+    actions = tuple(_action(a, i) for i, a in enumerate(_list(data.get("actions", []), "actions")))
+    void = data.get("void")
+    if void is not None and (not isinstance(void, str) or not void.strip()):
+        raise RecordError("void: the reason the round was cancelled, as text")
+    return RoundRecord(
+        config=config,
+        table=dict(table),
+        jackpot_meter=meter,
+        bets=bets,
+        cards=dealt,
+        actions=actions,
+        void=void,
+    )
+
+
+def replay(record: RoundRecord) -> Round:
+    """Replay a record: each card goes where the deal plan expects it, each action when due.
+
+    Raises:
+        RuleViolation: a bet, card or action the rules refuse at that point.
+        RecordError: more cards than the round can take, or too few for its actions.
+    """
+    rnd = Round(config=record.config, bets=record.bets, jackpot_meter=record.jackpot_meter)
+    deck = list(record.cards)
+    pending = list(record.actions)
+    while deck or pending:
+        step = rnd.expected()
+        if isinstance(step, Complete):
+            if deck:
+                raise RecordError(
+                    f"cards: too many cards: the round was complete after {rnd.cards_dealt}, "
+                    f"{len(deck)} left over (first {deck[0]})"
+                )
+            raise RuleViolation(
+                "decide.not-expected",
+                f"actions: the round is complete; no decision is expected for box {pending[0].box}",
+            )
+        if hasattr(step, "slot"):
+            if not deck:
+                if record.void is not None:
+                    break
+                raise RecordError(
+                    f"cards: too few cards: {rnd.cards_dealt} given, "
+                    f"the round expects more: {step.describe()}"
+                )
+            try:
+                rnd.deal(deck.pop(0))
+            except RuleViolation as exc:
+                raise RuleViolation(exc.rule, f"cards[{rnd.cards_dealt}]: {exc.message}") from None
+        else:
+            if not pending:
+                if record.void is not None:
+                    break
+                raise RecordError(f"actions: the round is not finished: {step.describe()}")
+            action = pending.pop(0)
+            n = len(record.actions) - len(pending) - 1
+            try:
+                rnd.act(action)
+            except RuleViolation as exc:
+                raise RuleViolation(exc.rule, f"actions[{n}]: {exc.message}") from None
+    return rnd
+
+
+def settle_record(record: RoundRecord) -> RoundSettlement:
+    """Replay and settle a record; a void record returns every stake.
+
+    Raises:
+        RuleViolation, RecordError: as :func:`replay`.
+    """
+    rnd = replay(record)
+    if record.void is not None:
+        return rnd.void(record.void)
+    return rnd.settle()
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RecordError(f"key {key!r} appears twice in one object")
+        out[key] = value
+    return out
+
+
+def _no_constants(name: str) -> Any:
+    raise RecordError(f"{name} is not a number a record may hold")
+
+
+def loads(text: str | bytes) -> Any:
+    """Decode JSON strictly: no duplicate keys, no NaN or Infinity.
+
+    Raises:
+        RecordError: the text is not valid JSON (the message gives line and column).
+    """
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicate_keys, parse_constant=_no_constants)
+    except json.JSONDecodeError as exc:
+        raise RecordError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except UnicodeDecodeError:
+        raise RecordError("not valid JSON: the input is not UTF-8 text") from None
+    except RecursionError:
+        raise RecordError("not valid JSON: nested too deeply") from None
+
+
+def record_from_round(rnd: Round, *, table: Mapping[str, Any], void: str | None = None) -> RoundRecord:
+    """The record of a round played through the engine (for the journal and history)."""
+    dealt = tuple(e.card for e in rnd.events if isinstance(e, CardDealt))
+    taken = tuple(e.action for e in rnd.events if isinstance(e, ActionTaken))
+    return RoundRecord(
+        config=rnd.config,
+        table=dict(table),
+        jackpot_meter=rnd.jackpot_meter,
+        bets=rnd.bets,
+        cards=dealt,
+        actions=taken,
+        void=void,
+    )
+
+
+__all__ = [
+    "ConfigError",
+    "RoundRecord",
+    "loads",
+    "parse_record",
+    "record_from_round",
+    "replay",
+    "settle_record",
+]
