@@ -10,7 +10,7 @@ from typing import Any
 from controller.cards import Card, card, codes
 from controller.cards import cards as parse_cards
 from controller.config import TableConfig, build_config
-from controller.engine import Action, ActionTaken, Bettor, BoxBet, CardDealt, Complete, Round
+from controller.engine import Action, ActionTaken, Bettor, BoxBet, CardDealt, Complete, Deal, Round
 from controller.errors import CardError, ConfigError, RecordError, RuleViolation
 from controller.settlement import RoundSettlement
 
@@ -211,7 +211,7 @@ def replay(record: RoundRecord) -> Round:
                 "decide.not-expected",
                 f"actions: the round is complete; no decision is expected for box {pending[0].box}",
             )
-        if hasattr(step, "slot"):
+        if isinstance(step, Deal):
             if not deck:
                 if record.void is not None:
                     break
@@ -234,6 +234,9 @@ def replay(record: RoundRecord) -> Round:
                 rnd.act(action)
             except RuleViolation as exc:
                 raise RuleViolation(exc.rule, f"actions[{n}]: {exc.message}") from None
+    step = rnd.expected()
+    if record.void is None and not isinstance(step, Complete):
+        raise RecordError(f"the round is not finished (cards or actions missing): {step.describe()}")
     return rnd
 
 
