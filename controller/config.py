@@ -7,7 +7,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    model_validator,
+)
 
 from controller.errors import ConfigError
 from controller.hands import HAND_NAMES
@@ -99,7 +108,7 @@ class TableConfig(Section):
     max_bettors: StrictInt = Field(default=3, ge=1, le=7, description="bettors on one shared box")
     bonus: BonusConfig
     jackpot: JackpotConfig
-    rules: GameRules
+    rules: SerializeAsAny[GameRules]
 
     @model_validator(mode="after")
     def _limits(self) -> TableConfig:
@@ -157,6 +166,27 @@ def build_config(settings: Mapping[str, Any], *, where: str = "table configurati
         raise ConfigError(_describe(exc, where=where).replace(": ", f": {prefix}", 1)) from None
     game.check_config(config)
     return config
+
+
+def defaults_for(game: str) -> TableConfig:
+    """The configuration a game ships with: RULES.md's defaults.
+
+    Raises:
+        ConfigError: no such game.
+    """
+    return build_config({"game": game})
+
+
+def to_toml(config: TableConfig) -> str:
+    """The configuration as TOML that :func:`load_config` reads back to an equal configuration."""
+    import tomli_w
+
+    def strip_none(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip_none(v) for k, v in value.items() if v is not None}
+        return value
+
+    return tomli_w.dumps(strip_none(config.model_dump(mode="json")))
 
 
 def load_config(path: str | Path) -> TableConfig:

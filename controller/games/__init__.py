@@ -138,7 +138,7 @@ def qualifies(hand: HandValue, spec: Qualification) -> bool:
     return True
 
 
-def paytable_check(table: Mapping[str, int], *, name: str, required: Sequence[str] = HAND_NAMES) -> None:
+def paytable_check(table: Mapping[str, int], *, required: Sequence[str] = HAND_NAMES) -> None:
     """A paytable must price every hand that can win it and only known hands.
 
     Raises:
@@ -146,12 +146,12 @@ def paytable_check(table: Mapping[str, int], *, name: str, required: Sequence[st
     """
     for key, pays in table.items():
         if key not in HAND_NAMES:
-            raise ValueError(f"{name}: unknown hand {key!r}")
+            raise ValueError(f"unknown hand {key!r} (one of {', '.join(HAND_NAMES)})")
         if pays < 0:
-            raise ValueError(f"{name}.{key} = {pays}: a payout cannot be negative")
+            raise ValueError(f"{key} pays {pays}: a payout cannot be negative")
     missing = [h for h in required if h not in table]
     if missing:
-        raise ValueError(f"{name}: no payout for {', '.join(missing)}")
+        raise ValueError(f"no payout for {', '.join(missing)}")
 
 
 def showdown(

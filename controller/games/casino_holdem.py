@@ -45,7 +45,7 @@ class CasinoHoldemRules(GameRules):
     @field_validator("ante_paytable")
     @classmethod
     def _paytable(cls, table: dict[str, int]) -> dict[str, int]:
-        paytable_check(table, name="ante_paytable", required=CATEGORIES)
+        paytable_check(table, required=CATEGORIES)
         return table
 
 

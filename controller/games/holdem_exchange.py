@@ -49,7 +49,7 @@ class HoldemExchangeRules(GameRules):
     @field_validator("bet_paytable")
     @classmethod
     def _paytable(cls, table: dict[str, int]) -> dict[str, int]:
-        paytable_check(table, name="bet_paytable", required=CATEGORIES)
+        paytable_check(table, required=CATEGORIES)
         return table
 
 

@@ -44,7 +44,7 @@ class OasisRules(GameRules):
     @field_validator("raise_paytable")
     @classmethod
     def _paytable(cls, table: dict[str, int]) -> dict[str, int]:
-        paytable_check(table, name="raise_paytable")
+        paytable_check(table)
         return table
 
 
