@@ -284,9 +284,7 @@ class Round:
         if not isinstance(step, Decide):
             raise RuleViolation("decide.not-expected", f"no decision is expected now: {step.describe()}")
         if step.box != action.box:
-            raise RuleViolation(
-                "decide.out-of-turn", f"box {action.box} cannot decide now: {step.describe()}"
-            )
+            raise RuleViolation("decide.out-of-turn", f"box {action.box} cannot decide now: {step.describe()}")
         if action.action not in step.options:
             raise RuleViolation(
                 f"{self.game.name}.{step.stage or 'decision'}",

@@ -59,8 +59,7 @@ class HandValue:
         if category == "ace-king":
             return self.category != "high-card" or self.is_ace_king
         return (
-            CATEGORY_INDEX[self.category if self.category != "ace-king" else "high-card"]
-            >= (CATEGORY_INDEX[category])
+            CATEGORY_INDEX[self.category if self.category != "ace-king" else "high-card"] >= (CATEGORY_INDEX[category])
         )
 
     @property

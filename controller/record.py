@@ -216,8 +216,7 @@ def replay(record: RoundRecord) -> Round:
                 if record.void is not None:
                     break
                 raise RecordError(
-                    f"cards: too few cards: {rnd.cards_dealt} given, "
-                    f"the round expects more: {step.describe()}"
+                    f"cards: too few cards: {rnd.cards_dealt} given, the round expects more: {step.describe()}"
                 )
             try:
                 rnd.deal(deck.pop(0))

@@ -14,7 +14,11 @@ from controller.errors import ControllerError
 
 # Each module has register(subparsers) and ERRORS, the exception bases it turns into one-line
 # messages. Modules are imported only to build the parser, so keep their top level light.
-COMMAND_MODULES: tuple[str, ...] = ("controller.cli.settle", "controller.cli.config")
+COMMAND_MODULES: tuple[str, ...] = (
+    "controller.cli.settle",
+    "controller.cli.config",
+    "controller.cli.history",
+)
 
 
 class _CommandModule(Protocol):

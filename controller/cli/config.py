@@ -20,9 +20,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show = verbs.add_parser("show", help="print the complete default configuration of a game as TOML")
     show.add_argument("--game", required=True, help="oasis, casino-holdem, holdem-exchange or holdem-bonus")
     show.set_defaults(run=run_show)
-    check = verbs.add_parser(
-        "check", help="validate a configuration file and print it with every default filled in"
-    )
+    check = verbs.add_parser("check", help="validate a configuration file and print it with every default filled in")
     check.add_argument("file", help="a table configuration in TOML")
     check.set_defaults(run=run_check)
 

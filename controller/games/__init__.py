@@ -40,6 +40,8 @@ class Game:
     jackpot_hand: Callable[[RoundState, BoxState], HandValue | None]
     # Every stake the box has placed so far, bonus excluded (a blind box's raise from the start).
     stakes: Callable[[TableConfig, BoxState], list[Stake]]
+    # Face-down slots the dealer has turned face up mid-round (e.g. hold'em-with-exchange's 4th card).
+    turned: Callable[[RoundState], frozenset[Slot]] = lambda _state: frozenset()
 
     def check_config(self, config: TableConfig) -> None:
         """Checks that need the game: bonus paytable rows must be this game's bonus hands.
@@ -84,13 +86,9 @@ def check_opening_bets(game: Game, config: TableConfig, bets: Sequence[BoxBet]) 
         for who, ante in zip([b.name for b in bet.bettors] or [""], antes, strict=True):
             label = f"{where}{f' ({who})' if who else ''}"
             if ante < config.min_bet:
-                raise RuleViolation(
-                    "table.min-bet", f"{label}: ante {ante} is below the minimum bet {config.min_bet}"
-                )
+                raise RuleViolation("table.min-bet", f"{label}: ante {ante} is below the minimum bet {config.min_bet}")
         if bet.ante > config.max_bet:
-            raise RuleViolation(
-                "table.max-bet", f"{where}: ante {bet.ante} is above the maximum bet {config.max_bet}"
-            )
+            raise RuleViolation("table.max-bet", f"{where}: ante {bet.ante} is above the maximum bet {config.max_bet}")
         if bet.bettors:
             check_shared_box(config, bet)
         bonuses = [b.bonus for b in bet.bettors if b.bonus] or ([bet.bonus] if bet.bonus else [])
@@ -118,13 +116,10 @@ def check_shared_box(config: TableConfig, bet: BoxBet) -> None:
     if sum(b.ante for b in bet.bettors) != bet.ante:
         raise RuleViolation(
             "shared-box.ante",
-            f"{where}: the bettors' antes add up to {sum(b.ante for b in bet.bettors)}, "
-            f"not the box's {bet.ante}",
+            f"{where}: the bettors' antes add up to {sum(b.ante for b in bet.bettors)}, not the box's {bet.ante}",
         )
     if sum(b.bonus for b in bet.bettors) != bet.bonus:
-        raise RuleViolation(
-            "shared-box.bonus", f"{where}: the bettors' bonuses do not add up to the box's {bet.bonus}"
-        )
+        raise RuleViolation("shared-box.bonus", f"{where}: the bettors' bonuses do not add up to the box's {bet.bonus}")
 
 
 def qualifies(hand: HandValue, spec: Qualification) -> bool:
@@ -154,9 +149,7 @@ def paytable_check(table: Mapping[str, int], *, required: Sequence[str] = HAND_N
         raise ValueError(f"no payout for {', '.join(missing)}")
 
 
-def showdown(
-    stakes: Sequence[Stake], *, outcome: Outcome, pays: dict[str, int] | None = None
-) -> tuple[BetResult, ...]:
+def showdown(stakes: Sequence[Stake], *, outcome: Outcome, pays: dict[str, int] | None = None) -> tuple[BetResult, ...]:
     """Results of a box's stakes: fees are always lost; wagers win ``pays[bet]`` to one (default
     1:1, 0 = returned), lose or push with the outcome."""
     results = []

@@ -75,6 +75,14 @@ def advance(state: RoundState) -> Step:
     return Complete()
 
 
+def turned(state: RoundState) -> frozenset[Slot]:
+    """Once every box has decided once and any bought, the dealer turns board card 4 face up."""
+    boxes = list(state.boxes.values())
+    if all(b.folded or b.actions_in(FIRST) for b in boxes) and any(b.actions_in(FIRST) == ["buy"] for b in boxes):
+        return frozenset({BOARD[0]})
+    return frozenset()
+
+
 def check_action(state: RoundState, action: Action) -> None:
     """An exchange replaces one or two of the box's own hole cards."""
     if action.action != "exchange":
@@ -103,8 +111,7 @@ def apply_action(state: RoundState, action: Action) -> list[Slot]:
             box.discards.append(c)
         first = len(box.received)
         return [
-            Slot("box", first + i, box=box.box, label=f"replacement card {i + 1}")
-            for i in range(len(action.discard))
+            Slot("box", first + i, box=box.box, label=f"replacement card {i + 1}") for i in range(len(action.discard))
         ]
     return []
 
@@ -174,6 +181,7 @@ GAME = Game(
     check_action=check_action,
     apply_action=apply_action,
     stakes=stakes,
+    turned=turned,
     settle_main=settle_main,
     bonus_key=bonus_key,
     jackpot_hand=jackpot_hand,

@@ -115,9 +115,7 @@ def test_fold_loses_ante_and_bonus_and_all_folding_ends_the_round_after_the_flop
 )
 def test_aa_bonus_rows_on_hole_cards_and_flop(hole: str, flop: str, pays: int | None) -> None:
     # The turn and river make quads for nobody's bonus: they do not count.
-    s = holdem(
-        {1: hole}, "4c 4d", f"{flop} 4h 4s", stakes=[{"box": 1, "ante": 10, "bonus": 5}], actions=[call(1)]
-    )
+    s = holdem({1: hole}, "4c 4d", f"{flop} 4h 4s", stakes=[{"box": 1, "ante": 10, "bonus": 5}], actions=[call(1)])
     assert bets(s, 1)["bonus"] == (5 * pays if pays else -5)
 
 

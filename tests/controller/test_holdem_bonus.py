@@ -91,9 +91,7 @@ def test_only_flop_bet_or_fold_first_then_bet_or_check() -> None:
         ("Kh Qh", "2c 3d", None),
     ],
 )
-def test_bonus_rows_on_the_hole_cards_paid_even_after_a_fold(
-    hole: str, dealer: str, pays: int | None
-) -> None:
+def test_bonus_rows_on_the_hole_cards_paid_even_after_a_fold(hole: str, dealer: str, pays: int | None) -> None:
     s = thb({1: hole}, dealer, "", stakes=[{"box": 1, "ante": 10, "bonus": 5}], actions=[a(1, "fold")])
     assert bets(s, 1)["bonus"] == (5 * pays if pays else -5)
     assert box(s, 1)["main"] == -10

@@ -59,9 +59,7 @@ def test_dealer_without_a_pair_does_not_qualify_ante_even_bet_returned() -> None
         ("Ac 7d", "Ah Qh 2s 4c 3d", "pair", 1),
     ],
 )
-def test_bet_paytable_rows_including_the_decided_sf_flush_straight(
-    hole: str, board: str, hand: str, pays: int
-) -> None:
+def test_bet_paytable_rows_including_the_decided_sf_flush_straight(hole: str, board: str, hand: str, pays: int) -> None:
     s = hx({1: hole}, "6c 6d", board=board, actions=[act(1, "bet")], table={"max_payout": 5000})
     assert box(s, 1)["hand"] == hand
     assert bets(s, 1) == {"ante": 10, "bet": 20 * pays}

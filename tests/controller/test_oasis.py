@@ -157,9 +157,7 @@ def test_fold_loses_the_ante_and_the_bonus_even_with_a_bonus_hand() -> None:
         ("Kc Kd 4h 4s 2c", None),
     ],
 )
-def test_bonus_paytable_rows_settle_on_the_dealt_five_whatever_the_dealer(
-    cards: str, pays: int | None
-) -> None:
+def test_bonus_paytable_rows_settle_on_the_dealt_five_whatever_the_dealer(cards: str, pays: int | None) -> None:
     # The dealer beats most of these hands: the bonus ignores the dealer.
     s = oasis({1: cards}, "Ac Ad As 3c 3d", stakes=[{"box": 1, "ante": 10, "bonus": 5}], actions=[raise_(1)])
     assert box(s, 1)["bonus"] == (5 * pays if pays else -5)
@@ -343,9 +341,7 @@ def test_one_exchange_per_box_then_only_raise_or_fold() -> None:
 )
 def test_an_exchange_discards_one_card_the_box_holds(discard: list[str], rule: str) -> None:
     with pytest.raises(RuleViolation) as info:
-        oasis(
-            {1: "2c 5d 8h Jc Kd"}, DEALER_NQ, actions=[{"box": 1, "action": "exchange", "discard": discard}]
-        )
+        oasis({1: "2c 5d 8h Jc Kd"}, DEALER_NQ, actions=[{"box": 1, "action": "exchange", "discard": discard}])
     assert info.value.rule == rule
 
 

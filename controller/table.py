@@ -1,0 +1,623 @@
+"""The live table: one table's rounds driven by dealer commands and shoe cards, journaled, published.
+
+Every command is checked first, appended to the journal durably, then applied; the live state
+is exactly what replaying the journal gives, so a restart is a replay. Subscribers (the displays)
+get a snapshot after every change; nothing in a snapshot reveals a card before it is face up.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
+from typing import Any, Literal
+
+from controller.cards import Card
+from controller.cards import card as parse_card
+from controller.config import TableConfig, build_config
+from controller.engine import (
+    Action,
+    ActionTaken,
+    Bettor,
+    BoxBet,
+    CardDealt,
+    Complete,
+    Deal,
+    Decide,
+    Round,
+    Slot,
+)
+from controller.errors import CardError, ControllerError, RuleViolation
+from controller.journal import Entry, JackpotAccount, JackpotChange, JackpotConfirm, JournalStore
+from controller.record import RoundRecord, record_from_round
+from controller.settlement import RoundSettlement
+from controller.tilts import ROUND_ENDING, Resolution, Tilt, TiltKind
+
+Role = Literal["dealer", "supervisor", "admin", "system", "shoe", "camera"]
+RECALL = 10
+
+
+class TableError(ControllerError):
+    """A command the table refuses now (the message says why and what to do)."""
+
+
+class PermissionDenied(TableError):
+    """The actor's role may not do this (e.g. a dealer clearing a tilt)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """Who did something: kept with every journal entry."""
+
+    name: str
+    role: Role
+
+    def __str__(self) -> str:
+        return f"{self.role}:{self.name}"
+
+    @classmethod
+    def parse(cls, text: str) -> Actor:
+        role, _, name = text.partition(":")
+        return cls(name=name, role=role)  # type: ignore[arg-type]
+
+
+SYSTEM = Actor("controller", "system")
+SHOE = Actor("shoe", "shoe")
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def bets_to_json(bets: Iterable[BoxBet]) -> list[dict[str, Any]]:
+    out = []
+    for b in bets:
+        item: dict[str, Any] = {"box": b.box, "ante": b.ante, "bonus": b.bonus, "blind": b.blind}
+        if b.bettors:
+            item["bettors"] = [{"name": p.name, "ante": p.ante, "bonus": p.bonus} for p in b.bettors]
+        out.append(item)
+    return out
+
+
+def bets_from_json(items: Iterable[Mapping[str, Any]]) -> tuple[BoxBet, ...]:
+    return tuple(
+        BoxBet(
+            box=i["box"],
+            ante=i["ante"],
+            bonus=i.get("bonus", 0),
+            blind=i.get("blind", False),
+            bettors=tuple(Bettor(p["name"], p["ante"], p.get("bonus", 0)) for p in i.get("bettors", [])),
+        )
+        for i in items
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RecalledRound:
+    """A finished round: its record (replayable with ``dealer-assist settle``) and its settlement."""
+
+    round: int
+    record: RoundRecord
+    settlement: RoundSettlement
+    finished_at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"round": self.round, **self.record.to_json(), "settlement": self.settlement.to_json()}
+
+
+class TableService:
+    """One table. Thread-safe: the shoe thread, the web loop and timers may all call in."""
+
+    def __init__(
+        self,
+        *,
+        store: JournalStore,
+        config: TableConfig | None = None,
+        clock: Callable[[], datetime] = _utcnow,
+        recall: int | None = RECALL,
+    ) -> None:
+        """Rebuild the table from its journal; with ``config``, run it under that configuration.
+
+        ``recall`` is how many finished rounds to keep at hand (None: all, for history).
+
+        Raises:
+            TableError: no configuration given and none in the journal, or a new configuration
+                while a round is open.
+            JournalError: the journal cannot be read.
+        """
+        entries = list(store.entries())
+        journaled = next((e.data["settings"] for e in reversed(entries) if e.kind == "configured"), None)
+        if config is None and journaled is None:
+            raise TableError("this data folder has no table yet: give a configuration")
+        self.config = config or build_config(journaled)  # type: ignore[arg-type]
+        self._store = store
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._subscribers: list[Callable[[dict[str, Any]], None]] = []
+        self.version = 0
+        self.round_no = 0
+        self.round: Round | None = None
+        self.settlement: RoundSettlement | None = None
+        self.tilts: dict[int, Tilt] = {}
+        self._tilt_seq = 0
+        self.last_bets: tuple[BoxBet, ...] = ()
+        self._last_counter: int | None = None
+        self._decide_since: str | None = None
+        self.recall: deque[RecalledRound] = deque(maxlen=recall)
+        self._finished: deque[str] = deque(maxlen=2000)  # when recent rounds finished, for the floor
+        if self.config.jackpot.enabled and store.jackpot() is None:
+            store.open_jackpot(name=self.config.name, meter=self.config.jackpot.reset)
+        for entry in entries:
+            self._apply(entry)
+        wanted = _settings(config) if config is not None else journaled
+        if journaled != wanted:
+            if self.round is not None:
+                raise TableError(
+                    f"round {self.round_no} is still open under the old configuration: "
+                    "finish or void it before changing the configuration"
+                )
+            self._commit("configured", {"settings": wanted}, SYSTEM)
+
+    # ----------------------------------------------------------------- reading
+
+    @property
+    def table_settings(self) -> dict[str, Any]:
+        """The full configuration as a record's ``table`` (everything but the game)."""
+        settings = self.config.model_dump(mode="json", exclude={"game"})
+        settings["rules"] = self.config.rules.model_dump(mode="json", exclude_none=True)
+        cleaned: dict[str, Any] = _drop_none(settings)
+        return cleaned
+
+    @property
+    def jackpot_meter(self) -> int:
+        account = self._store.jackpot()
+        return account.meter if account else self.config.jackpot.reset
+
+    def jackpot_account(self) -> JackpotAccount | None:
+        """The progressive account's meters and hits (pending and confirmed)."""
+        return self._store.jackpot()
+
+    def expected(self) -> str:
+        """What the table waits for, in the dealer's words."""
+        with self._lock:
+            if self.tilts:
+                first = next(iter(self.tilts.values()))
+                return f"tilt: {first.message}. {first.instruction}"
+            if self.round is None:
+                return "take the bets and open a round"
+            step = self.round.expected()
+            if isinstance(step, Complete):
+                return "showdown: pay the table as shown, then confirm"
+            return step.describe()
+
+    def phase(self) -> str:
+        if self.round is None:
+            return "idle"
+        step = self.round.expected()
+        if isinstance(step, Deal):
+            return "dealing"
+        return "deciding" if isinstance(step, Decide) else "showdown"
+
+    def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
+        """Call ``callback(snapshot)`` after every change; it must not block. Returns unsubscribe."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if callback in self._subscribers:
+                    self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    # ---------------------------------------------------------------- commands
+
+    def open_round(self, bets: Sequence[BoxBet], *, actor: Actor) -> Entry:
+        """Open a round with these bets.
+
+        Raises:
+            TableError: a round is open or a tilt is open.
+            RuleViolation: a bet the rules refuse.
+        """
+        with self._lock:
+            self._require_play()
+            if self.round is not None:
+                raise TableError(f"round {self.round_no} is still open: {self.expected()}")
+            # Round() checks every bet against the limits and the game's rules.
+            Round(config=self.config, bets=bets, jackpot_meter=self.jackpot_meter)
+            data = {"round": self.round_no + 1, "bets": bets_to_json(bets), "meter": self.jackpot_meter}
+            return self._commit("round-opened", data, actor)
+
+    def repeat_last_bets(self, *, actor: Actor) -> Entry:
+        """Open a round with the previous round's bets.
+
+        Raises:
+            TableError: there is no previous round, or as :meth:`open_round`.
+        """
+        with self._lock:
+            if not self.last_bets:
+                raise TableError("there are no previous bets to repeat")
+            return self.open_round(self.last_bets, actor=actor)
+
+    def act(self, action: Action, *, actor: Actor) -> Entry:
+        """A box's decision, as the dealer enters it.
+
+        Raises:
+            TableError: no round, or a tilt is open.
+            RuleViolation: the decision is not legal now (names the rule).
+        """
+        with self._lock:
+            self._require_play()
+            rnd = self._require_round()
+            rnd.check_action(action)
+            data = {"box": action.box, "action": action.action, "discard": [c.code for c in action.discard]}
+            return self._commit("action", data, actor)
+
+    def confirm_settlement(self, *, actor: Actor) -> Entry:
+        """The dealer has paid the table as shown: record the settlement and end the round.
+
+        Raises:
+            TableError: the round is not at its showdown, or a tilt is open.
+        """
+        with self._lock:
+            self._require_play()
+            rnd = self._require_round()
+            if not isinstance(rnd.expected(), Complete):
+                raise TableError(f"the round is not finished: {self.expected()}")
+            settlement = rnd.settle()
+            change = None
+            if self.config.jackpot.enabled:
+                change = JackpotChange(
+                    contribution=settlement.jackpot.contribution,
+                    meter_after=settlement.jackpot.meter_after,
+                    hits=tuple((h.box, h.hand, h.amount) for h in settlement.jackpot.hits),
+                )
+            data = {"round": self.round_no, "settlement": settlement.to_json()}
+            return self._commit("round-settled", data, actor, jackpot=change)
+
+    def report(self, kind: TiltKind, *, actor: Actor, detail: str = "") -> Entry:
+        """The dealer (or the camera) reports an irregularity: it becomes a tilt."""
+        with self._lock:
+            message = {
+                "dealer-card-exposed": "a dealer card was exposed",
+                "missing-card": "a card is missing",
+            }.get(kind, kind.replace("-", " "))
+            return self._raise_tilt(kind, f"{message}{f': {detail}' if detail else ''}", actor=actor)
+
+    def clear_tilt(
+        self, tilt_id: int, *, resolution: Resolution, actor: Actor, why: str, card: str | None = None
+    ) -> Entry:
+        """A supervisor clears a tilt with one of its resolutions; logged with who and why.
+
+        Raises:
+            PermissionDenied: the actor is not a supervisor.
+            TableError: no such tilt, a resolution it does not offer, no reason given, or
+                cards that cannot be dealt now (the message says which).
+        """
+        with self._lock:
+            self._require_supervisor(actor, "clear a tilt")
+            tilt = self.tilts.get(tilt_id)
+            if tilt is None:
+                raise TableError(f"there is no open tilt {tilt_id}")
+            if resolution not in tilt.resolutions:
+                raise TableError(
+                    f"tilt {tilt_id} ({tilt.kind}) cannot be cleared with {resolution!r}: "
+                    f"use one of {', '.join(tilt.resolutions)}"
+                )
+            if not why.strip():
+                raise TableError("say why the tilt is cleared: it goes in the log")
+            entered = None
+            if resolution == "enter-card":
+                if not card:
+                    raise TableError("enter-card needs the card's code, as the supervisor reads it")
+                entered = parse_card(card).code
+            if resolution in ("continue", "enter-card"):
+                self._check_dealable(_resolution_cards(tilt, entered))
+            data = {"tilt": tilt_id, "resolution": resolution, "why": why.strip(), "card": entered}
+            return self._commit("tilt-cleared", data, actor)
+
+    def void_round(self, *, actor: Actor, why: str) -> Entry:
+        """A supervisor voids the open round: every stake goes back.
+
+        Raises:
+            PermissionDenied: the actor is not a supervisor.
+            TableError: no round is open, or no reason given.
+        """
+        with self._lock:
+            self._require_supervisor(actor, "void a round")
+            self._require_round()
+            if not why.strip():
+                raise TableError("say why the round is void: it goes in the log")
+            return self._commit("round-voided", {"round": self.round_no, "why": why.strip()}, actor)
+
+    def confirm_jackpot(self, hit: int, *, actor: Actor) -> Entry:
+        """A supervisor confirms a pending jackpot hit (it has been paid).
+
+        Raises:
+            PermissionDenied: the actor is not a supervisor.
+            TableError: no such pending hit.
+        """
+        with self._lock:
+            self._require_supervisor(actor, "confirm a jackpot")
+            account = self._store.jackpot()
+            if account is None or all(h.hit != hit for h in account.pending):
+                raise TableError(f"there is no pending jackpot hit {hit}")
+            return self._commit("jackpot-confirmed", {"hit": hit}, actor, jackpot=JackpotConfirm(hit))
+
+    def tick(self) -> Entry | None:
+        """Let time pass: a box whose decision timer has run out folds (Casino Hold'em)."""
+        with self._lock:
+            seconds = getattr(self.config.rules, "decision_seconds", 0)
+            if not seconds or self.tilts or self.round is None or self._decide_since is None:
+                return None
+            step = self.round.expected()
+            since = datetime.fromisoformat(self._decide_since)
+            if isinstance(step, Decide) and self._clock() - since >= timedelta(seconds=seconds):
+                return self.act(Action(step.box, "fold"), actor=Actor("decision-timer", "system"))
+            return None
+
+    # -------------------------------------------------------------- shoe input
+
+    def on_card(self, code: str, *, counter: int | None = None, shoe: str = "") -> Entry | None:
+        """A card left the shoe. Anything but the expected, known, new card raises a tilt and the
+        card is held, never lost. Returns the entry written, or None for a repeated frame."""
+        with self._lock:
+            if counter is not None and self._last_counter is not None and counter == self._last_counter:
+                return None  # the same draw reported twice: the driver's job, but harmless here
+            gap = counter is not None and self._last_counter is not None and counter > self._last_counter + 1
+            data = {"card": code, "counter": counter, "shoe": shoe}
+            if self.tilts:
+                return self._commit("card-held", {**data, "tilt": next(iter(self.tilts))}, SHOE)
+            if gap:
+                assert counter is not None and self._last_counter is not None
+                missed = counter - self._last_counter - 1
+                return self._raise_tilt(
+                    "missing-card",
+                    f"{missed} card{'s' if missed > 1 else ''} left the shoe unread (draw counter jumped to {counter})",
+                    held=[code],
+                    counter=counter,
+                )
+            try:
+                c = parse_card(code)
+            except CardError:
+                return self._raise_tilt(
+                    "unknown-card", f"the shoe read {code!r}, not a card", held=[code], counter=counter
+                )
+            if self.round is None:
+                return self._raise_tilt(
+                    "unexpected-card", f"{c} was drawn with no round open", held=[c.code], counter=counter
+                )
+            try:
+                self.round.check_card(c)
+            except RuleViolation as exc:
+                kind: TiltKind = "duplicate-card" if exc.rule == "deal.duplicate-card" else "unexpected-card"
+                return self._raise_tilt(kind, f"{exc.message}", held=[c.code], counter=counter)
+            return self._commit("card", data, SHOE)
+
+    def on_shoe_status(self, status: str, *, detail: str = "") -> Entry | None:
+        """A shoe fault (jam, lid open, unreadable card, empty) raises a tilt; one per kind at a time."""
+        with self._lock:
+            if status == "unreadable":
+                return self._raise_tilt("unknown-card", f"the shoe could not read a card{detail}")
+            if any(t.kind == "shoe-fault" and status in t.message for t in self.tilts.values()):
+                return None
+            return self._raise_tilt("shoe-fault", f"shoe reports {status}{f': {detail}' if detail else ''}")
+
+    def on_link(self, up: bool, *, detail: str = "") -> Entry | None:
+        """The shoe's link went down (a tilt) or came back (the tilt stays until cleared)."""
+        with self._lock:
+            if up or any(t.kind == "shoe-link-lost" for t in self.tilts.values()):
+                return None
+            return self._raise_tilt("shoe-link-lost", f"lost the link to the shoe{f': {detail}' if detail else ''}")
+
+    # ---------------------------------------------------------------- internals
+
+    def _require_play(self) -> None:
+        if self.tilts:
+            first = next(iter(self.tilts.values()))
+            raise TableError(f"play is stopped by tilt {first.id} ({first.message}): {first.instruction}")
+
+    def _require_round(self) -> Round:
+        if self.round is None:
+            raise TableError("no round is open")
+        return self.round
+
+    @staticmethod
+    def _require_supervisor(actor: Actor, what: str) -> None:
+        if actor.role not in ("supervisor", "admin"):
+            raise PermissionDenied(f"only a supervisor may {what}")
+
+    def _raise_tilt(
+        self,
+        kind: TiltKind,
+        message: str,
+        *,
+        actor: Actor = SYSTEM,
+        held: Sequence[str] = (),
+        counter: int | None = None,
+    ) -> Entry:
+        data = {
+            "tilt": self._tilt_seq + 1,
+            "kind": kind,
+            "message": message,
+            "held": list(held),
+            "counter": counter,
+        }
+        return self._commit("tilt-raised", data, actor)
+
+    def _check_dealable(self, codes: Sequence[str]) -> None:
+        """Would these cards be accepted, in order, right now? Checked on a scratch replay."""
+        if not codes:
+            return
+        if self.round is None:
+            raise TableError("no round is open: the held cards cannot be dealt (burn them)")
+        scratch = _clone(self.round)
+        for code in codes:
+            try:
+                scratch.deal(parse_card(code))
+            except (CardError, RuleViolation) as exc:
+                raise TableError(f"{code} cannot be dealt now: {exc}") from None
+
+    def _commit(self, kind: str, data: Mapping[str, Any], actor: Actor, *, jackpot: Any = None) -> Entry:
+        entry = self._store.append(
+            kind,
+            data,
+            actor=str(actor),
+            at=self._clock().isoformat(),
+            jackpot=jackpot,
+            round_no=self.round_no,
+        )
+        self._apply(entry)
+        return entry
+
+    def _apply(self, entry: Entry) -> None:
+        """Apply one journal entry. Deterministic: replaying the journal rebuilds the table."""
+        data = entry.data
+        kind = entry.kind
+        if kind == "configured":
+            self.config = build_config(data["settings"])
+        elif kind == "round-opened":
+            self.round_no = data["round"]
+            self.last_bets = bets_from_json(data["bets"])
+            self.round = Round(config=self.config, bets=self.last_bets, jackpot_meter=data["meter"])
+            self.settlement = None
+        elif kind == "card":
+            assert self.round is not None
+            self.round.deal(parse_card(data["card"]))
+            self._seen_counter(data.get("counter"))
+        elif kind == "action":
+            assert self.round is not None
+            discard = tuple(parse_card(c) for c in data["discard"])
+            self.round.act(Action(box=data["box"], action=data["action"], discard=discard))
+        elif kind == "round-settled":
+            assert self.round is not None
+            settlement = self.round.settle()
+            if settlement.to_json() != data["settlement"]:
+                raise ControllerError(f"journal entry {entry.seq}: replayed settlement differs from the one paid")
+            self._finish(settlement, at=entry.at)
+        elif kind == "round-voided":
+            assert self.round is not None
+            self._finish(self.round.void(data["why"]), at=entry.at, void=data["why"])
+        elif kind == "tilt-raised":
+            self._tilt_seq = data["tilt"]
+            self.tilts[data["tilt"]] = Tilt(
+                id=data["tilt"],
+                kind=data["kind"],
+                message=data["message"],
+                raised_at=entry.at,
+                round=self.round_no if self.round is not None else None,
+                held=tuple(data["held"]),
+            )
+            self._seen_counter(data.get("counter"))
+        elif kind == "card-held":
+            tilt = self.tilts[data["tilt"]]
+            self.tilts[data["tilt"]] = replace(tilt, held=(*tilt.held, data["card"]))
+            self._seen_counter(data.get("counter"))
+        elif kind == "tilt-cleared":
+            self._apply_resolution(self.tilts.pop(data["tilt"]), data, at=entry.at)
+        elif kind == "jackpot-confirmed":
+            pass  # the account row changed in the same transaction; nothing else to rebuild
+        else:
+            raise ControllerError(f"journal entry {entry.seq}: unknown kind {kind!r}")
+        self._after_change(entry)
+
+    def _apply_resolution(self, tilt: Tilt, data: Mapping[str, Any], *, at: str) -> None:
+        resolution: Resolution = data["resolution"]
+        if resolution in ("continue", "enter-card") and self.round is not None:
+            for code in _resolution_cards(tilt, data.get("card")):
+                self.round.deal(parse_card(code))
+        elif resolution in ROUND_ENDING and self.round is not None:
+            reason = {
+                "redeal": f"redeal after {tilt.kind}: {data['why']}",
+                "cancel": f"cancelled after {tilt.kind}: {data['why']}",
+                "void": f"malfunction voids all pays and plays ({tilt.kind}): {data['why']}",
+            }[resolution]
+            bets = self.round.bets
+            self._finish(self.round.void(reason), at=at, void=reason)
+            if resolution == "redeal":
+                self.round_no += 1
+                self.round = Round(config=self.config, bets=bets, jackpot_meter=self.jackpot_meter)
+
+    def _finish(self, settlement: RoundSettlement, *, at: str, void: str | None = None) -> None:
+        assert self.round is not None
+        record = record_from_round(self.round, table=self.table_settings, void=void)
+        self.recall.append(RecalledRound(self.round_no, record, settlement, at))
+        if void is None:
+            self._finished.append(at)
+        # The round's other tilts end with it; tilts raised between rounds stay.
+        self.tilts = {k: t for k, t in self.tilts.items() if t.round != self.round_no}
+        self.round = None
+        self.settlement = None
+
+    def _seen_counter(self, counter: int | None) -> None:
+        if counter is not None:
+            self._last_counter = counter
+
+    def _after_change(self, entry: Entry) -> None:
+        self.version = entry.seq
+        if self.round is not None:
+            step = self.round.expected()
+            if isinstance(step, Complete) and self.settlement is None:
+                self.settlement = self.round.settle()
+            if isinstance(step, Decide):
+                self._decide_since = self._decide_since or entry.at
+            else:
+                self._decide_since = None
+            if entry.kind == "action":
+                self._decide_since = entry.at if isinstance(step, Decide) else None
+        if self._subscribers:
+            from controller.view import snapshot
+
+            view = snapshot(self)
+            for callback in list(self._subscribers):
+                callback(view)
+
+    def rounds_since(self, since: datetime) -> int:
+        """Settled rounds finished at or after ``since`` (for rounds today and per hour)."""
+        with self._lock:
+            return sum(1 for at in self._finished if datetime.fromisoformat(at) >= since)
+
+    def now(self) -> datetime:
+        return self._clock()
+
+
+def _resolution_cards(tilt: Tilt, entered: str | None) -> list[str]:
+    """The cards a continue or enter-card resolution deals, in order. An entered card is the
+    unreadable card's identity (it replaces that card) or the missing card (dealt first)."""
+    if entered is None:
+        return list(tilt.held)
+    if tilt.kind == "unknown-card" and tilt.held:
+        return [entered, *tilt.held[1:]]
+    return [entered, *tilt.held]
+
+
+def _clone(rnd: Round) -> Round:
+    """A scratch copy of a round, rebuilt from its events (the engine is deterministic)."""
+    items: list[Card | Action] = []
+    for event in rnd.events:
+        items.append(event.card if isinstance(event, CardDealt) else event.action)
+    return Round.replay(config=rnd.config, bets=rnd.bets, events=items, jackpot_meter=rnd.jackpot_meter)
+
+
+def _settings(config: TableConfig) -> dict[str, Any]:
+    settings = config.model_dump(mode="json")
+    settings["rules"] = config.rules.model_dump(mode="json")
+    cleaned: dict[str, Any] = _drop_none(settings)
+    return cleaned
+
+
+def _drop_none(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _drop_none(v) for k, v in value.items() if v is not None}
+    return value
+
+
+def card_slots(rnd: Round) -> dict[Card, Slot]:
+    """Where each dealt card went."""
+    return {e.card: e.slot for e in rnd.events if isinstance(e, CardDealt)}
+
+
+def decisions(rnd: Round, box: int) -> list[str]:
+    return [e.action.action for e in rnd.events if isinstance(e, ActionTaken) and e.action.box == box]

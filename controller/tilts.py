@@ -1,0 +1,69 @@
+"""Tilts: every ambiguity at the table, what the dealer should do, and how a supervisor may clear it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+TiltKind = Literal[
+    "unknown-card",
+    "duplicate-card",
+    "unexpected-card",
+    "missing-card",
+    "dealer-card-exposed",
+    "shoe-link-lost",
+    "shoe-fault",
+]
+Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
+
+# What each resolution does (RULES.md, irregularities):
+#   continue    the cause is gone: cards held during the tilt are dealt in order
+#   burn        the offending (held) cards are taken out of play; the deal sequence is restored
+#   enter-card  a supervisor reads the card and enters it; it is dealt, then any held cards
+#   redeal      the round is void (stakes stay on the layout) and is dealt again with the same bets
+#   cancel      the round is void: every stake goes back
+#   void        "a malfunction voids all pays and plays": as cancel, recorded as a malfunction
+RESOLUTIONS: Final[dict[str, tuple[Resolution, ...]]] = {
+    "unknown-card": ("enter-card", "burn", "redeal", "cancel", "void"),
+    "duplicate-card": ("burn", "redeal", "cancel", "void"),
+    "unexpected-card": ("burn", "continue", "redeal", "cancel"),
+    "missing-card": ("enter-card", "continue", "redeal", "cancel", "void"),
+    "dealer-card-exposed": ("redeal", "cancel"),
+    "shoe-link-lost": ("continue", "void", "cancel"),
+    "shoe-fault": ("continue", "void", "cancel"),
+}
+ROUND_ENDING: Final = frozenset({"redeal", "cancel", "void"})
+
+INSTRUCTIONS: Final[dict[str, str]] = {
+    "unknown-card": "Stop. Leave the card where it is and call a supervisor to read it.",
+    "duplicate-card": "Stop. A card already dealt this round was read again: call a supervisor.",
+    "unexpected-card": "Stop. No card was due: put the card aside face down and call a supervisor.",
+    "missing-card": "Stop. A card left the shoe without being read: call a supervisor.",
+    "dealer-card-exposed": "Stop. A dealer card is exposed: call a supervisor (redeal or cancel).",
+    "shoe-link-lost": "Stop dealing. The shoe is not connected: check its cable and call a technician.",
+    "shoe-fault": "Stop dealing. Clear the shoe fault, then call a supervisor.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Tilt:
+    """An open irregularity: it stops play until a supervisor clears it with a resolution."""
+
+    id: int
+    kind: TiltKind
+    message: str
+    raised_at: str
+    round: int | None
+    held: tuple[str, ...] = field(default=())
+
+    @property
+    def instruction(self) -> str:
+        return INSTRUCTIONS[self.kind]
+
+    @property
+    def resolutions(self) -> tuple[Resolution, ...]:
+        options = RESOLUTIONS[self.kind]
+        if self.round is None:
+            # Between rounds there is nothing to redeal or cancel.
+            return tuple(r for r in options if r not in ROUND_ENDING) or ("continue",)
+        return options

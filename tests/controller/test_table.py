@@ -1,0 +1,317 @@
+"""The live table service: rounds, journal replay, tilts and every resolution, jackpot, recall."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.config import build_config
+from controller.engine import Action, BoxBet
+from controller.errors import RuleViolation
+from controller.journal import SqliteJournal
+from controller.record import loads, parse_record, settle_record
+from controller.table import Actor, PermissionDenied, TableError, TableService
+from tests.controller.roundkit import passes
+
+DEALER = Actor("dana", "dealer")
+SUPER = Actor("sam", "supervisor")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(milliseconds=1)
+        return self.now
+
+
+@pytest.fixture
+def data(tmp_path: Path) -> Path:
+    return tmp_path / "journal.sqlite3"
+
+
+def table(path: Path, game: str = "oasis", clock: Clock | None = None, **settings: Any) -> TableService:
+    config = build_config({"game": game, **settings})
+    return TableService(config=config, store=SqliteJournal(path=path), clock=clock or Clock())
+
+
+def deal(t: TableService, cards: list[str], start: int = 1) -> None:
+    for i, code in enumerate(cards):
+        t.on_card(code, counter=start + i, shoe="SIM")
+
+
+OASIS_CARDS = passes({1: "Kc Kd Kh 4s 4c", 2: "8c 8d 4d 5s 6c"}, "9s 9h Jc Jd 3c", n=5)
+
+
+def play_oasis_round(t: TableService, *, start: int = 1) -> None:
+    t.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=20)], actor=DEALER)
+    deal(t, OASIS_CARDS, start)
+    t.act(Action(1, "raise"), actor=DEALER)
+    t.act(Action(2, "fold"), actor=DEALER)
+
+
+def test_a_round_from_bets_to_settlement_and_its_record_settles_the_same(data: Path) -> None:
+    t = table(data)
+    play_oasis_round(t)
+    assert t.phase() == "showdown"
+    assert t.settlement is not None
+    t.confirm_settlement(actor=DEALER)
+    assert t.phase() == "idle"
+    (done,) = t.recall
+    line = json.dumps(done.to_json())
+    again = settle_record(parse_record(loads(line))).to_json()
+    assert again == done.settlement.to_json() == json.loads(line)["settlement"]
+    assert again["boxes"][0]["main"] == 150
+
+
+def test_the_table_says_what_it_expects_next(data: Path) -> None:
+    t = table(data)
+    assert t.expected() == "take the bets and open a round"
+    t.open_round([BoxBet(box=4, ante=10)], actor=DEALER)
+    assert t.expected() == "deal card 1 to box 4, face down"
+    deal(t, ["2c", "3c", "4c", "5c", "6c", "7c", "8c", "9c", "Td"])
+    assert t.expected() == "deal card 5 to the dealer, face up"
+    deal(t, ["Jc"], start=10)
+    assert t.expected() == "box 4 to decide: fold or raise or exchange"
+
+
+def test_restart_replays_the_journal_to_the_same_state(data: Path) -> None:
+    t = table(data)
+    play_oasis_round(t)
+    t.confirm_settlement(actor=DEALER)
+    t.open_round([BoxBet(box=3, ante=10)], actor=DEALER)
+    deal(t, ["2c", "3c", "4c"], start=21)
+    before = (t.round_no, t.expected(), [r.to_json() for r in t.recall], t.jackpot_meter)
+    t._store.close()
+    again = TableService(store=SqliteJournal(path=data), clock=Clock())
+    assert (again.round_no, again.expected(), [r.to_json() for r in again.recall], again.jackpot_meter) == before
+
+
+def test_commands_are_checked_before_anything_is_written(data: Path) -> None:
+    t = table(data)
+    seq = t.version
+    with pytest.raises(RuleViolation, match="maximum bet"):
+        t.open_round([BoxBet(box=1, ante=500)], actor=DEALER)
+    with pytest.raises(TableError, match="no round is open"):
+        t.act(Action(1, "raise"), actor=DEALER)
+    assert t.version == seq
+    play_oasis_round(t)
+    with pytest.raises(TableError, match="still open"):
+        t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+
+
+def test_repeat_last_bets(data: Path) -> None:
+    t = table(data)
+    with pytest.raises(TableError, match="no previous bets"):
+        t.repeat_last_bets(actor=DEALER)
+    play_oasis_round(t)
+    t.confirm_settlement(actor=DEALER)
+    t.repeat_last_bets(actor=DEALER)
+    assert t.round is not None
+    assert [b.ante for b in t.round.bets] == [10, 20]
+
+
+# ---------------------------------------------------------------- tilts
+
+
+def open_with_cards(t: TableService, n: int) -> None:
+    t.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=20)], actor=DEALER)
+    deal(t, OASIS_CARDS[:n])
+
+
+def only_tilt(t: TableService) -> Any:
+    (tilt,) = t.tilts.values()
+    return tilt
+
+
+def test_duplicate_card_tilts_holds_the_card_and_burn_restores_the_sequence(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 3)
+    t.on_card("Kc", counter=4)  # Kc was dealt to box 1 already
+    tilt = only_tilt(t)
+    assert tilt.kind == "duplicate-card"
+    assert tilt.held == ("Kc",)
+    with pytest.raises(TableError, match="play is stopped"):
+        t.act(Action(1, "raise"), actor=DEALER)
+    with pytest.raises(PermissionDenied):
+        t.clear_tilt(tilt.id, resolution="burn", actor=DEALER, why="x")
+    with pytest.raises(TableError, match="say why"):
+        t.clear_tilt(tilt.id, resolution="burn", actor=SUPER, why=" ")
+    t.clear_tilt(tilt.id, resolution="burn", actor=SUPER, why="card misread, set aside")
+    assert not t.tilts
+    deal(t, OASIS_CARDS[3:], start=5)
+    assert t.phase() == "deciding"
+
+
+def test_unknown_card_is_entered_by_the_supervisor(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 3)
+    t.on_card("??", counter=4)
+    tilt = only_tilt(t)
+    assert tilt.kind == "unknown-card"
+    with pytest.raises(TableError, match="cannot be dealt"):
+        t.clear_tilt(tilt.id, resolution="enter-card", actor=SUPER, why="read it", card="Kc")
+    t.clear_tilt(tilt.id, resolution="enter-card", actor=SUPER, why="read it: eight of clubs", card=OASIS_CARDS[3])
+    assert t.round is not None and t.round.cards_dealt == 4
+
+
+def test_card_with_no_round_open_is_burned(data: Path) -> None:
+    t = table(data)
+    t.on_card("As", counter=1)
+    tilt = only_tilt(t)
+    assert (tilt.kind, tilt.round, tilt.resolutions) == ("unexpected-card", None, ("burn", "continue"))
+    with pytest.raises(TableError, match="no round is open"):
+        t.clear_tilt(tilt.id, resolution="continue", actor=SUPER, why="x")
+    t.clear_tilt(tilt.id, resolution="burn", actor=SUPER, why="dealer drew early")
+    assert not t.tilts
+
+
+def test_a_gap_in_the_draw_counter_is_a_missing_card(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 3)
+    t.on_card(OASIS_CARDS[4], counter=5)  # counter 4 never arrived
+    tilt = only_tilt(t)
+    assert tilt.kind == "missing-card"
+    t.clear_tilt(tilt.id, resolution="enter-card", actor=SUPER, why="found it under the shoe", card=OASIS_CARDS[3])
+    assert t.round is not None and t.round.cards_dealt == 5
+
+
+def test_cards_during_a_link_loss_are_held_then_dealt_on_continue(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 3)
+    t.on_link(False, detail="no heartbeat")
+    t.on_link(False)
+    tilt = only_tilt(t)
+    assert tilt.kind == "shoe-link-lost"
+    t.on_card(OASIS_CARDS[3], counter=4)
+    t.on_card(OASIS_CARDS[4], counter=5)
+    t.on_link(True)
+    assert only_tilt(t).held == (OASIS_CARDS[3], OASIS_CARDS[4])
+    t.clear_tilt(tilt.id, resolution="continue", actor=SUPER, why="cable reseated")
+    assert t.round is not None and t.round.cards_dealt == 5
+
+
+def test_shoe_fault_then_void_returns_every_stake(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 7)
+    t.on_shoe_status("jam")
+    t.on_shoe_status("jam")
+    tilt = only_tilt(t)
+    assert tilt.kind == "shoe-fault"
+    t.clear_tilt(tilt.id, resolution="void", actor=SUPER, why="shoe jammed mid-deal")
+    assert t.round is None
+    (voided,) = t.recall
+    assert voided.settlement.void is not None and "malfunction" in voided.settlement.void
+    assert all(b.net == 0 for b in voided.settlement.boxes)
+
+
+def test_dealer_card_exposed_redeal_keeps_the_bets_and_starts_a_new_round(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 7)
+    t.report("dealer-card-exposed", actor=DEALER, detail="flipped while dealing")
+    tilt = only_tilt(t)
+    assert tilt.resolutions == ("redeal", "cancel")
+    t.clear_tilt(tilt.id, resolution="redeal", actor=SUPER, why="exposed card")
+    assert t.round_no == 2
+    assert t.round is not None and t.round.cards_dealt == 0
+    assert [b.ante for b in t.round.bets] == [10, 20]
+    assert t.recall[-1].settlement.void is not None
+
+
+def test_cancel_and_supervisor_void(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 2)
+    t.report("missing-card", actor=DEALER, detail="box 2 got none")
+    t.clear_tilt(only_tilt(t).id, resolution="cancel", actor=SUPER, why="cannot restore")
+    assert t.round is None
+    open_with_cards(t, 2)
+    with pytest.raises(PermissionDenied):
+        t.void_round(actor=DEALER, why="x")
+    t.void_round(actor=SUPER, why="player dispute")
+    assert t.round is None and len(t.recall) == 2
+
+
+def test_open_tilts_come_back_after_a_restart(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 3)
+    t.on_card("Kc", counter=4)
+    t._store.close()
+    again = TableService(store=SqliteJournal(path=data), clock=Clock())
+    assert only_tilt(again).kind == "duplicate-card"
+    assert only_tilt(again).held == ("Kc",)
+
+
+# --------------------------------------------------------------- jackpot
+
+
+def test_jackpot_hit_shows_pending_until_a_supervisor_confirms(data: Path) -> None:
+    t = table(data, jackpot={"reset": 5000, "contribution": 2})
+    t.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=10)], actor=DEALER)
+    deal(t, passes({1: "As Ks Qs Js Ts", 2: "2c 3d 5h 7s 8c"}, "9s 9h Jc Jd 3c", n=5))
+    t.act(Action(1, "raise"), actor=DEALER)
+    t.act(Action(2, "raise"), actor=DEALER)
+    assert t.settlement is not None and t.settlement.jackpot.won == 5000
+    t.confirm_settlement(actor=DEALER)
+    account = t.jackpot_account()
+    assert account is not None
+    assert account.meter == 5002 and account.won == 5000 and account.contributions == 2
+    (hit,) = account.pending
+    assert (hit.box, hit.hand, hit.amount) == (1, "royal-flush", 5000)
+    with pytest.raises(PermissionDenied):
+        t.confirm_jackpot(hit.hit, actor=DEALER)
+    t.confirm_jackpot(hit.hit, actor=SUPER)
+    account = t.jackpot_account()
+    assert account is not None and not account.pending and account.hits[0].confirmed_by == "supervisor:sam"
+    with pytest.raises(TableError, match="no pending jackpot hit"):
+        t.confirm_jackpot(hit.hit, actor=SUPER)
+
+
+def test_decision_timer_folds_the_box(data: Path) -> None:
+    clock = Clock()
+    t = table(data, "casino-holdem", clock=clock, rules={"decision_seconds": 30})
+    t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+    deal(t, ["2c", "3c", "4c", "5c", "6c", "7c", "8c"])
+    assert t.tick() is None
+    clock.now += timedelta(seconds=31)
+    entry = t.tick()
+    assert entry is not None and entry.actor == "system:decision-timer"
+    assert t.round is not None and t.round.state.boxes[1].folded
+
+
+def test_configuration_is_journaled_and_cannot_change_under_an_open_round(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 1)
+    t._store.close()
+    with pytest.raises(TableError, match="still open under the old configuration"):
+        table(data, max_payout=5000)
+    same = TableService(store=SqliteJournal(path=data), clock=Clock())
+    assert same.config.max_payout == 3000
+
+
+# ------------------------------------------------------ no hidden cards
+
+
+def test_no_snapshot_reveals_a_card_before_it_is_face_up(data: Path) -> None:
+    t = table(data)
+    seen: list[dict[str, Any]] = []
+    t.subscribe(seen.append)
+    t.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=20)], actor=DEALER)
+    deal(t, OASIS_CARDS)
+    upcard = OASIS_CARDS[-1]
+    for view in seen:
+        text = json.dumps(view)
+        for code in OASIS_CARDS:
+            if code != upcard:
+                assert f'"{code}"' not in text
+    t.act(Action(1, "raise"), actor=DEALER)
+    t.act(Action(2, "fold"), actor=DEALER)
+    final = json.dumps(seen[-1])
+    # At the showdown the dealer and the raised box are face up; the folded box never is.
+    assert '"Kc"' in final and '"9s"' in final
+    for code in ("8c", "8d", "4d", "5s", "6c"):
+        assert f'"{code}"' not in final
