@@ -128,6 +128,24 @@ def _bet(raw: Any, i: int) -> BoxBet:
     return BoxBet(box=box, ante=ante, bonus=bonus, blind=blind, bettors=tuple(bettors))
 
 
+def parse_bets(raw: Any) -> tuple[BoxBet, ...]:
+    """Opening bets in the record's ``boxes`` form.
+
+    Raises:
+        RecordError: a malformed box, bettor or amount (the message names it).
+    """
+    return tuple(_bet(b, i) for i, b in enumerate(_list(raw, "boxes")))
+
+
+def parse_action(raw: Any, *, where: int = 0) -> Action:
+    """One decision in the record's ``actions`` form.
+
+    Raises:
+        RecordError: a malformed action. CardError: an unknown discard card.
+    """
+    return _action(raw, where)
+
+
 def _action(raw: Any, i: int) -> Action:
     where = f"actions[{i}]"
     obj = _object(raw, where, _ACTION_KEYS)
@@ -168,7 +186,7 @@ def parse_record(data: Any) -> RoundRecord:
     config = build_config({**table, "game": data["game"]}, where="table")
     jackpot = _object(data.get("jackpot", {}), "jackpot", {"meter"})
     meter = _amount(jackpot.get("meter", config.jackpot.reset), "jackpot.meter")
-    bets = tuple(_bet(b, i) for i, b in enumerate(_list(data["boxes"], "boxes")))
+    bets = parse_bets(data["boxes"])
     raw_cards = _list(data["cards"], "cards")
     try:
         dealt = tuple(card(c) for c in raw_cards)

@@ -37,6 +37,8 @@ from controller.tilts import ROUND_ENDING, Resolution, Tilt, TiltKind
 
 Role = Literal["dealer", "supervisor", "admin", "system", "shoe", "camera"]
 RECALL = 10
+# What a dealer or the camera may report; link and shoe faults come from the shoe itself.
+REPORTABLE: tuple[TiltKind, ...] = ("dealer-card-exposed", "missing-card", "unexpected-card", "duplicate-card")
 
 
 class TableError(ControllerError):
@@ -278,8 +280,14 @@ class TableService:
             return self._commit("round-settled", data, actor, jackpot=change)
 
     def report(self, kind: TiltKind, *, actor: Actor, detail: str = "") -> Entry:
-        """The dealer (or the camera) reports an irregularity: it becomes a tilt."""
+        """The dealer (or the camera) reports an irregularity: it becomes a tilt.
+
+        Raises:
+            TableError: not an irregularity that can be reported.
+        """
         with self._lock:
+            if kind not in REPORTABLE:
+                raise TableError(f"cannot report {kind!r}: one of {', '.join(REPORTABLE)}")
             message = {
                 "dealer-card-exposed": "a dealer card was exposed",
                 "missing-card": "a card is missing",
