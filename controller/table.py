@@ -404,11 +404,27 @@ class TableService:
                 return self._raise_tilt(kind, f"{exc.message}", held=[c.code], counter=counter)
             return self._commit("card", data, SHOE)
 
-    def on_shoe_status(self, status: str, *, detail: str = "") -> Entry | None:
-        """A shoe fault (jam, lid open, unreadable card, empty) raises a tilt; one per kind at a time."""
+    @property
+    def last_counter(self) -> int | None:
+        """The shoe draw counter of the last card journaled: where the shoe must resume after a restart."""
+        return self._last_counter
+
+    def on_draw_gap(self, first: int, last: int, *, shoe: str = "") -> Entry:
+        """The shoe lost draws ``first..last`` for good: a missing-card tilt."""
+        with self._lock:
+            count = last - first + 1
+            where = f"draw{'s' if count > 1 else ''} {first}{f'-{last}' if count > 1 else ''}"
+            return self._raise_tilt(
+                "missing-card", f"the shoe lost {where}: {count} card{'s' if count > 1 else ''} unread", counter=last
+            )
+
+    def on_shoe_status(self, status: str, *, detail: str = "", counter: int | None = None) -> Entry | None:
+        """A shoe fault (jam, lid open, unreadable card, empty) raises a tilt; one per kind at a time.
+        An unreadable card is a draw: ``counter`` is its draw counter."""
         with self._lock:
             if status == "unreadable":
-                return self._raise_tilt("unknown-card", f"the shoe could not read a card{detail}")
+                message = f"the shoe could not read a card{f' (draw {counter})' if counter is not None else ''}"
+                return self._raise_tilt("unknown-card", message, counter=counter)
             if any(t.kind == "shoe-fault" and status in t.message for t in self.tilts.values()):
                 return None
             return self._raise_tilt("shoe-fault", f"shoe reports {status}{f': {detail}' if detail else ''}")

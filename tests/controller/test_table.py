@@ -315,3 +315,19 @@ def test_no_snapshot_reveals_a_card_before_it_is_face_up(data: Path) -> None:
     assert '"Kc"' in final and '"9s"' in final
     for code in ("8c", "8d", "4d", "5s", "6c"):
         assert f'"{code}"' not in final
+
+
+def test_shoe_reported_gaps_and_unreadable_draws_keep_the_counter_in_step(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 3)
+    t.on_shoe_status("unreadable", counter=4)
+    assert only_tilt(t).kind == "unknown-card"
+    t.clear_tilt(only_tilt(t).id, resolution="enter-card", actor=SUPER, why="read by hand", card=OASIS_CARDS[3])
+    t.on_draw_gap(5, 6, shoe="SIM")
+    assert only_tilt(t).kind == "missing-card" and "draws 5-6" in only_tilt(t).message
+    assert t.last_counter == 6
+    t.clear_tilt(only_tilt(t).id, resolution="cancel", actor=SUPER, why="two cards lost")
+    # The next draw continues from counter 7 without a second, false, gap.
+    t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+    t.on_card("2c", counter=7)
+    assert not t.tilts
