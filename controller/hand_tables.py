@@ -81,19 +81,31 @@ def _count_vectors(size: int) -> NDArray[np.int64]:
 
     Cached and shared: callers must not modify the result.
     """
-    vectors = np.zeros((1, 13), np.int64)
-    totals = np.zeros(1, np.int64)
+    vectors = _small_count_vectors()
+    result: NDArray[np.int64] = vectors[vectors.sum(axis=1) == size].astype(np.int64)
+    return result
+
+
+@functools.cache
+def _small_count_vectors() -> NDArray[np.int8]:
+    """Rank count vectors of every multiset of at most seven cards, built one rank at a time."""
+    vectors = np.zeros((1, 13), np.int8)
+    totals = np.zeros(1, np.int8)
     for rank in range(13):
         parts, part_totals = [], []
         for count in range(5):
-            keep = totals + count <= size
+            keep = totals + count <= max(SIZES)
             part = vectors[keep]
             part[:, rank] = count
             parts.append(part)
             part_totals.append(totals[keep] + count)
         vectors, totals = np.concatenate(parts), np.concatenate(part_totals)
-    result: NDArray[np.int64] = vectors[totals == size]
-    return result
+    return vectors
+
+
+def _all_different(values: NDArray[np.int64]) -> bool:
+    ordered = np.sort(values)
+    return not (ordered[1:] == ordered[:-1]).any()
 
 
 def _straight_high(ranks_desc: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -190,7 +202,7 @@ def _hash_rows(sums: NDArray[np.int64]) -> NDArray[np.int64]:
 def _multiset_sums() -> dict[int, NDArray[np.int64]]:
     sums = {size: _rank_sums(_count_vectors(size)) for size in SIZES}
     for size, s in sums.items():
-        if len(np.unique(s)) != len(s):
+        if not _all_different(s):
             raise RuntimeError(f"hand tables: RANK_KEYS sums of {size} cards collide")
     return sums
 
@@ -263,7 +275,7 @@ def build_tables(displacements: NDArray[np.int64]) -> Tables:
         for i, size in enumerate(SIZES)
     }
     all_slots = np.concatenate(list(slots.values()))
-    if all_slots.min() < 0 or len(np.unique(all_slots)) != len(all_slots):
+    if all_slots.min() < 0 or not _all_different(all_slots):
         raise RuntimeError("hand tables: the hash offsets collide; regenerate hand_hash.npy")
     table = np.zeros(int(all_slots.max()) + 1, np.int16)
     for size in SIZES:
