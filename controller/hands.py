@@ -42,6 +42,7 @@ _WRAP: Final = 0xFFFFFFFF
 # enough that the scratch arrays (about 50 bytes a hand) stay in a 1 MiB L2 cache.
 _CHUNK: Final = 16384
 _INDEX: Final = attrgetter("index")
+_RANK: Final = attrgetter("rank")
 _SINGLE_BITS: Final = np.left_shift(np.uint64(1), np.arange(52, dtype=np.uint64))
 
 
@@ -90,15 +91,15 @@ def _pick(pool: Iterable[Card], pattern: tuple[int, ...]) -> tuple[Card, ...]:
     Where a rank has more cards than the hand uses, the higher suits are taken, so the choice is
     the same whatever order the cards came in.
     """
-    # Highest index first = highest rank, then highest suit: the scan below mostly stops early.
+    # Highest index first = highest rank, then highest suit: the first card of a rank is the one
+    # to take, and list.index() finds it in C.
     ordered = sorted(pool, key=_INDEX, reverse=True)
+    ranks = list(map(_RANK, ordered))
     five = []
     for rank in pattern:
-        for i, c in enumerate(ordered):
-            if c.rank == rank:
-                five.append(c)
-                del ordered[i]
-                break
+        at = ranks.index(rank)
+        five.append(ordered[at])
+        ranks[at] = -1
     return tuple(five)
 
 
