@@ -185,8 +185,11 @@ def evaluate_many(hands: ArrayLike, *, check: bool = True) -> NDArray[np.int16]:
     card_keys, values, flush_bits, flush_values = t.card_keys, t.values, t.flush_bits, t.flush_values
     offsets, flush_suit = t.offsets[size - 5], t.flush_suit[size - 5]
     chunk = min(n, _CHUNK)
-    # Scratch space reused by every chunk; mode="clip" lets take() write into it unbuffered.
-    gathered = np.empty((chunk, size), np.uint32)
+    # Scratch space reused by every chunk. Each chunk is first copied card-major (one row per
+    # card position), so every later pass reads and writes contiguous memory; mode="clip" lets
+    # take() write straight into the scratch arrays without a bounds-checked buffered copy.
+    columns = np.empty((size, chunk), arr.dtype)
+    gathered = np.empty((size, chunk), np.uint32)
     key = np.empty(chunk, np.uint32)
     suits = np.empty(chunk, np.uint32)
     scratch = np.empty(chunk, np.uint32)
@@ -196,13 +199,14 @@ def evaluate_many(hands: ArrayLike, *, check: bool = True) -> NDArray[np.int16]:
     for start in range(0, n, chunk):
         part = arr[start : start + chunk]
         m = len(part)
-        g, k, s, x, f = gathered[:m], key[:m], suits[:m], scratch[:m], flush[:m]
+        c, g, k, s, x, f = columns[:, :m], gathered[:, :m], key[:m], suits[:m], scratch[:m], flush[:m]
+        np.copyto(c, part.T)
         if check:
-            _check_distinct(part, union[:m], bits[:m], start)
-        np.take(card_keys, part, out=g, mode="clip")
-        np.add(g[:, 0], g[:, 1], out=k)
+            _check_distinct(c, union[:m], bits[:m], start)
+        np.take(card_keys, c, out=g, mode="clip")
+        np.add(g[0], g[1], out=k)
         for j in range(2, size):
-            np.add(k, g[:, j], out=k)
+            np.add(k, g[j], out=k)
         np.right_shift(k, RANK_BITS, out=s)
         np.bitwise_and(k, RANK_MASK, out=k)
         np.right_shift(k, HASH_SHIFT, out=x)
@@ -221,17 +225,18 @@ def evaluate_many(hands: ArrayLike, *, check: bool = True) -> NDArray[np.int16]:
 
 
 def _check_distinct(
-    part: NDArray[np.integer], union: NDArray[np.uint64], bits: NDArray[np.uint64], start: int
+    columns: NDArray[np.integer], union: NDArray[np.uint64], bits: NDArray[np.uint64], start: int
 ) -> None:
-    """Refuse a chunk where some hand holds a card twice: OR-ing its cards' bits then loses one."""
-    np.take(_SINGLE_BITS, part[:, 0], out=union, mode="clip")
-    for j in range(1, part.shape[1]):
-        np.take(_SINGLE_BITS, part[:, j], out=bits, mode="clip")
+    """Refuse a chunk (card-major) where some hand holds a card twice: OR-ing its cards' bits
+    then loses one."""
+    np.take(_SINGLE_BITS, columns[0], out=union, mode="clip")
+    for j in range(1, len(columns)):
+        np.take(_SINGLE_BITS, columns[j], out=bits, mode="clip")
         np.bitwise_or(union, bits, out=union)
-    repeated = np.bitwise_count(union) != part.shape[1]
+    repeated = np.bitwise_count(union) != len(columns)
     if repeated.any():
         bad = int(np.flatnonzero(repeated)[0])
-        raise CardError(f"hand {start + bad}: a card appears twice in {part[bad].tolist()}")
+        raise CardError(f"hand {start + bad}: a card appears twice in {columns[:, bad].tolist()}")
 
 
 def category_indices(strengths: ArrayLike) -> NDArray[np.int8]:
