@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import total_ordering
@@ -252,6 +253,7 @@ def category_indices(strengths: ArrayLike) -> NDArray[np.int8]:
     return result
 
 
+@functools.cache
 def ace_king_floor() -> int:
     """The weakest strength that is an ace-king high-card hand (A-K-4-3-2); ace-king hands are the
     high-card strengths from here up."""
@@ -283,5 +285,6 @@ def category_counts(strengths: ArrayLike, *, ace_king: bool = False) -> dict[str
     return result
 
 
+@functools.cache
 def _highest_high_card() -> int:
     return int(np.flatnonzero(tables().category == 0).max())

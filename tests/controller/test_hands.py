@@ -142,6 +142,19 @@ def test_bulk_matches_single_for_every_hand_size() -> None:
         assert evaluate_many(rows, check=False).tolist() == expected
 
 
+def test_bulk_reads_any_memory_layout_and_leaves_the_input_alone() -> None:
+    rows = np.array(
+        [[card(c).index for c in h.split()] for h in ("Ac 2d 3h 4s 5c 9d 9h", "Kc Kd 5h 5s 9c 9d Ah")]
+    )
+    expected = evaluate_many(rows).tolist()
+    assert evaluate_many(np.asfortranarray(rows)).tolist() == expected
+    assert evaluate_many(rows[:, ::-1]).tolist() == expected
+    assert evaluate_many(np.repeat(rows, 2, axis=0)[::2]).tolist() == expected
+    before = rows.copy()
+    evaluate_many(rows)
+    assert (rows == before).all()
+
+
 def test_bulk_accepts_every_integer_dtype_and_empty_input() -> None:
     row = [card(c).index for c in "Ac 2d 3h 4s 5c 9d 9h".split()]
     for dtype in (np.uint8, np.int8, np.int16, np.uint16, np.int32, np.int64, np.uint64):
