@@ -245,6 +245,8 @@ def test_category_helpers_refuse_strengths_out_of_range() -> None:
         category_indices([0])
     with pytest.raises(ValueError, match=r"strengths must be 1\.\.7462"):
         category_counts([7463])
+    with pytest.raises(ValueError, match="integers"):
+        category_indices([1.0])
     assert category_counts([1, 7462, 7462]) == {
         **dict.fromkeys(CATEGORIES, 0),
         "high-card": 1,
