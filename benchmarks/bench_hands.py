@@ -77,9 +77,7 @@ def peers(hands: np.ndarray, treys_hands: int, repeats: int) -> list[tuple[str, 
         # per-card conversion: the fastest way to reach it from Python.
         from phevaluator import _pheval  # type: ignore[attr-defined]
 
-        rate, out = best_rate(
-            lambda: list(itertools.starmap(_pheval.evaluate_7cards, rows)), len(rows), repeats
-        )
+        rate, out = best_rate(lambda: list(itertools.starmap(_pheval.evaluate_7cards, rows)), len(rows), repeats)
         results.append(("phevaluator (C, starmap)", len(rows), rate, same_order(ours, np.array(out))))
     except ImportError:
         pass
@@ -97,15 +95,9 @@ def peers(hands: np.ndarray, treys_hands: int, repeats: int) -> list[tuple[str, 
 
         evaluator = Evaluator()
         deck_ints = [Card.new(c.code) for c in DECK]
-        treys_rows = [
-            ([deck_ints[i] for i in row[:2]], [deck_ints[i] for i in row[2:]]) for row in rows[:treys_hands]
-        ]
-        rate, out = best_rate(
-            lambda: list(itertools.starmap(evaluator.evaluate, treys_rows)), len(treys_rows), 1
-        )
-        results.append(
-            ("treys (pure Python)", len(treys_rows), rate, same_order(ours[:treys_hands], np.array(out)))
-        )
+        treys_rows = [([deck_ints[i] for i in row[:2]], [deck_ints[i] for i in row[2:]]) for row in rows[:treys_hands]]
+        rate, out = best_rate(lambda: list(itertools.starmap(evaluator.evaluate, treys_rows)), len(treys_rows), 1)
+        results.append(("treys (pure Python)", len(treys_rows), rate, same_order(ours[:treys_hands], np.array(out))))
     except ImportError:
         pass
     return results
@@ -125,11 +117,7 @@ def exhaustive() -> bool:
     print(f"\nall {total:,} seven-card hands in {seconds:.1f} s ({rate:.1f} M hands/s incl. enumeration)")
     ok = found == SEVEN_CARD_COUNTS
     for name in reversed(CATEGORIES):
-        mark = (
-            "ok"
-            if found[name] == SEVEN_CARD_COUNTS[name]
-            else f"WRONG, RULES.md says {SEVEN_CARD_COUNTS[name]:,}"
-        )
+        mark = "ok" if found[name] == SEVEN_CARD_COUNTS[name] else f"WRONG, RULES.md says {SEVEN_CARD_COUNTS[name]:,}"
         print(f"  {name:<16} {found[name]:>12,}  {mark}")
     return ok
 
@@ -137,12 +125,8 @@ def exhaustive() -> bool:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=10_000_000, help="random 7-card hands for the bulk API")
-    parser.add_argument(
-        "--peer-hands", type=int, default=1_000_000, help="of those, hands given to each peer"
-    )
-    parser.add_argument(
-        "--treys-hands", type=int, default=100_000, help="of those, hands given to treys (slow)"
-    )
+    parser.add_argument("--peer-hands", type=int, default=1_000_000, help="of those, hands given to each peer")
+    parser.add_argument("--treys-hands", type=int, default=100_000, help="of those, hands given to treys (slow)")
     parser.add_argument("--single-hands", type=int, default=200_000, help="hands for single-hand evaluate()")
     parser.add_argument("--repeats", type=int, default=5, help="runs per measurement; the best one counts")
     parser.add_argument("--seed", type=int, default=2026)
@@ -178,9 +162,7 @@ def main() -> int:
     ]
     print(f"{'evaluator':<44} {'hands':>11} {'M hands/s':>10} {'vs fastest peer':>16}  same order as ours")
     for name, n, rate, agrees in table:
-        print(
-            f"{name:<44} {n:>11,} {rate / 1e6:>10.2f} {rate / fastest:>15.2f}x  {'yes' if agrees else 'NO'}"
-        )
+        print(f"{name:<44} {n:>11,} {rate / 1e6:>10.2f} {rate / fastest:>15.2f}x  {'yes' if agrees else 'NO'}")
     target = max(10e6, 2 * fastest)
     if checked >= target:
         verdict = "met, even with input checks on"

@@ -305,9 +305,9 @@ def build_tables(displacements: NDArray[np.int64]) -> Tables:
         flush_suit[i, has_flush] = per_suit[has_flush].argmax(axis=1) + 1
 
     indices = np.arange(52)
-    card_keys = (
-        np.array(RANK_KEYS, np.int64)[indices // 4] | (np.array(SUIT_KEYS)[indices % 4] << RANK_BITS)
-    ).astype(np.uint32)
+    card_keys = (np.array(RANK_KEYS, np.int64)[indices // 4] | (np.array(SUIT_KEYS)[indices % 4] << RANK_BITS)).astype(
+        np.uint32
+    )
     flush_bits = np.zeros(52 * 4, np.uint16)
     flush_bits[indices * 4 + indices % 4] = 1 << (indices // 4)
 

@@ -146,9 +146,7 @@ def _as_hand_array(hands: ArrayLike) -> NDArray[np.integer]:
     """The input as an (N, 5..7) integer array, or a CardError saying what is wrong with it."""
     arr = np.asarray(hands)
     if arr.ndim != 2 or arr.shape[1] not in SIZES:
-        raise CardError(
-            f"hands must be an (N, 5), (N, 6) or (N, 7) array of card indices, got shape {arr.shape}"
-        )
+        raise CardError(f"hands must be an (N, 5), (N, 6) or (N, 7) array of card indices, got shape {arr.shape}")
     if arr.dtype.kind not in "iu":
         raise CardError(f"card indices must be integers, got dtype {arr.dtype}")
     return arr
@@ -261,9 +259,7 @@ def ace_king_floor() -> int:
     patterns = tables().patterns
     categories = tables().category_py
     return min(
-        s
-        for s in range(MIN_STRENGTH, MAX_STRENGTH + 1)
-        if categories[s] == 0 and patterns[s][:2] == (_ACE, _KING)
+        s for s in range(MIN_STRENGTH, MAX_STRENGTH + 1) if categories[s] == 0 and patterns[s][:2] == (_ACE, _KING)
     )
 
 

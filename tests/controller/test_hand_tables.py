@@ -29,9 +29,7 @@ def test_every_rank_multiset_entry_of_the_table_agrees_with_phevaluator(
 ) -> None:
     counts = _count_vectors(size)
     hands = np.array([non_flush_hand(c) for c in counts])
-    suits = np.bincount(
-        (hands % 4).ravel() + 4 * np.repeat(np.arange(len(hands)), size), minlength=4 * len(hands)
-    )
+    suits = np.bincount((hands % 4).ravel() + 4 * np.repeat(np.arange(len(hands)), size), minlength=4 * len(hands))
     assert suits.max() < 5, "the test's own hands must not be flushes"
     assert len(hands) == {5: 6_175, 6: 18_395, 7: 49_205}[size]
     assert disagreements(evaluate_many(hands), phevaluator_strengths(hands)) == 0

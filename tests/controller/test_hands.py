@@ -143,9 +143,7 @@ def test_bulk_matches_single_for_every_hand_size() -> None:
 
 
 def test_bulk_reads_any_memory_layout_and_leaves_the_input_alone() -> None:
-    rows = np.array(
-        [[card(c).index for c in h.split()] for h in ("Ac 2d 3h 4s 5c 9d 9h", "Kc Kd 5h 5s 9c 9d Ah")]
-    )
+    rows = np.array([[card(c).index for c in h.split()] for h in ("Ac 2d 3h 4s 5c 9d 9h", "Kc Kd 5h 5s 9c 9d Ah")])
     expected = evaluate_many(rows).tolist()
     assert evaluate_many(np.asfortranarray(rows)).tolist() == expected
     assert evaluate_many(rows[:, ::-1]).tolist() == expected

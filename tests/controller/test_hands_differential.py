@@ -58,9 +58,6 @@ def test_random_seven_card_hands_agree_with_treys(disagreements: Disagreements) 
     treys_cards = [TreysCard.new(c.code) for c in DECK]
     evaluator = TreysEvaluator()
     theirs = np.array(
-        [
-            evaluator.evaluate([treys_cards[i] for i in row[:2]], [treys_cards[i] for i in row[2:]])
-            for row in hands
-        ]
+        [evaluator.evaluate([treys_cards[i] for i in row[:2]], [treys_cards[i] for i in row[2:]]) for row in hands]
     )
     assert disagreements(evaluate_many(hands), theirs) == 0
