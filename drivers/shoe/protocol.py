@@ -18,7 +18,6 @@ HEADER_SIZE: Final = 4  # SOF LEN SEQ TYPE
 CRC_SIZE: Final = 2
 MAX_PAYLOAD: Final = 48
 MAX_FRAME: Final = HEADER_SIZE + MAX_PAYLOAD + CRC_SIZE
-NO_HISTORY: Final = 0xFFFFFFFF  # WELCOME.resume_after: do not replay anything
 MAX_COUNTER: Final = 0xFFFFFFFE
 
 # Timing defaults (seconds); both sides can override them, the doc names the defaults.

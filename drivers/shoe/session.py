@@ -164,7 +164,7 @@ class ReferenceProtocol(ShoeProtocol):
         nak_sent = False
         for item in items:
             if isinstance(item, p.BadBytes):
-                if item.crc_failed and self._session and not nak_sent:
+                if item.crc_failed and not nak_sent:
                     nak_sent = True
                     out += self._nak(p.NakReason.BAD_FRAME)
                 continue
@@ -283,7 +283,7 @@ class ReferenceProtocol(ShoeProtocol):
         if last is None:
             resumed = False
             self._last_counter = hello.draw_counter
-            resume_after = p.NO_HISTORY
+            resume_after = hello.draw_counter  # everything drawn after this HELLO is ours
         else:
             self._last_counter = last
             resume_after = last

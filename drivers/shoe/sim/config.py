@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 
 from controller.cards import Card, card
@@ -58,6 +59,21 @@ class Faults:
     def to_text(self) -> str:
         """The ``--faults`` form of these settings."""
         return ",".join(f"{k}={getattr(self, k):g}" for k in FAULT_KINDS if getattr(self, k))
+
+    def apply(self, frame: bytes, rng: random.Random) -> bytes:
+        """What arrives at the far end when ``frame`` is sent over this faulty line (maybe nothing)."""
+        if self.drop and rng.random() < self.drop:
+            return b""
+        data = frame
+        if self.corrupt and rng.random() < self.corrupt:
+            damaged = bytearray(frame)
+            damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
+            data = bytes(damaged)
+        if self.garbage and rng.random() < self.garbage:
+            data = rng.randbytes(rng.randint(1, 16)) + data
+        if self.duplicate and rng.random() < self.duplicate:
+            data += data
+        return data
 
     @property
     def any(self) -> bool:

@@ -75,6 +75,7 @@ class ShoeDevice:
         self._hello: bytes = b""
         self._next_hello = 0.0
         self._outbox: deque[_Draw | _StatusItem] = deque()
+        self._unsent_status: list[_StatusItem] = []
         self._outstanding: _Outstanding | None = None
         self._last_tx = float("-inf")
 
@@ -112,8 +113,11 @@ class ShoeDevice:
         if bit is not None:
             mask, on = bit
             self.flags = (self.flags | mask) if on else (self.flags & ~mask)
+        item = _StatusItem(code=code, counter=self.draw_counter, flags=self.flags)
         if self._linked:
-            self._outbox.append(_StatusItem(code=code, counter=self.draw_counter, flags=self.flags))
+            self._outbox.append(item)
+        else:
+            self._unsent_status.append(item)  # sent after WELCOME unless a HELLO carries the flags first
 
     def line_lost(self) -> None:
         """The line went away (cable pulled, port closed): the session is over, draws stay buffered."""
@@ -190,10 +194,13 @@ class ShoeDevice:
                 return []
             self._linked = True
             self._outbox.clear()
-            if resume_after != p.NO_HISTORY:
-                self._outbox.extend(d for d in self._buffer if d.counter > resume_after)
+            self._outbox.extend(d for d in self._buffer if d.counter > resume_after)
+            self._outbox.extend(self._unsent_status)
+            self._unsent_status.clear()
             return []
         if not self._linked:
+            if kind == p.MsgType.NAK and self._hello:
+                return [self._say_hello(now, new_session=False)]  # our HELLO arrived damaged
             return []
         pending = self._outstanding
         if kind == p.MsgType.ACK:
@@ -225,6 +232,7 @@ class ShoeDevice:
             firmware=self.firmware,
         )
         self._hello = p.encode_frame(seq=self._seq, type=p.MsgType.HELLO, payload=p.encode_hello(hello))
+        self._unsent_status.clear()  # this HELLO carries the current flags
         self._next_hello = now + self.timing.hello_interval
         return self._hello
 

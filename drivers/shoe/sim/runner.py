@@ -72,22 +72,11 @@ class _Line:
 
     def send(self, frames: list[bytes], now: float) -> None:
         """Put frames on the line, through the fault injector, paced at the baud rate."""
-        faults = self.config.faults
-        rng = self._rng
         for frame in frames:
             self._trace_frame(frame, now)
-            if faults.drop and rng.random() < faults.drop:
-                continue
-            data = frame
-            if faults.corrupt and rng.random() < faults.corrupt:
-                damaged = bytearray(frame)
-                damaged[rng.randrange(len(damaged))] ^= 1 << rng.randrange(8)
-                data = bytes(damaged)
-            if faults.garbage and rng.random() < faults.garbage:
-                data = rng.randbytes(rng.randint(1, 16)) + data
-            if faults.duplicate and rng.random() < faults.duplicate:
-                data += data
-            self._enqueue(data, now)
+            data = self.config.faults.apply(frame, self._rng)
+            if data:
+                self._enqueue(data, now)
 
     def _enqueue(self, data: bytes, now: float) -> None:
         # The pty delivers instantly; a UART delivers the frame's last byte len×byte-time after its
@@ -348,9 +337,10 @@ class ShoeSimulator:
             self._out("empty")
         if self._line.pty is not None and not self._muted:
             self._line.send(self.device.poll(now), now)  # on the wire now, not at the next loop turn
-        self._draws_since_disconnect += 1
+        if self._line.pty is not None:
+            self._draws_since_disconnect += 1  # count cards drawn while connected only
         every = self.config.disconnect_every
-        if every is not None and self._draws_since_disconnect >= every:
+        if every is not None and self._line.pty is not None and self._draws_since_disconnect >= every:
             self._disconnect(now, self.config.disconnect_for)
         return counter, drawn.code if drawn is not None else "??"
 
