@@ -46,11 +46,13 @@ class _Outstanding:
     sent: int
     deadline: float
     timeout: float
-    draw_counter: int | None
+    item: _Draw | _StatusItem
 
 
 class ShoeDevice:
     """A card-reading shoe: draw counter, replay buffer, stop-and-wait sender, heartbeat."""
+
+    MAX_UNSENT_STATUS = 64
 
     def __init__(
         self,
@@ -117,10 +119,12 @@ class ShoeDevice:
         if self._linked:
             self._outbox.append(item)
         else:
-            self._unsent_status.append(item)  # sent after WELCOME unless a HELLO carries the flags first
+            self._keep_status([item])
 
     def line_lost(self) -> None:
         """The line went away (cable pulled, port closed): the session is over, draws stay buffered."""
+        unsent = [self._outstanding.item] if self._outstanding is not None else []
+        self._keep_status([it for it in (*unsent, *self._outbox) if isinstance(it, _StatusItem)])
         self._linked = False
         self._outstanding = None
         self._outbox.clear()
@@ -194,8 +198,12 @@ class ShoeDevice:
                 return []
             self._linked = True
             self._outbox.clear()
-            self._outbox.extend(d for d in self._buffer if d.counter > resume_after)
-            self._outbox.extend(self._unsent_status)
+            # Draws after the resume point and the status changes not yet delivered, in the order they
+            # happened: a status with counter c happened after draw c and before draw c + 1.
+            items: list[_Draw | _StatusItem] = [d for d in self._buffer if d.counter > resume_after]
+            items += self._unsent_status
+            items.sort(key=lambda it: (it.counter, isinstance(it, _StatusItem)))
+            self._outbox.extend(items)
             self._unsent_status.clear()
             return []
         if not self._linked:
@@ -219,6 +227,12 @@ class ShoeDevice:
                 return self._retransmit(pending, now)
         return []
 
+    def _keep_status(self, items: list[_StatusItem]) -> None:
+        # Status changes wait for the next session; bounded, oldest dropped first (the flags in HELLO
+        # still tell the standing condition).
+        self._unsent_status.extend(items)
+        del self._unsent_status[: -self.MAX_UNSENT_STATUS]
+
     def _say_hello(self, now: float, *, new_session: bool) -> bytes:
         if new_session or not self._hello:
             self._linked = False
@@ -232,7 +246,6 @@ class ShoeDevice:
             firmware=self.firmware,
         )
         self._hello = p.encode_frame(seq=self._seq, type=p.MsgType.HELLO, payload=p.encode_hello(hello))
-        self._unsent_status.clear()  # this HELLO carries the current flags
         self._next_hello = now + self.timing.hello_interval
         return self._hello
 
@@ -251,13 +264,11 @@ class ShoeDevice:
                 else:
                     payload = p.encode_card(draw_counter=item.counter, code=item.card.code)
                     frame = p.encode_frame(seq=self._seq, type=p.MsgType.CARD, payload=payload)
-                counter: int | None = item.counter
             else:
                 payload = p.encode_status(
                     p.StatusPayload(code=item.code, flags=item.flags, draw_counter=item.counter)
                 )
                 frame = p.encode_frame(seq=self._seq, type=p.MsgType.STATUS, payload=payload)
-                counter = None
             timeout = self.timing.ack_timeout
             self._outstanding = _Outstanding(
                 seq=self._seq,
@@ -265,7 +276,7 @@ class ShoeDevice:
                 sent=1,
                 deadline=now + timeout,
                 timeout=timeout,
-                draw_counter=counter,
+                item=item,
             )
             return frame
         return b""
@@ -279,7 +290,3 @@ class ShoeDevice:
         pending.timeout = min(pending.timeout * 2, self.timing.ack_timeout_max)
         pending.deadline = now + pending.timeout
         return [pending.frame]
-
-    def outstanding_draw(self) -> int | None:
-        """Draw counter of the frame awaiting acknowledgement, if it is a draw (for tracing)."""
-        return None if self._outstanding is None else self._outstanding.draw_counter
