@@ -44,7 +44,9 @@ class _Line:
         self._trace = trace
         self._byte_time = 10.0 / config.baud if config.baud else 0.0  # 8N1: 10 bit times per byte
         self._free_at = 0.0
-        self._queue: deque[tuple[float, bytes]] = deque()
+        self._queue: deque[tuple[float, bytes, tuple[int, float] | None]] = deque()
+        self._rx_free_at = 0.0
+        self._inbound: deque[tuple[float, bytes]] = deque()
         self.pty: _Pty | None = None
 
     def open(self) -> str:
@@ -60,7 +62,8 @@ class _Line:
             os.symlink(path, tmp)
             os.replace(tmp, self.config.link)  # atomic: a reader sees the old or the new pty
         self._queue.clear()
-        self._free_at = 0.0
+        self._inbound.clear()
+        self._free_at = self._rx_free_at = 0.0
         return path
 
     def close(self) -> None:
@@ -73,39 +76,52 @@ class _Line:
     def send(self, frames: list[bytes], now: float) -> None:
         """Put frames on the line, through the fault injector, paced at the baud rate."""
         for frame in frames:
-            self._trace_frame(frame, now)
             data = self.config.faults.apply(frame, self._rng)
             if data:
-                self._enqueue(data, now)
+                self._enqueue(data, now, frame)
 
-    def _enqueue(self, data: bytes, now: float) -> None:
+    def _enqueue(self, data: bytes, now: float, frame: bytes) -> None:
         # The pty delivers instantly; a UART delivers the frame's last byte len×byte-time after its
         # first. Holding the write until then makes latency figures honest for the configured baud.
         start = max(now, self._free_at)
         due = start + len(data) * self._byte_time
         self._free_at = due
-        self._queue.append((due, data))
-
-    def _trace_frame(self, frame: bytes, now: float) -> None:
-        if self._trace is None or len(frame) < p.HEADER_SIZE or frame[3] != p.MsgType.CARD:
-            return
-        counter = int.from_bytes(frame[4:8], "big")
-        start = max(now, self._free_at)
-        record = {"draw_counter": counter, "start": start, "end": start + len(frame) * self._byte_time}
-        self._trace.write(json.dumps(record) + "\n")
-        self._trace.flush()
+        counter = None
+        if self._trace is not None and frame[3] == p.MsgType.CARD:
+            counter = int.from_bytes(frame[4:8], "big")
+        self._queue.append((due, data, (counter, start) if counter is not None else None))
 
     def flush_due(self, now: float) -> None:
         while self._queue and self._queue[0][0] <= now:
-            _, data = self._queue.popleft()
+            due, data, traced = self._queue.popleft()
             if self.pty is None:
                 continue
             # Nobody reading and the pty buffer full: bytes on a dead line are lost.
             with contextlib.suppress(BlockingIOError):
                 os.write(self.pty.master, data)
+            if traced is not None and self._trace is not None:
+                # Traced after the write so that tracing never delays the frame it measures.
+                written = time.monotonic()
+                counter, start = traced
+                record = {"draw_counter": counter, "start": start, "end": due, "written": written}
+                self._trace.write(json.dumps(record) + "\n")
+                self._trace.flush()
+
+    def arrive(self, data: bytes, now: float) -> None:
+        """Bytes the controller wrote: the shoe sees them only after their time on the line."""
+        due = max(now, self._rx_free_at) + len(data) * self._byte_time
+        self._rx_free_at = due
+        self._inbound.append((due, data))
+
+    def take_arrived(self, now: float) -> bytes:
+        out = b""
+        while self._inbound and self._inbound[0][0] <= now:
+            out += self._inbound.popleft()[1]
+        return out
 
     def next_due(self) -> float | None:
-        return self._queue[0][0] if self._queue else None
+        dues = [q[0][0] for q in (self._queue, self._inbound) if q]
+        return min(dues) if dues else None
 
 
 class ShoeSimulator:
@@ -186,7 +202,10 @@ class ShoeSimulator:
             except (BlockingIOError, OSError):
                 data = b""
             if data and not self._muted:
-                self._line.send(self.device.receive(data, now), now)
+                self._line.arrive(data, now)
+        arrived = self._line.take_arrived(now)
+        if arrived and self._line.pty is not None:
+            self._line.send(self.device.receive(arrived, now), now)
         if self._stdin_fd in readable:
             self._read_stdin()
         self._timers(now)
