@@ -22,6 +22,7 @@ catches up (docs/shoe-protocol.md, "Sequencing").
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import queue
 import threading
@@ -64,6 +65,9 @@ class ShoeDriver:
         self._stopped.set()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
+        # Separate from _lock: stop() holds _lock while it joins the I/O thread, which wakes waiters.
+        self._wakers_lock = threading.Lock()
+        self._wakers: list[Callable[[], None]] = []
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -97,6 +101,7 @@ class ShoeDriver:
                 thread.join(timeout)
             self._thread = None
             self._stopped.set()
+        self._wake_async()
 
     def __enter__(self) -> ShoeDriver:
         self.start()
@@ -144,13 +149,35 @@ class ShoeDriver:
             yield event
 
     async def aevents(self) -> AsyncIterator[ShoeEvent]:
-        """``events()`` for asyncio: waits in a worker thread, so the event loop never blocks."""
-        while True:
-            event = await asyncio.to_thread(self.get, 0.25)
-            if event is not None:
+        """``events()`` for asyncio. The loop never blocks: the I/O thread wakes it through
+        ``call_soon_threadsafe``. Cancellation-safe: an event is taken from the queue only when it is
+        yielded, so cancelling the consuming task loses nothing."""
+        loop = asyncio.get_running_loop()
+        ready = asyncio.Event()
+
+        def wake() -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody is listening any more
+                loop.call_soon_threadsafe(ready.set)
+
+        with self._wakers_lock:
+            self._wakers.append(wake)
+        try:
+            while True:
+                try:
+                    event = self._queue.get_nowait()
+                except queue.Empty:
+                    if self._stopped.is_set():
+                        return
+                    ready.clear()
+                    # Checked again after clear(): a put between the first check and clear() would
+                    # otherwise leave us waiting for a wake-up that already happened.
+                    if self._queue.empty() and not self._stopped.is_set():
+                        await ready.wait()
+                    continue
                 yield event
-            elif self._stopped.is_set() and self._queue.empty():
-                return
+        finally:
+            with self._wakers_lock:
+                self._wakers.remove(wake)
 
     # --- the I/O thread ----------------------------------------------------------------------------
 
@@ -172,12 +199,28 @@ class ShoeDriver:
                     self._apply(self._protocol.connected(self._clock()))
                     self._pump()
                 except TransportError as exc:
-                    transport.close()
-                    if not self._stopping.is_set():
-                        self._deliver_all(self._protocol.disconnected(str(exc), self._clock()).events)
+                    self._lost(str(exc))
+                except Exception as exc:
+                    # A bug in an adapter must not silently end the link for the rest of the shift:
+                    # report it, drop the connection and start over, as for a failing port.
+                    log.exception("shoe protocol failed on %s", self.config.url)
+                    self._lost(f"internal error: {type(exc).__name__}: {exc}")
+                    self._stopping.wait(backoff)
         finally:
             transport.close()
             self._stopped.set()
+            self._wake_async()
+
+    def _lost(self, reason: str) -> None:
+        self._transport.close()
+        if not self._stopping.is_set():
+            self._deliver_all(self._protocol.disconnected(reason, self._clock()).events)
+
+    def _wake_async(self) -> None:
+        with self._wakers_lock:
+            wakers = list(self._wakers)
+        for wake in wakers:
+            wake()
 
     def _pump(self) -> None:
         transport = self._transport
@@ -209,6 +252,7 @@ class ShoeDriver:
         while not self._stopping.is_set():
             try:
                 self._queue.put(event, timeout=0.1)
-                return
             except queue.Full:
                 continue
+            self._wake_async()
+            return

@@ -35,6 +35,7 @@ class SimulatedShoeProcess:
         self._notices: list[str] = []
         self._notice_cond = threading.Condition()
         self._reader: threading.Thread | None = None
+        self._command_lock = threading.Lock()  # replies are matched to commands in order
         self.pty_path = ""
 
     @property
@@ -102,7 +103,7 @@ class SimulatedShoeProcess:
         self._replies.put("")  # the process ended: wake a waiting command()
 
     def command(self, line: str, *, timeout: float = 10.0) -> str:
-        """Send one stdin command and return its reply without the ``ok `` prefix.
+        """Send one stdin command and return its reply without the ``ok `` prefix (thread-safe).
 
         Raises:
             SimulatorError: the simulator answered ``error``, did not answer in time, or is not running.
@@ -110,15 +111,18 @@ class SimulatedShoeProcess:
         proc = self._proc
         if proc is None or proc.stdin is None or proc.poll() is not None:
             raise SimulatorError("shoe-sim is not running")
-        try:
-            proc.stdin.write(line + "\n")
-            proc.stdin.flush()
-        except (BrokenPipeError, OSError) as exc:
-            raise SimulatorError(f"shoe-sim stopped reading commands: {exc}") from exc
-        try:
-            reply = self._replies.get(timeout=timeout)
-        except queue.Empty:
-            raise SimulatorError(f"no reply from shoe-sim to {line!r} within {timeout:g} s") from None
+        if "\n" in line:
+            raise SimulatorError(f"one command per call, got {line!r}")
+        with self._command_lock:
+            try:
+                proc.stdin.write(line + "\n")
+                proc.stdin.flush()
+            except (BrokenPipeError, OSError) as exc:
+                raise SimulatorError(f"shoe-sim stopped reading commands: {exc}") from exc
+            try:
+                reply = self._replies.get(timeout=timeout)
+            except queue.Empty:
+                raise SimulatorError(f"no reply from shoe-sim to {line!r} within {timeout:g} s") from None
         if reply.startswith("error"):
             raise SimulatorError(f"shoe-sim refused {line!r}: {reply[6:]}")
         if not reply.startswith("ok"):

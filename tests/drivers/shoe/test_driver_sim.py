@@ -249,3 +249,35 @@ class TestShoeInTheLoop:
         assert all(c.shoe_id == up.shoe_id for c in cards)
         if expected is not None:
             assert [(c.draw_counter, c.card.code) for c in cards] == expected
+
+
+def test_cancelling_an_asyncio_consumer_loses_no_event(
+    make_sim: Callable[..., SimulatedShoeProcess], make_driver: Callable[..., ShoeDriver]
+) -> None:
+    sim = make_sim(seed=6)
+    driver = make_driver(sim.device_path)
+
+    async def main() -> list[ShoeEvent]:
+        events = driver.aevents()
+        assert isinstance(await anext(events), LinkUp)
+        waiting = asyncio.create_task(anext(events))
+        await asyncio.sleep(0.05)  # the consumer is now parked waiting for the next event
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        await asyncio.to_thread(sim.draw)
+        await asyncio.to_thread(sim.draw)
+        return [e async for e in _take_cards(driver, 2)]
+
+    got = asyncio.run(asyncio.wait_for(main(), PATIENCE))
+    assert [e.draw_counter for e in got if isinstance(e, CardDrawn)] == [1, 2]
+
+
+async def _take_cards(driver: ShoeDriver, n: int):  # type: ignore[no-untyped-def]
+    seen = 0
+    async for event in driver.aevents():
+        yield event
+        if isinstance(event, CardDrawn):
+            seen += 1
+            if seen == n:
+                return

@@ -12,8 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DECK, Card
-from drivers.shoe import CardDrawn, DrawGap, LinkDown, LinkUp, ShoeConfig, ShoeEvent
+from controller.cards import DECK, Card, card
+from drivers.shoe import CardDrawn, DrawGap, LinkDown, LinkUp, ShoeConfig, ShoeEvent, ShoeStatus
+from drivers.shoe import protocol as p
 from drivers.shoe.session import ReferenceProtocol
 from drivers.shoe.sim.config import Faults
 from drivers.shoe.sim.device import DeviceTiming, ShoeDevice
@@ -136,3 +137,37 @@ def test_any_fault_mix_and_outage_keeps_exactly_once(
         outages=((outage_start, outage_start + outage_len),),
     )
     assert_exactly_once_in_order(events, deck)
+
+
+def test_status_changes_during_an_outage_arrive_after_it_in_their_place_among_draws() -> None:
+    shoe = ShoeDevice()
+    host = ReferenceProtocol(config=ShoeConfig(url="loop://"))
+    events: list[ShoeEvent] = []
+
+    def shuttle(to_shoe: bytes, t: float) -> None:
+        """Pass bytes both ways over a perfect line until it is quiet."""
+        for _ in range(100):
+            out = b"".join(shoe.receive(to_shoe, t) if to_shoe else shoe.poll(t))
+            if not out and not to_shoe:
+                return
+            step = host.received(out, t) if out else host.tick(t)
+            events.extend(step.events)
+            to_shoe = step.send
+        raise AssertionError("the line never went quiet")
+
+    shuttle(host.connected(0.0).send, 0.0)
+    shoe.draw(card("As"))
+    shuttle(b"", 0.01)
+    shoe.line_lost()
+    events.extend(host.disconnected("outage", 0.02).events)
+    shoe.status(p.WireStatus.JAM)  # while nobody listens
+    shoe.status(p.WireStatus.JAM_CLEARED)
+    shoe.draw(card("Kd"))
+    shoe.status(p.WireStatus.LID_OPEN)
+    shuttle(host.connected(1.0).send, 1.0)
+    summary = [
+        e.card.code if isinstance(e, CardDrawn) else e.code.value
+        for e in events
+        if isinstance(e, CardDrawn | ShoeStatus)
+    ]
+    assert summary == ["As", "jam", "jam-cleared", "Kd", "lid-open"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -11,7 +12,7 @@ import pytest
 
 from controller.cards import card
 from drivers.errors import DriverConfigError
-from drivers.shoe import CardDrawn, LinkUp, ShoeConfig, ShoeDriver, ShoeEvent, ShoeFlags
+from drivers.shoe import CardDrawn, LinkDown, LinkUp, ShoeConfig, ShoeDriver, ShoeEvent, ShoeFlags
 from drivers.shoe import session as session_module
 from drivers.shoe.session import ShoeProtocol, Step
 from drivers.shoe.sim.device import ShoeDevice
@@ -42,6 +43,7 @@ class ShoeServer:
     def __init__(self, serve: object) -> None:
         self.sock = socket.create_server(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
+        self.connections = 0
         self.stop = threading.Event()
         self.thread = threading.Thread(target=serve, args=(self,), daemon=True)
         self.thread.start()
@@ -179,3 +181,45 @@ def test_another_vendor_plugs_in_as_a_protocol_adapter(monkeypatch: pytest.Monke
         ("2d", 42),
     ]
     assert driver.last_draw_counter == 42
+
+
+class FaultyAdapter(LineProtocol):
+    """An adapter with a bug: it raises on the first bytes it sees."""
+
+    def received(self, data: bytes, now: float) -> Step:
+        raise RuntimeError("adapter bug")
+
+    def disconnected(self, reason: str, now: float) -> Step:
+        return Step(events=[LinkDown(reason=reason, received_at=now)])
+
+
+def serve_twice(server: ShoeServer) -> None:
+    for _ in range(2):
+        conn, _ = server.sock.accept()
+        server.connections += 1
+        with conn:
+            conn.sendall(b"CARD As 1\n")
+            conn.settimeout(5)
+            with contextlib.suppress(OSError):
+                conn.recv(100)  # until the driver hangs up
+    server.stop.wait(10)
+
+
+def test_an_adapter_bug_is_reported_as_link_down_and_the_driver_reconnects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(session_module.PROTOCOLS, "faulty", FaultyAdapter)
+    server = ShoeServer(serve_twice)
+    driver = ShoeDriver(
+        config=ShoeConfig(url=f"socket://127.0.0.1:{server.port}", protocol="faulty", reconnect_initial=0.01)
+    )
+    driver.start()
+    try:
+        downs = [driver.get(timeout=30) for _ in range(2)]
+    finally:
+        driver.stop()
+        server.close()
+    assert all(
+        isinstance(d, LinkDown) and "internal error: RuntimeError: adapter bug" in d.reason for d in downs
+    )
+    assert server.connections == 2
