@@ -149,6 +149,7 @@ class ShoeSimulator:
         self._unmute_at: float | None = None
         self._muted = False
         self._running = True
+        self._announce_empty = False
         self._new_deck()
 
     # --- deck --------------------------------------------------------------------------------------
@@ -210,6 +211,9 @@ class ShoeSimulator:
             self._read_stdin()
         self._timers(now)
         self._line.flush_due(time.monotonic())
+        if self._announce_empty:
+            self._announce_empty = False
+            self._out("empty")
 
     def _timers(self, now: float) -> None:
         if self._reconnect_at is not None and now >= self._reconnect_at:
@@ -353,7 +357,7 @@ class ShoeSimulator:
             self._last_card = drawn
         if not self._deck and not self.device.flags & p.FLAG_EMPTY:
             self.device.status(p.WireStatus.EMPTY)
-            self._out("empty")
+            self._announce_empty = True  # printed after the draw's own line
         if self._line.pty is not None and not self._muted:
             self._line.send(self.device.poll(now), now)  # on the wire now, not at the next loop turn
         if self._line.pty is not None:

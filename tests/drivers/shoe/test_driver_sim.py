@@ -14,6 +14,9 @@ from drivers.errors import TransportError
 from drivers.shoe import CardDrawn, DrawGap, LinkDown, LinkUp, ShoeDriver, ShoeEvent, ShoeStatus, StatusCode
 from drivers.shoe.sim import Faults, SimulatedShoeProcess
 
+# Every test here drives a simulated shoe process over a pty: the simulated-hardware suite (-m hil).
+pytestmark = pytest.mark.hil
+
 # Generous upper bounds so a stuck test fails instead of hanging; never a performance threshold.
 PATIENCE = 60.0
 
@@ -209,7 +212,6 @@ def test_missing_device_is_an_error_only_when_required(make_driver: Callable[...
     assert not patient.running
 
 
-@pytest.mark.hil
 class TestShoeInTheLoop:
     """Runs against the simulator, or a real shoe when DEALER_ASSIST_SHOE names its device.
 
