@@ -97,6 +97,12 @@ def main() -> int:
             written.setdefault(record["draw_counter"], record["written"])
 
     latency = [(e.received_at - starts[e.draw_counter]) * 1000 for e in events]
+    # What a real UART would give: the frame's own line time, then the pty + driver path. The
+    # simulator's lateness for its paced write is its own scheduling, which a UART does not have.
+    on_line = [
+        (ends[e.draw_counter] - starts[e.draw_counter] + e.received_at - written[e.draw_counter]) * 1000
+        for e in events
+    ]
     after_write = [(e.received_at - written[e.draw_counter]) * 1000 for e in events]
     sim_late = [(written[e.draw_counter] - ends[e.draw_counter]) * 1000 for e in events]
     handoff = [(handed[e.draw_counter] - e.received_at) * 1000 for e in events]
@@ -106,10 +112,17 @@ def main() -> int:
 
     print(f"shoe link benchmark: simulator process on a pty paced to {args.baud} baud 8N1, driver in-process")
     print(f"card frame on the line: 12 bytes = {frame_ms:.3f} ms")
-    print(f"latency, frame start -> CardDrawn emitted, {len(latency)} cards one at a time:")
     print(
-        f"  p50 {percentile(latency, 50):.3f} ms   p99 {percentile(latency, 99):.3f} ms   "
-        f"max {max(latency):.3f} ms   mean {statistics.fmean(latency):.3f} ms"
+        f"latency, frame's first byte on the line -> CardDrawn emitted, {len(latency)} cards one at a time:"
+    )
+    print(
+        f"  line time + pty + driver: p50 {percentile(on_line, 50):.3f} ms   "
+        f"p99 {percentile(on_line, 99):.3f} ms   max {max(on_line):.3f} ms   "
+        f"mean {statistics.fmean(on_line):.3f} ms"
+    )
+    print(
+        f"  as measured, incl. the simulator's lateness: p50 {percentile(latency, 50):.3f} ms   "
+        f"p99 {percentile(latency, 99):.3f} ms   max {max(latency):.3f} ms"
     )
     print(
         f"  simulator's write of the whole frame (os.write) -> CardDrawn emitted (pty + driver): "
@@ -127,8 +140,9 @@ def main() -> int:
         f"sustained draw rate, 52 cards queued at once (stop-and-wait, one ack per card): {rate:.0f} cards/s "
         f"(whole burst incl. stdin commands: {len(burst) / (burst_end - burst_start):.0f} cards/s)"
     )
-    verdict = "meets" if percentile(latency, 99) <= TARGET_P99_MS else "MISSES"
-    print(f"target p99 <= {TARGET_P99_MS:g} ms (frame start -> event): {verdict}")
+    for name, values in (("line time + pty + driver", on_line), ("as measured", latency)):
+        verdict = "meets" if percentile(values, 99) <= TARGET_P99_MS else "MISSES"
+        print(f"target p99 <= {TARGET_P99_MS:g} ms, {name}: {verdict}")
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     print(f"machine: {os.cpu_count()} cores, load average {' '.join(load)} (shared: tail noise)")
     return 0
