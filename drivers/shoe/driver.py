@@ -122,7 +122,8 @@ class ShoeDriver:
 
     @property
     def last_draw_counter(self) -> int | None:
-        """Counter of the last draw handed to the consumer, for its journal's resume point."""
+        """Counter of the last draw the driver accepted from the shoe (its event is queued or being
+        queued). A consumer resuming after a restart should use the last counter *it* recorded."""
         return self._protocol.last_draw_counter
 
     # --- consuming ---------------------------------------------------------------------------------

@@ -283,3 +283,37 @@ async def _take_cards(driver: ShoeDriver, n: int):  # type: ignore[no-untyped-de
             seen += 1
             if seen == n:
                 return
+
+
+def test_callback_mode_delivers_every_event_on_the_io_thread(
+    make_sim: Callable[..., SimulatedShoeProcess],
+) -> None:
+    import threading
+
+    from drivers.shoe import ShoeConfig
+
+    sim = make_sim(seed=13)
+    got: list[tuple[ShoeEvent, str]] = []
+    arrived = threading.Condition()
+
+    def on_event(event: ShoeEvent) -> None:
+        with arrived:
+            got.append((event, threading.current_thread().name))
+            arrived.notify_all()
+
+    driver = ShoeDriver(config=ShoeConfig(url=sim.device_path, link_timeout=0.4), on_event=on_event)
+    driver.start()
+    try:
+        with arrived:
+            assert arrived.wait_for(lambda: any(isinstance(e, LinkUp) for e, _ in got), PATIENCE)
+        expected = [sim.draw() for _ in range(3)]
+        with arrived:
+            assert arrived.wait_for(
+                lambda: len([e for e, _ in got if isinstance(e, CardDrawn)]) == 3, PATIENCE
+            )
+    finally:
+        driver.stop()
+    cards = [e for e, _ in got if isinstance(e, CardDrawn)]
+    assert [(c.draw_counter, c.card.code) for c in cards] == expected
+    assert {name for _, name in got} == {f"shoe:{sim.device_path}"}
+    assert driver.get(timeout=0) is None  # nothing went to the queue as well
