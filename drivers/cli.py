@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from drivers.errors import DriverError
+
+if TYPE_CHECKING:  # the CLI's top level stays light: the real import happens in the handler
+    from drivers.shoe.sim.config import SimConfig
 
 ERRORS: tuple[type[BaseException], ...] = (DriverError,)
 
@@ -30,7 +33,7 @@ SIM_EPILOG = (
 
 stdout: the first line is the pty path (open it, or --link, with shoe-listen or the driver); then one
 reply per command and notices: "drew N CODE" (automatic draws), "disconnected", "connected PATH",
-"empty". Without --draw-interval each stdin line is a command and an empty line draws a card."""
+"empty". Each stdin line is a command, with or without --draw-interval; an empty line draws a card."""
 )
 
 
@@ -60,7 +63,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     sim.add_argument(
         "--fault-seed", type=int, metavar="N", help="seed of the fault injector (default: from --seed)"
     )
-    sim.add_argument("--disconnect-every", type=int, metavar="N", help="drop the line after every N cards")
+    sim.add_argument(
+        "--disconnect-every",
+        type=int,
+        metavar="N",
+        help="drop the line after every N cards drawn while connected",
+    )
     sim.add_argument(
         "--disconnect-for",
         type=float,
@@ -108,11 +116,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     listen.set_defaults(run=_run_listen)
 
 
-def _run_sim(args: argparse.Namespace) -> int:
-    from drivers.shoe.sim.config import Faults, SimConfig, parse_cards
-    from drivers.shoe.sim.runner import run_simulator
+def _sim_config(args: argparse.Namespace) -> SimConfig:
+    """The ``SimConfig`` for parsed ``shoe-sim`` options.
 
-    config = SimConfig(
+    Raises:
+        DriverConfigError: a malformed option value (faults, cards, ranges).
+    """
+    from drivers.shoe.sim.config import Faults, SimConfig, parse_cards
+
+    return SimConfig(
         link=args.link,
         cards=parse_cards(args.cards) if args.cards is not None else None,
         seed=args.seed,
@@ -128,6 +140,12 @@ def _run_sim(args: argparse.Namespace) -> int:
         draw_counter=args.draw_counter,
         trace=args.trace,
     )
+
+
+def _run_sim(args: argparse.Namespace) -> int:
+    from drivers.shoe.sim.runner import run_simulator
+
+    config = _sim_config(args)
     try:
         return run_simulator(config)
     except OSError as exc:
