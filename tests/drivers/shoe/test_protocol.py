@@ -30,6 +30,7 @@ def test_crc_matches_published_check_values(data: bytes, expected: int) -> None:
     assert crc16_bitwise(data) == expected
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=80))
 def test_crc_agrees_with_bitwise_definition(data: bytes) -> None:
     assert p.crc16(data) == crc16_bitwise(data)
