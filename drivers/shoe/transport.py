@@ -109,6 +109,9 @@ class SerialTransport(ShoeTransport):
             stopbits=serial.STOPBITS_ONE,
             timeout=self.config.read_timeout,
             write_timeout=self.config.write_timeout,
+            # One reader per shoe: a second one (a technician's shoe-listen beside the table service)
+            # would steal half the bytes, so it is refused instead (flock on device paths).
+            exclusive=True,
             do_not_open=True,
         )
         port.open()

@@ -317,3 +317,18 @@ def test_callback_mode_delivers_every_event_on_the_io_thread(
     assert [(c.draw_counter, c.card.code) for c in cards] == expected
     assert {name for _, name in got} == {f"shoe:{sim.device_path}"}
     assert driver.get(timeout=0) is None  # nothing went to the queue as well
+
+
+def test_a_second_reader_of_the_same_shoe_is_refused(
+    make_sim: Callable[..., SimulatedShoeProcess], make_driver: Callable[..., ShoeDriver]
+) -> None:
+    from drivers.shoe import ShoeConfig
+
+    sim = make_sim(seed=3)
+    first = make_driver(sim.device_path)
+    collect(first, lambda ev: any(isinstance(e, LinkUp) for e in ev))
+    second = ShoeDriver(config=ShoeConfig(url=sim.device_path))
+    with pytest.raises(TransportError, match="cannot open shoe"):
+        second.start(require_device=True)
+    sim.draw()
+    assert [c.draw_counter for c in cards_in(collect(first, n_cards(1)))] == [1]
