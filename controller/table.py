@@ -69,7 +69,7 @@ SYSTEM = Actor("controller", "system")
 SHOE = Actor("shoe", "shoe")
 
 
-def _utcnow() -> datetime:
+def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
@@ -117,7 +117,7 @@ class TableService:
         *,
         store: JournalStore,
         config: TableConfig | None = None,
-        clock: Callable[[], datetime] = _utcnow,
+        clock: Callable[[], datetime] = utcnow,
         recall: int | None = RECALL,
     ) -> None:
         """Rebuild the table from its journal; with ``config``, run it under that configuration.

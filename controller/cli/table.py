@@ -1,0 +1,166 @@
+"""``dealer-assist run`` (a real table) and ``dealer-assist demo`` (a whole simulated table)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from controller.errors import ControllerError
+from drivers.errors import DriverError
+
+ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError)
+DEFAULT_DATA = Path("dealer-assist-data")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    run = subparsers.add_parser(
+        "run",
+        help="run a real table: its shoe, the table service and the displays",
+        description="Run one table. Stops cleanly on Ctrl-C or SIGTERM; everything accepted is already "
+        "in the journal, and a restart replays it.",
+    )
+    run.add_argument("--config", help="the table configuration (TOML); default: as the journal last had it")
+    run.add_argument("--shoe", help="the shoe: a device path (/dev/ttyUSB0) or a URL (socket://host:port)")
+    run.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
+    run.add_argument(
+        "--control",
+        choices=["stdio"],
+        help="take JSON-line commands on stdin and answer on stdout (test rigs, technicians)",
+    )
+    run.set_defaults(run=run_table)
+
+    demo = subparsers.add_parser(
+        "demo",
+        help="a whole simulated table: simulated shoe, table service, simulated players and dealer",
+        description="A complete simulated table on the embedded store (SQLite under --data): the simulated "
+        "shoe on a pseudo-terminal, the table service, and simulated players and dealer dealing rounds "
+        "on their own. Stops cleanly on Ctrl-C or SIGTERM.",
+    )
+    demo.add_argument("--game", default="oasis", help="oasis, casino-holdem, holdem-exchange or holdem-bonus")
+    demo.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
+    demo.add_argument("--port", type=int, default=8000, help="the dealer display's port (default 8000)")
+    demo.add_argument("--pace", type=float, default=1.0, help="seconds between steps; 0 = as fast as it goes")
+    demo.add_argument("--no-browser", action="store_true", help="do not open a browser")
+    demo.add_argument("--demo-password", help="password of the demo accounts (default: a random one, printed)")
+    demo.add_argument("--seed", type=int, default=None, help="shuffle and play reproducibly")
+    demo.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    demo.set_defaults(run=run_demo)
+
+
+def _stop_on_signals() -> threading.Event:
+    stop = threading.Event()
+
+    def handler(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return stop
+
+
+def _say(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def run_table(args: argparse.Namespace) -> int:
+    from controller.config import load_config
+    from controller.control import handle
+    from controller.live import LiveConfig, LiveTable
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    config = load_config(args.config) if args.config else None
+    live = LiveTable(config=LiveConfig(data=args.data, shoe=args.shoe, table=config))
+    stop = _stop_on_signals()
+    live.start()
+    try:
+        if args.control == "stdio":
+            reader = threading.Thread(target=_control_loop, args=(live, stop, handle), daemon=True)
+            _say({"ready": True, "round": live.table.round_no, "last_counter": live.table.last_counter})
+            reader.start()
+        else:
+            print(f"{live.table.config.name}: {live.table.config.game}, data in {args.data}", file=sys.stderr)
+        while not stop.wait(0.2):
+            if live.failed.is_set():
+                raise ControllerError(f"stopped: {live.failure}")
+    finally:
+        live.stop()
+    return 0
+
+
+def _control_loop(live: Any, stop: threading.Event, handle: Any) -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        if line.strip() == '{"cmd": "shoe"}':
+            _say({"ok": True, "last_counter": live.table.last_counter, "link_up": live.link_up.is_set()})
+            continue
+        _say(handle(live.table, line))
+    stop.set()
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from controller.autoplay import AutoplayConfig, AutoPlayer
+    from controller.config import build_config
+    from controller.console import render
+    from controller.live import LiveConfig, LiveTable
+    from controller.view import snapshot
+    from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.pace < 0:
+        raise ControllerError("--pace must be 0 or more seconds")
+    config = build_config({"game": args.game, "name": "Demo table"})
+    stop = _stop_on_signals()
+    # The table first: its journal says where the shoe's draw counter must continue from.
+    live = LiveTable(config=LiveConfig(data=args.data, shoe=None, table=config))
+    resume = live.table.last_counter or 0
+    live.stop()
+    sim = SimulatedShoeProcess(config=SimConfig(seed=args.seed, draw_counter=resume, shoe_id="DEMO-SHOE"))
+    sim.start()
+    try:
+        live = LiveTable(config=LiveConfig(data=args.data, shoe=sim.device_path, table=config))
+        live.start()
+        if not live.link_up.wait(15):
+            raise ControllerError("the simulated shoe did not connect within 15 s")
+
+        def draw() -> None:
+            sim.draw()
+
+        def shuffle() -> None:
+            sim.command("shuffle")
+
+        player = AutoPlayer(
+            table=live.table, draw=draw, new_round=shuffle, config=AutoplayConfig(pace=args.pace, seed=args.seed)
+        )
+        last_round = [live.table.round_no]
+
+        def show(view: dict[str, Any]) -> None:
+            if view["phase"] == "showdown" or view["tilts"] or view["round"] != last_round[0]:
+                last_round[0] = view["round"]
+                print(render(view) + "\n", flush=True)
+
+        live.table.subscribe(show)
+        print(f"demo: {config.name} playing {live.table.config.game}, data in {args.data}, shoe {sim.device_path}")
+        print(render(snapshot(live.table)) + "\n", flush=True)
+        started = live.table.now()
+        player.start()
+        try:
+            while not stop.wait(0.2):
+                if live.failed.is_set():
+                    raise ControllerError(f"stopped: {live.failure}")
+                if args.rounds is not None and live.table.rounds_since(started) >= args.rounds:
+                    break
+        finally:
+            player.stop()
+            live.stop()
+    finally:
+        sim.stop()
+    print(f"demo stopped after round {live.table.round_no}; journal in {args.data}", file=sys.stderr)
+    return 0

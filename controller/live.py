@@ -1,0 +1,115 @@
+"""A live table: the journal, the table service and its shoe, joined; what `run` and `demo` start."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from controller.config import TableConfig
+from controller.errors import ControllerError
+from controller.journal import JournalError, SqliteJournal
+from controller.table import TableService, utcnow
+from drivers.shoe import (
+    CardDrawn,
+    DrawGap,
+    LinkDown,
+    LinkUp,
+    ShoeConfig,
+    ShoeDriver,
+    ShoeEvent,
+    ShoeStatus,
+    StatusCode,
+)
+
+JOURNAL = "journal.sqlite3"
+log = logging.getLogger(__name__)
+
+# Shoe conditions that stop play; their "cleared" counterparts leave the tilt for a supervisor.
+_FAULTS = {StatusCode.JAM: "jam", StatusCode.LID_OPEN: "lid-open", StatusCode.EMPTY: "empty"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class LiveConfig:
+    """Where a live table keeps its data and where its shoe is.
+
+    ``table`` may be None to run the table as its journal last configured it.
+    """
+
+    data: Path
+    shoe: str | None
+    table: TableConfig | None = None
+
+
+class LiveTable:
+    """One running table: shoe events go into the table service on the driver's thread.
+
+    A card is journaled before the service acknowledges it; after a crash the driver asks the shoe
+    to replay every draw after the last journaled one, so each card arrives exactly once.
+    """
+
+    def __init__(self, *, config: LiveConfig, clock: Callable[[], datetime] = utcnow) -> None:
+        """Open the journal and replay it.
+
+        Raises:
+            JournalError: the journal cannot be opened or read.
+            TableError: no configuration given and none journaled, or a change under an open round.
+            DriverConfigError: the shoe path or URL has no transport.
+        """
+        config.data.mkdir(parents=True, exist_ok=True)
+        self.config = config
+        self.store = SqliteJournal(path=config.data / JOURNAL)
+        try:
+            self.table = TableService(store=self.store, config=config.table, clock=clock)
+            self.driver: ShoeDriver | None = None
+            if config.shoe:
+                shoe = ShoeConfig(url=config.shoe, resume_after=self.table.last_counter)
+                self.driver = ShoeDriver(config=shoe, on_event=self._on_event)
+        except BaseException:
+            self.store.close()
+            raise
+        self.failed = threading.Event()
+        self.failure = ""
+        self.link_up = threading.Event()
+
+    def start(self) -> None:
+        if self.driver is not None:
+            self.driver.start()
+
+    def stop(self) -> None:
+        if self.driver is not None:
+            self.driver.stop()
+        self.store.close()
+
+    def _on_event(self, event: ShoeEvent) -> None:
+        """Runs on the shoe driver's thread; must not raise."""
+        table = self.table
+        try:
+            match event:
+                case CardDrawn():
+                    table.on_card(event.card.code, counter=event.draw_counter, shoe=event.shoe_id)
+                case ShoeStatus(code=StatusCode.UNREADABLE):
+                    table.on_shoe_status("unreadable", counter=event.draw_counter)
+                case ShoeStatus(code=code) if code in _FAULTS:
+                    table.on_shoe_status(_FAULTS[code])
+                case ShoeStatus():
+                    pass  # lid closed, jam cleared, new deck: the open tilt waits for a supervisor
+                case DrawGap():
+                    table.on_draw_gap(event.first, event.last, shoe=event.shoe_id)
+                case LinkDown():
+                    self.link_up.clear()
+                    table.on_link(False, detail=event.reason)
+                case LinkUp():
+                    self.link_up.set()
+                    table.on_link(True)
+        except JournalError as exc:
+            # Nothing more can be recorded: stop taking cards. The shoe keeps them; a restart
+            # replays them after the last journaled one.
+            self.failure = str(exc)
+            log.critical("journal failure, the table stops: %s", exc)
+            self.failed.set()
+        except ControllerError as exc:
+            log.error("shoe event %s refused: %s", type(event).__name__, exc)
