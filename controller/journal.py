@@ -65,11 +65,19 @@ class JackpotAccount:
 
 @dataclass(frozen=True, slots=True)
 class JackpotChange:
-    """What a settled round does to the account, applied in the same transaction as its entry."""
+    """What a settled round does to the account, applied in the same transaction as its entry.
+
+    Relative, so that several tables can share one account: the hits are taken off the meter as it
+    stands (never below ``reset``), then the contribution is added.
+    """
 
     contribution: int
-    meter_after: int
+    reset: int
     hits: tuple[tuple[int, str, int], ...] = ()  # (box, hand, amount)
+
+    @property
+    def won(self) -> int:
+        return sum(amount for _, _, amount in self.hits)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,9 +207,11 @@ class SqliteJournal(JournalStore):
         return Entry(seq=seq, kind=kind, data=json.loads(text), actor=actor, at=at)
 
     def _apply_jackpot(self, change: JackpotChange, *, round_no: int, at: str) -> None:
+        if change.hits:
+            self._db.execute("UPDATE jackpot_account SET meter = MAX(?, meter - ?)", (change.reset, change.won))
         self._db.execute(
-            "UPDATE jackpot_account SET meter = ?, contributions = contributions + ?, won = won + ?",
-            (change.meter_after, change.contribution, sum(a for _, _, a in change.hits)),
+            "UPDATE jackpot_account SET meter = meter + ?, contributions = contributions + ?, won = won + ?",
+            (change.contribution, change.contribution, change.won),
         )
         for box, hand, amount in change.hits:
             self._db.execute(

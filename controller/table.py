@@ -273,7 +273,7 @@ class TableService:
             if self.config.jackpot.enabled:
                 change = JackpotChange(
                     contribution=settlement.jackpot.contribution,
-                    meter_after=settlement.jackpot.meter_after,
+                    reset=self.config.jackpot.reset,
                     hits=tuple((h.box, h.hand, h.amount) for h in settlement.jackpot.hits),
                 )
             data = {"round": self.round_no, "settlement": settlement.to_json()}

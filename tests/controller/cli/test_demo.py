@@ -1,0 +1,68 @@
+"""`dealer-assist demo` and `run` used from a terminal: they play, stop cleanly, and keep the journal."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.hil
+
+
+def cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "controller.cli", *args]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_demo_plays_rounds_on_its_own_and_stops_cleanly_on_a_signal(tmp_path: Path, sig: signal.Signals) -> None:
+    proc = subprocess.Popen(
+        cli("demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--seed", "2", "--game", "holdem-bonus"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    showdowns = 0
+    deadline = time.monotonic() + 60
+    while showdowns < 2 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read() if proc.stderr else ""
+        showdowns += "· showdown ·" in line
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    history = subprocess.run(cli("history", "--data", str(tmp_path)), capture_output=True, text=True, check=True)
+    rounds = [json.loads(line) for line in history.stdout.splitlines()]
+    assert len(rounds) >= 1 and all(r["game"] == "holdem-bonus" for r in rounds)
+
+
+def test_demo_continues_the_same_journal_after_a_restart(tmp_path: Path) -> None:
+    for _ in range(2):
+        done = subprocess.run(
+            cli("demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--rounds", "2"),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+    history = subprocess.run(cli("history", "--data", str(tmp_path)), capture_output=True, text=True, check=True)
+    numbers = [json.loads(line)["round"] for line in history.stdout.splitlines()]
+    assert len(numbers) >= 4 and numbers == sorted(set(numbers))
+
+
+def test_run_with_a_bad_configuration_or_shoe_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "table.toml"
+    bad.write_text('game = "oasis"\nmax_bet = -1\n')
+    done = subprocess.run(
+        cli("run", "--config", str(bad), "--data", str(tmp_path)), capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "max_bet" in done.stderr
+    empty = subprocess.run(cli("run", "--data", str(tmp_path / "new")), capture_output=True, text=True, check=False)
+    assert empty.returncode == 2 and "give a configuration" in empty.stderr
