@@ -110,6 +110,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from controller.config import build_config
     from controller.console import render
     from controller.live import LiveConfig, LiveTable
+    from controller.table import Actor
     from controller.view import snapshot
     from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
 
@@ -121,6 +122,11 @@ def run_demo(args: argparse.Namespace) -> int:
     # The table first: its journal says where the shoe's draw counter must continue from.
     live = LiveTable(config=LiveConfig(data=args.data, shoe=None, table=config))
     resume = live.table.last_counter or 0
+    if live.table.round is not None:
+        # A new simulated shoe has a new deck: it cannot finish the old deal.
+        live.table.void_round(
+            actor=Actor("demo", "supervisor"), why="demo restarted: the simulated shoe has a new deck"
+        )
     live.stop()
     sim = SimulatedShoeProcess(config=SimConfig(seed=args.seed, draw_counter=resume, shoe_id="DEMO-SHOE"))
     sim.start()
