@@ -93,7 +93,7 @@ def random_bets(table: TableService, rng: random.Random, cfg: AutoplayConfig) ->
         if rng.random() < cfg.shared_rate and ante >= 2 * config.min_bet and config.max_bettors > 1:
             first = rng.randrange(config.min_bet, ante - config.min_bet + 1, step) if ante > 2 * step else step
             second = ante - first
-            bettors = (Bettor("Ann", first, bonus), Bettor("Ben", second, 0))
+            bettors = (Bettor(f"Ann {number}", first, bonus), Bettor(f"Ben {number}", second, 0))
             bets.append(BoxBet(box=number, ante=ante, bonus=bonus, bettors=bettors))
             continue
         blind = config.game == "oasis" and rng.random() < cfg.blind_rate

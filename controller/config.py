@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import (
     BaseModel,
@@ -21,7 +21,9 @@ from pydantic import (
 from controller.errors import ConfigError
 from controller.hands import HAND_NAMES
 
-Money = StrictInt  # integer amounts in the table's smallest unit of account; never floats
+MAX_AMOUNT = 10**15  # far above any table's money; keeps every figure an exact, printable integer
+Money = Annotated[StrictInt, Field(le=MAX_AMOUNT)]  # the table's smallest unit of account; never floats
+Multiple = Annotated[StrictInt, Field(ge=0, le=1_000_000)]  # a paytable's "pays N to one"
 
 
 class Section(BaseModel):
@@ -47,8 +49,8 @@ class Qualification(Section):
         if self.min_rank is not None:
             if self.category != "pair":
                 raise ValueError("min_rank applies only to category 'pair'")
-            if self.min_rank.upper() not in "23456789TJQKA" or len(self.min_rank) != 1:
-                raise ValueError(f"min_rank {self.min_rank!r} is not a rank (2-9 T J Q K A)")
+            if self.min_rank.upper() not in ("2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "10"):
+                raise ValueError(f"min_rank {self.min_rank!r} is not a rank (2-9 T J Q K A, or 10)")
         return self
 
 
@@ -58,7 +60,7 @@ class BonusConfig(Section):
     enabled: StrictBool = False
     min_bet: Money = Field(default=1, ge=1)
     max_bet: Money = Field(default=100, ge=1)
-    paytable: dict[str, StrictInt] = Field(default_factory=dict)
+    paytable: dict[str, Multiple] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _limits(self) -> BonusConfig:
@@ -79,6 +81,9 @@ class JackpotConfig(Section):
     # Hand name -> percent of the meter that hand wins; 100 empties the meter to `reset`.
     hit_hands: dict[str, StrictInt] = Field(default_factory=lambda: {"royal-flush": 100})
     requires_bonus: StrictBool = True
+    share_hits: StrictBool = Field(
+        default=True, description="hits in one round share the meter as it stood at the first hit (decided)"
+    )
 
     @model_validator(mode="after")
     def _hands(self) -> JackpotConfig:
@@ -118,13 +123,14 @@ class TableConfig(Section):
 
 
 def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """Deep-merge ``override`` into ``base``; tables merge, every other value replaces.
+    """Deep-merge ``override`` into ``base``; sections merge, every other value replaces.
 
-    Paytables replace whole, so an operator's paytable never inherits a stray default row.
+    Paytables and hit lists replace whole, so an operator's table never inherits a stray default row.
     """
     merged = dict(base)
     for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping) and key != "paytable":
+        whole = key.endswith("paytable") or key == "hit_hands"
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping) and not whole:
             merged[key] = _merge(merged[key], value)
         else:
             merged[key] = value
@@ -153,8 +159,10 @@ def build_config(settings: Mapping[str, Any], *, where: str = "table configurati
     if not isinstance(settings, Mapping):
         raise ConfigError(f"{where}: expected a table of settings, got {type(settings).__name__}")
     name = settings.get("game")
-    if not isinstance(name, str):
+    if name is None:
         raise ConfigError(f"{where}: game: required, one of the game names")
+    if not isinstance(name, str):
+        raise ConfigError(f"{where}: game: expected a game name, got {name!r}")
     game = get_game(name)
     merged = _merge(game.defaults, settings)
     rules = merged.get("rules", {})

@@ -151,6 +151,7 @@ class RoundState:
     board: list[Card | None] = field(default_factory=list)
     pending: list[Slot] = field(default_factory=list)
     seen: set[Card] = field(default_factory=set)
+    flags: set[str] = field(default_factory=set)  # what the dealer has done, e.g. "dealer-shown"
 
     @property
     def box_numbers(self) -> list[int]:
@@ -272,6 +273,8 @@ class Round:
             RuleViolation: the box is not to decide now, the action is not legal now, or its
                 details (e.g. the cards to exchange) are wrong; the rule is named.
         """
+        if action.box == 0:
+            return self._check_table_action(action)
         if action.box not in self.state.boxes:
             raise RuleViolation("decide.no-such-box", f"box {action.box} is not playing this round")
         if action.action not in self.game.actions:
@@ -295,6 +298,19 @@ class Round:
         self.game.check_action(self.state, action)
         return step
 
+    def _check_table_action(self, action: Action) -> Decide:
+        """The dealer's own actions (box 0), e.g. showing his hand early in Hold'em with exchange."""
+        if action.action not in self.game.table_actions:
+            raise RuleViolation(
+                f"{self.game.name}.table-actions",
+                f"{action.action!r} is not a dealer action of {self.game.title}",
+            )
+        step = self.expected()
+        if not isinstance(step, Decide):
+            raise RuleViolation("decide.not-expected", f"{action.action} only while boxes decide: {step.describe()}")
+        self.game.check_action(self.state, action)
+        return Decide(0, (action.action,), stage="dealer")
+
     def act(self, action: Action) -> ActionTaken:
         """Apply a decision after checking it.
 
@@ -303,8 +319,8 @@ class Round:
         """
         step = self.check_action(action)
         event = ActionTaken(number=len(self._events) + 1, action=action, stage=step.stage)
-        box = self.state.boxes[action.box]
-        box.actions.append(event)
+        if action.box:
+            self.state.boxes[action.box].actions.append(event)
         self.state.pending.extend(self.game.apply_action(self.state, action))
         self._events.append(event)
         return event

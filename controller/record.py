@@ -9,7 +9,7 @@ from typing import Any
 
 from controller.cards import Card, card, codes
 from controller.cards import cards as parse_cards
-from controller.config import TableConfig, build_config
+from controller.config import MAX_AMOUNT, TableConfig, build_config
 from controller.engine import Action, ActionTaken, Bettor, BoxBet, CardDealt, Complete, Deal, Round
 from controller.errors import CardError, ConfigError, RecordError, RuleViolation
 from controller.settlement import RoundSettlement
@@ -17,6 +17,8 @@ from controller.settlement import RoundSettlement
 _BOX_KEYS = {"box", "ante", "bonus", "blind", "bettors"}
 _BETTOR_KEYS = {"name", "ante", "bonus"}
 _ACTION_KEYS = {"box", "action", "discard"}
+# Actions of the dealer rather than of a box (recorded with no box).
+TABLE_ACTIONS = frozenset({"dealer-shown"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +62,8 @@ def _bet_json(bet: BoxBet) -> dict[str, Any]:
 
 
 def _action_json(action: Action) -> dict[str, Any]:
+    if action.box == 0:
+        return {"action": action.action}
     out: dict[str, Any] = {"box": action.box, "action": action.action}
     if action.discard:
         out["discard"] = codes(action.discard)
@@ -72,6 +76,8 @@ def _amount(value: Any, where: str, *, minimum: int = 0) -> int:
         raise RecordError(f"{where}: {value!r} is not a whole amount (money is integer units)")
     if value < minimum:
         raise RecordError(f"{where}: {value} is below {minimum}")
+    if value > MAX_AMOUNT:
+        raise RecordError(f"{where}: {value} is more than any table handles (at most {MAX_AMOUNT})")
     return value
 
 
@@ -149,12 +155,17 @@ def parse_action(raw: Any, *, where: int = 0) -> Action:
 def _action(raw: Any, i: int) -> Action:
     where = f"actions[{i}]"
     obj = _object(raw, where, _ACTION_KEYS)
-    for key in ("box", "action"):
-        if key not in obj:
-            raise RecordError(f"{where}.{key}: required")
+    if "action" not in obj:
+        raise RecordError(f"{where}.action: required")
     name = obj["action"]
     if not isinstance(name, str):
         raise RecordError(f"{where}.action: expected a name such as 'fold', got {name!r}")
+    if name in TABLE_ACTIONS:
+        if obj.get("box", 0) != 0:
+            raise RecordError(f"{where}: {name!r} is the dealer's, not a box's: give no box")
+        return Action(box=0, action=name)
+    if "box" not in obj:
+        raise RecordError(f"{where}.box: required")
     discard = _list(obj.get("discard", []), f"{where}.discard")
     if name == "exchange" and not discard:
         raise RecordError(f"{where}: an exchange must name the cards it discards ('discard')")
@@ -251,6 +262,12 @@ def replay(record: RoundRecord) -> Round:
                 rnd.act(action)
             except RuleViolation as exc:
                 raise RuleViolation(exc.rule, f"actions[{n}]: {exc.message}") from None
+    if deck or pending:
+        # Only a void round stops early; what it did not reach is not part of its record.
+        raise RecordError(
+            f"void: the round stopped after {rnd.cards_dealt} cards and {len(record.actions) - len(pending)} "
+            f"actions; {len(deck)} cards and {len(pending)} actions are left over"
+        )
     step = rnd.expected()
     if record.void is None and not isinstance(step, Complete):
         raise RecordError(f"the round is not finished (cards or actions missing): {step.describe()}")
@@ -296,6 +313,8 @@ def loads(text: str | bytes) -> Any:
         raise RecordError("not valid JSON: the input is not UTF-8 text") from None
     except RecursionError:
         raise RecordError("not valid JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of thousands of digits
+        raise RecordError(f"not a usable record: {exc}") from None
 
 
 def record_from_round(rnd: Round, *, table: Mapping[str, Any], void: str | None = None) -> RoundRecord:

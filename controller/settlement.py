@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from controller.engine import BoxState, Round
 
 BetKind = Literal["wager", "fee", "bonus", "cap"]
-Outcome = Literal["win", "lose", "push", "fold", "void"]
+Outcome = Literal["win", "lose", "push", "fold", "withdrawn", "void"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,8 +184,8 @@ def _box_json(box: BoxSettlement) -> dict[str, Any]:
 def split(amount: int, weights: Sequence[int]) -> list[int]:
     """Share ``amount`` in proportion to ``weights``; the remainder goes to the first (the owner).
 
-    Every share is rounded toward zero, so no bettor is paid more, or charged more, than their
-    exact share; the parts always add up to ``amount``.
+    Every share but the first is rounded toward zero, so nobody else is paid, or charged, more
+    than their exact share; the parts always add up to ``amount``.
     """
     total = sum(weights)
     if total <= 0:
@@ -222,27 +222,34 @@ def _jackpot_hits(rnd: Round) -> dict[int, tuple[str, int]]:
     return hits
 
 
-def _jackpot_amounts(meter: int, hits: dict[int, tuple[str, int]]) -> dict[int, int]:
-    """What each hit wins. Hits in one round share the meter as it stood at the first hit
-    (RULES: decided): full-meter hits split it equally, the remainder to the lowest box."""
-    full = sorted(b for b, (_, pct) in hits.items() if pct == 100)
-    amounts = {b: meter * pct // 100 for b, (_, pct) in hits.items() if pct != 100}
-    if full:
-        for b, share in zip(full, split(meter, [1] * len(full)), strict=True):
-            amounts[b] = share
-    return amounts
+def _jackpot_amounts(meter: int, hits: dict[int, tuple[str, int]], *, share: bool) -> dict[int, int]:
+    """What each hit wins, from the meter as it stood at the first hit.
+
+    Each hit claims its percentage of that meter. With ``share`` (RULES: decided) the hits of one
+    round never take more than the meter holds: when the claims add up to more, they are scaled
+    down in proportion (two royal flushes split the meter equally), rounded down, the remainder
+    to the lowest box. Without it each hit is paid its whole claim and the house funds any excess.
+    """
+    boxes = sorted(hits)
+    claims = [meter * hits[b][1] // 100 for b in boxes]
+    if share and sum(claims) > meter:
+        claims = split(meter, claims)
+    return dict(zip(boxes, claims, strict=True))
 
 
-def _bonus_results(rnd: Round, box: BoxState, jackpot_hit: bool) -> list[int]:
-    """The bonus result for each bonus stake on the box (one per bettor on a shared box)."""
+def _bonus_results(rnd: Round, box: BoxState, jackpot_replaces_bonus: bool) -> list[int]:
+    """The bonus result for each bonus stake on the box (one per bettor on a shared box).
+
+    A paytable row of 0 returns the stake; a hand with no row loses it.
+    """
     stakes = [b.bonus for b in box.bet.bettors] if box.bet.bettors else [box.bet.bonus]
     if not box.bet.bonus:
         return [0] * len(stakes)
-    if jackpot_hit:
+    if jackpot_replaces_bonus:
         return [0] * len(stakes)  # the jackpot replaces the bonus pay; the stake comes back
     key = rnd.game.bonus_key(rnd.state, box)
     pays = rnd.config.bonus.paytable.get(key) if key else None
-    return [s * pays if pays else -s for s in stakes]
+    return [-s if pays is None else s * pays for s in stakes]
 
 
 def settle_round(rnd: Round) -> RoundSettlement:
@@ -250,7 +257,7 @@ def settle_round(rnd: Round) -> RoundSettlement:
     state, config = rnd.state, rnd.config
     dealer, mains = rnd.game.settle_main(state)
     hits = _jackpot_hits(rnd)
-    amounts = _jackpot_amounts(rnd.jackpot_meter, hits)
+    amounts = _jackpot_amounts(rnd.jackpot_meter, hits, share=config.jackpot.share_hits)
     boxes: list[BoxSettlement] = []
     house_pays = 0
     losing = 0
@@ -259,7 +266,8 @@ def settle_round(rnd: Round) -> RoundSettlement:
         main = mains[number]
         bets = apply_cap(main.bets, config.max_payout)
         main_net = sum(b.result for b in bets)
-        bonus_parts = _bonus_results(rnd, box, number in hits)
+        # A full-meter hit (the royal flush) is paid instead of the bonus; a partial one on top of it.
+        bonus_parts = _bonus_results(rnd, box, number in hits and hits[number][1] == 100)
         jackpot = amounts.get(number, 0)
         if box.bet.bonus:
             bets = (*bets, BetResult("bonus", box.bet.bonus, sum(bonus_parts), kind="bonus"))

@@ -32,6 +32,8 @@ class Game:
     board_size: int
     bonus_keys: tuple[str, ...] = ()
     blind_boxes: bool = False
+    one_box_per_player: bool = False
+    table_actions: frozenset[str] = frozenset()
     advance: Callable[[RoundState], Step]
     check_action: Callable[[RoundState, Action], None]
     apply_action: Callable[[RoundState, Action], list[Slot]]
@@ -73,6 +75,7 @@ def check_opening_bets(game: Game, config: TableConfig, bets: Sequence[BoxBet]) 
     if not bets:
         raise RuleViolation("table.boxes", "a round needs at least one box with an ante")
     seen: set[int] = set()
+    players: dict[str, int] = {}
     for bet in bets:
         where = f"box {bet.box}"
         if not 1 <= bet.box <= config.boxes:
@@ -91,6 +94,15 @@ def check_opening_bets(game: Game, config: TableConfig, bets: Sequence[BoxBet]) 
             raise RuleViolation("table.max-bet", f"{where}: ante {bet.ante} is above the maximum bet {config.max_bet}")
         if bet.bettors:
             check_shared_box(config, bet)
+            if game.one_box_per_player:
+                for person in bet.bettors:
+                    if person.name in players:
+                        raise RuleViolation(
+                            f"{game.name}.one-box",
+                            f"{where}: {person.name} already plays box {players[person.name]}; "
+                            f"in {game.title} a player plays one box",
+                        )
+                    players[person.name] = bet.box
         bonuses = [b.bonus for b in bet.bettors if b.bonus] or ([bet.bonus] if bet.bonus else [])
         if bonuses and not config.bonus.enabled:
             raise RuleViolation("bonus.offered", f"{where}: this table takes no bonus bet")
@@ -129,7 +141,7 @@ def qualifies(hand: HandValue, spec: Qualification) -> bool:
     if not hand.at_least(spec.category):
         return False
     if spec.min_rank is not None and hand.category == "pair":
-        return hand.cards[0].rank >= RANKS.index(spec.min_rank.upper())
+        return hand.cards[0].rank >= RANKS.index("T" if spec.min_rank == "10" else spec.min_rank.upper())
     return True
 
 

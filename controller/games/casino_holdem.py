@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from controller.config import GameRules, Qualification, TableConfig
+from controller.config import GameRules, Multiple, Qualification, TableConfig
 from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
 from controller.games import Game, compare, paytable_check, qualifies, showdown
 from controller.hands import CATEGORIES, HandValue, evaluate
@@ -25,7 +25,7 @@ class CasinoHoldemRules(GameRules):
 
     qualify: Qualification = Qualification(category="pair", min_rank="4")
     call_multiple: StrictInt = Field(default=2, ge=1, description="the call, in antes")
-    ante_paytable: dict[str, StrictInt] = Field(
+    ante_paytable: dict[str, Multiple] = Field(
         default_factory=lambda: {
             "royal-flush": 100,
             "straight-flush": 20,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from controller.config import GameRules, Qualification, TableConfig
+from controller.config import GameRules, Multiple, Qualification, TableConfig
 from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
 from controller.errors import RuleViolation
 from controller.games import Game, compare, paytable_check, qualifies, showdown
@@ -20,6 +20,7 @@ BOARD = [
     *(Slot("board", i, face_up=True, label=f"flop card {i + 1}") for i in range(3)),
 ]
 FIRST, SECOND = "first-decision", "after-buying"
+SHOWN = "dealer-shown"
 
 
 class HoldemExchangeRules(GameRules):
@@ -31,7 +32,11 @@ class HoldemExchangeRules(GameRules):
     exchange_fee: StrictInt = Field(default=1, ge=0, description="the exchange fee, in antes")
     max_exchange: StrictInt = Field(default=2, ge=1, le=2, description="hole cards one exchange may replace")
     not_qualified_ante_pays: StrictInt = Field(default=1, ge=0, description="decided: ante 1:1, bet returned")
-    bet_paytable: dict[str, StrictInt] = Field(
+    withdraw_on_early_show: StrictBool = Field(
+        default=True,
+        description="dealer shows his hand before all decisions: the undecided may fold or withdraw (decided)",
+    )
+    bet_paytable: dict[str, Multiple] = Field(
         default_factory=lambda: {
             "royal-flush": 100,
             "straight-flush": 15,
@@ -64,27 +69,42 @@ def advance(state: RoundState) -> Step:
     deal = state.first_missing([*deal_passes(state.box_numbers, passes=2), *BOARD])
     if deal:
         return deal
+    # Once the dealer has shown his hand, a box still to decide may only fold or withdraw.
+    shown = SHOWN in state.flags
     for box in state.in_play():
         if not box.actions_in(FIRST):
-            return Decide(box.box, ("fold", "bet", "buy"), stage=FIRST)
+            return Decide(box.box, ("fold", "withdraw") if shown else ("fold", "bet", "buy"), stage=FIRST)
     # Every box has decided once; the dealer has turned the 4th card if anyone bought.
     for box in state.in_play():
         if box.actions_in(FIRST) == ["buy"] and not box.did("bet"):
             options = ("fold", "bet") if box.did("exchange") else ("fold", "bet", "exchange")
-            return Decide(box.box, options, stage=SECOND)
+            return Decide(box.box, ("fold", "withdraw") if shown else options, stage=SECOND)
     return Complete()
 
 
 def turned(state: RoundState) -> frozenset[Slot]:
-    """Once every box has decided once and any bought, the dealer turns board card 4 face up."""
+    """Once every box has decided once and any bought, the dealer turns board card 4 face up; a
+    dealer who shows his hand early turns his own two."""
     boxes = list(state.boxes.values())
+    up: set[Slot] = set()
     if all(b.folded or b.actions_in(FIRST) for b in boxes) and any(b.actions_in(FIRST) == ["buy"] for b in boxes):
-        return frozenset({BOARD[0]})
-    return frozenset()
+        up.add(BOARD[0])
+    if SHOWN in state.flags:
+        up.update(Slot("dealer", i) for i in range(2))
+    return frozenset(up)
 
 
 def check_action(state: RoundState, action: Action) -> None:
-    """An exchange replaces one or two of the box's own hole cards."""
+    """An exchange replaces one or two of the box's own hole cards; the dealer shows early once."""
+    if action.action == SHOWN:
+        if not _rules(state).withdraw_on_early_show:
+            raise RuleViolation(
+                "holdem-exchange.early-show",
+                "this table treats a dealer hand shown early as an exposed card: report it (redeal or cancel)",
+            )
+        if SHOWN in state.flags:
+            raise RuleViolation("holdem-exchange.early-show", "the dealer's hand is already shown")
+        return
     if action.action != "exchange":
         return
     box = state.boxes[action.box]
@@ -102,8 +122,11 @@ def check_action(state: RoundState, action: Action) -> None:
 
 
 def apply_action(state: RoundState, action: Action) -> list[Slot]:
+    if action.action == SHOWN:
+        state.flags.add(SHOWN)
+        return []
     box = state.boxes[action.box]
-    if action.action == "fold":
+    if action.action in ("fold", "withdraw"):
         box.folded = True
     elif action.action == "exchange":
         for c in action.discard:
@@ -132,14 +155,18 @@ def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
 def settle_main(state: RoundState) -> tuple[DealerResult, dict[int, MainResult]]:
     rules = _rules(state)
     board = state.board_cards()
-    dealer = evaluate([*state.dealer, *board])
-    dealer_qualifies = qualifies(dealer, rules.qualify)
+    # No box left in play: no showdown, the dealer's hand is never shown.
+    dealer = evaluate([*state.dealer, *board]) if state.in_play() else None
+    dealer_qualifies = qualifies(dealer, rules.qualify) if dealer else None
     results: dict[int, MainResult] = {}
     for number in state.box_numbers:
         box = state.boxes[number]
         placed = stakes(state.config, box)
         hand = evaluate([*box.cards, *board])
-        if box.folded:
+        if box.did("withdraw"):
+            # Stakes returned; fees are never returned (RULES: decided, the dealer showed early).
+            results[number] = MainResult("withdrawn", hand, showdown(placed, outcome="push"))
+        elif box.folded or dealer is None:
             results[number] = MainResult("fold", hand, showdown(placed, outcome="fold"))
         elif not dealer_qualifies:
             pays = {"ante": rules.not_qualified_ante_pays, "bet": 0}
@@ -173,7 +200,9 @@ DEFAULTS: dict[str, Any] = {
 GAME = Game(
     name="holdem-exchange",
     title="Hold'em with exchange",
-    actions=frozenset({"fold", "bet", "buy", "exchange"}),
+    actions=frozenset({"fold", "bet", "buy", "exchange", "withdraw"}),
+    table_actions=frozenset({SHOWN}),
+    one_box_per_player=True,
     rules_model=HoldemExchangeRules,
     defaults=DEFAULTS,
     board_size=5,

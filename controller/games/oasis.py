@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
-from controller.config import GameRules, Qualification, TableConfig
+from controller.config import GameRules, Multiple, Qualification, TableConfig
 from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
 from controller.errors import RuleViolation
 from controller.games import Game, compare, paytable_check, qualifies, showdown
@@ -23,7 +23,7 @@ class OasisRules(GameRules):
     raise_multiple: StrictInt = Field(default=2, ge=1, description="the raise, in antes")
     exchange_fee: StrictInt = Field(default=1, ge=0, description="the exchange fee, in antes")
     exchanges: StrictInt = Field(default=1, ge=0, le=1, description="exchanges allowed per box")
-    raise_paytable: dict[str, StrictInt] = Field(
+    raise_paytable: dict[str, Multiple] = Field(
         default_factory=lambda: {
             "royal-flush": 100,
             "straight-flush": 50,
@@ -107,14 +107,15 @@ def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
 
 def settle_main(state: RoundState) -> tuple[DealerResult, dict[int, MainResult]]:
     rules = _rules(state)
-    dealer = evaluate(state.dealer, ace_king=True)
-    dealer_qualifies = qualifies(dealer, rules.qualify)
+    # No box left in play: no showdown, the dealer's hand is never shown.
+    dealer = evaluate(state.dealer, ace_king=True) if state.in_play() else None
+    dealer_qualifies = qualifies(dealer, rules.qualify) if dealer else None
     results: dict[int, MainResult] = {}
     for number in state.box_numbers:
         box = state.boxes[number]
         placed = stakes(state.config, box)
         hand = evaluate(box.cards, ace_king=True)
-        if box.folded:
+        if box.folded or dealer is None:
             results[number] = MainResult("fold", hand, showdown(placed, outcome="fold"))
         elif not dealer_qualifies:
             # The ante wins 1:1, the raise comes back.

@@ -56,6 +56,9 @@ def write(tmp_path: Path, text: str) -> Path:
         ('game = "casino-holdem"\n[rules]\ncall_multiple = 0\n', "rules.call_multiple = 0"),
         ('game = "poker-dice"\n', "unknown game 'poker-dice'"),
         ("max_bet = 5\n", "game: required"),
+        ('game = ["oasis"]\n', "expected a game name"),
+        ('game = "oasis"\nmax_payout = 10000000000000000000\n', "max_payout"),
+        ('game = "oasis"\n[bonus.paytable]\nstraight = 100000000\n', "bonus.paytable.straight"),
         ('game = "oasis"\nmax_bet = \n', "not valid TOML"),
     ],
 )
@@ -66,6 +69,11 @@ def test_bad_configuration_is_refused_naming_key_and_value(tmp_path: Path, toml:
     assert "\n" not in str(info.value)
 
 
+def test_qualification_accepts_10_as_a_rank() -> None:
+    config = build_config({"game": "casino-holdem", "rules": {"qualify": {"category": "pair", "min_rank": "10"}}})
+    assert config.rules.model_dump()["qualify"]["min_rank"] == "10"
+
+
 def test_missing_and_binary_files_are_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "nope.toml")
@@ -74,8 +82,16 @@ def test_missing_and_binary_files_are_named(tmp_path: Path) -> None:
         load_config(tmp_path / "bin.toml")
 
 
-def test_overrides_merge_into_defaults_but_paytables_replace_whole() -> None:
-    config = build_config({"game": "oasis", "bonus": {"paytable": {"royal-flush": 500}}, "max_payout": 5000})
+def test_overrides_merge_into_defaults_but_paytables_and_hit_lists_replace_whole() -> None:
+    config = build_config(
+        {
+            "game": "oasis",
+            "bonus": {"paytable": {"royal-flush": 500}},
+            "jackpot": {"hit_hands": {"straight-flush": 100}},
+            "max_payout": 5000,
+        }
+    )
     assert config.bonus.paytable == {"royal-flush": 500}
+    assert config.jackpot.hit_hands == {"straight-flush": 100}
     assert config.bonus.min_bet == 2
     assert config.max_payout == 5000

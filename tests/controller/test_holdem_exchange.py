@@ -170,3 +170,64 @@ def test_no_dark_play_and_no_bonus_bet() -> None:
         )
     with pytest.raises(ConfigError, match="no bonus bet"):
         hx({1: "Ac Ad"}, "Kc Kd", board="2h 7s 9d Jc 3s", actions=[], table={"bonus": {"enabled": True}})
+
+
+def test_dealer_showing_early_lets_the_undecided_only_fold_or_withdraw() -> None:
+    s = hx(
+        {1: "Kc Kd", 2: "2c 3d", 3: "4c 5d"},
+        "6c 6d",
+        board="Ah Qs 9d Js 8h",
+        actions=[
+            act(1, "bet"),
+            {"action": "dealer-shown"},
+            act(2, "withdraw"),
+            act(3, "fold"),
+        ],
+    )
+    assert box(s, 1)["outcome"] == "win"  # decided boxes keep their decisions
+    assert box(s, 2)["outcome"] == "withdrawn"
+    assert bets(s, 2) == {"ante": 0}
+    assert bets(s, 3) == {"ante": -10}
+    with pytest.raises(RuleViolation, match=r"box 2 cannot bet now: box 2 to decide: fold or withdraw"):
+        hx(
+            {1: "Kc Kd", 2: "2c 3d"},
+            "6c 6d",
+            board="Ah Qs 9d Js 8h",
+            actions=[act(1, "bet"), {"action": "dealer-shown"}, act(2, "bet")],
+        )
+
+
+def test_a_buyer_who_withdraws_after_an_early_show_keeps_paying_the_fee() -> None:
+    s = hx(
+        {1: "2c 3d"},
+        "6c 6d",
+        board="Ah Qs 9d Js 8h",
+        actions=[act(1, "buy"), {"action": "dealer-shown"}, act(1, "withdraw")],
+    )
+    assert bets(s, 1) == {"ante": 0, "buy-fee": -10}
+    assert s["dealer"]["hand"] is None
+
+
+def test_early_show_as_a_tilt_instead_is_a_setting() -> None:
+    with pytest.raises(RuleViolation, match=r"holdem-exchange\.early-show"):
+        hx(
+            {1: "Kc Kd", 2: "2c 3d"},
+            "6c 6d",
+            board="Ah Qs 9d Js 8h",
+            actions=[act(1, "bet"), {"action": "dealer-shown"}],
+            table={"rules": {"withdraw_on_early_show": False}},
+        )
+
+
+def test_a_player_plays_only_one_box() -> None:
+    with pytest.raises(RuleViolation, match=r"holdem-exchange\.one-box"):
+        hx(
+            {1: "Ac Ad", 2: "Kc Kd"},
+            "2c 3d",
+            board="2h 7s 9d Jc 3s",
+            stakes=[
+                {"box": 1, "ante": 20, "bettors": [{"name": "A", "ante": 10}, {"name": "B", "ante": 10}]},
+                {"box": 2, "ante": 20, "bettors": [{"name": "C", "ante": 10}, {"name": "A", "ante": 10}]},
+            ],
+            actions=[act(1, "bet"), act(2, "bet")],
+        )

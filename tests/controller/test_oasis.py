@@ -377,3 +377,46 @@ def test_bets_outside_the_limits_are_refused_by_rule(stakes: list[dict[str, obje
 def test_unknown_table_setting_is_named() -> None:
     with pytest.raises(ConfigError, match="max_payot"):
         oasis({1: "Kc Kd 4h 4s 2c"}, DEALER_2P, actions=[raise_(1)], table={"max_payot": 5})
+
+
+def test_partial_jackpot_hits_never_take_more_than_the_meter_and_keep_the_bonus() -> None:
+    # A royal flush (whole meter) and a straight flush (10 %) in one round share 10,000.
+    table = {"jackpot": {"hit_hands": {"royal-flush": 100, "straight-flush": 10}}}
+    s = oasis(
+        {1: "As Ks Qs Js Ts", 2: "8d 7d 6d 5d 4d"},
+        DEALER_2P,
+        stakes=[{"box": 1, "ante": 10, "bonus": 5}, {"box": 2, "ante": 10, "bonus": 5}],
+        actions=[raise_(1), raise_(2)],
+        meter=10_000,
+        table=table,
+    )
+    assert s["jackpot"]["won"] == 10_000
+    assert [box(s, 1)["jackpot"], box(s, 2)["jackpot"]] == [9091, 909]
+    assert box(s, 1)["bonus"] == 0  # the whole-meter hit replaces the bonus pay
+    assert box(s, 2)["bonus"] == 2500  # a partial hit is paid on top of the 500:1 bonus
+    assert s["jackpot"]["meter_after"] == 10_000  # reset value; nothing contributed (no losing box)
+    unshared = oasis(
+        {1: "As Ks Qs Js Ts", 2: "8d 7d 6d 5d 4d"},
+        DEALER_2P,
+        stakes=[{"box": 1, "ante": 10, "bonus": 5}, {"box": 2, "ante": 10, "bonus": 5}],
+        actions=[raise_(1), raise_(2)],
+        meter=10_000,
+        table={"jackpot": {**table["jackpot"], "share_hits": False}},
+    )
+    assert [box(unshared, 1)["jackpot"], box(unshared, 2)["jackpot"]] == [10_000, 1000]
+
+
+def test_when_every_box_folds_the_dealer_hand_is_never_shown() -> None:
+    s = oasis({1: "2c 3d 5h 7s 8c"}, DEALER_2P, actions=[{"box": 1, "action": "fold"}])
+    assert s["dealer"]["hand"] is None and s["dealer"]["qualifies"] is None
+
+
+def test_a_bonus_row_of_zero_returns_the_stake() -> None:
+    s = oasis(
+        {1: "Kc Qd Jh Ts 9c"},
+        DEALER_2P,
+        stakes=[{"box": 1, "ante": 10, "bonus": 5}],
+        actions=[raise_(1)],
+        table={"bonus": {"paytable": {"straight": 0, "flush": 60}}},
+    )
+    assert bets(s, 1)["bonus"] == 0

@@ -34,7 +34,7 @@ def rounds(draw: st.DrawFn) -> tuple[Round, dict[str, Any]]:
         if draw(st.integers(0, 3)) == 0:
             antes = draw(st.lists(st.integers(10, 33), min_size=2, max_size=config.max_bettors))
             bonuses = [draw(st.sampled_from([0, bonus])) if bonus else 0 for _ in antes]
-            people = tuple(Bettor(f"P{i}", a, b) for i, (a, b) in enumerate(zip(antes, bonuses, strict=True)))
+            people = tuple(Bettor(f"B{n}P{i}", a, b) for i, (a, b) in enumerate(zip(antes, bonuses, strict=True)))
             bets.append(BoxBet(box=n, ante=sum(antes), bonus=sum(bonuses), bettors=people))
         else:
             blind = config.game == "oasis" and draw(st.integers(0, 4)) == 0
@@ -44,6 +44,10 @@ def rounds(draw: st.DrawFn) -> tuple[Round, dict[str, Any]]:
     while not isinstance(step := rnd.expected(), Complete):
         if isinstance(step, Deal):
             rnd.deal(deck.pop())
+            continue
+        if rnd.game.table_actions and not rnd.state.flags and draw(st.integers(0, 9)) == 0:
+            # The dealer shows his hand early (Hold'em with exchange): the undecided fold or withdraw.
+            rnd.act(Action(box=0, action=draw(st.sampled_from(sorted(rnd.game.table_actions)))))
             continue
         name = draw(st.sampled_from(step.options))
         discard: tuple[Any, ...] = ()

@@ -84,6 +84,9 @@ BAD: dict[str, tuple[str | bytes, str]] = {
     "fractional money": (broken(lambda r: r["boxes"][0].update(ante=10.5)), "whole amount"),
     "unknown box key": (broken(lambda r: r["boxes"][0].update(colour="red")), "unknown key 'colour'"),
     "missing actions": (broken(lambda r: r.update(actions=r["actions"][:1])), "not finished"),
+    "huge amount": (broken(lambda r: r["boxes"][0].update(ante=10**20)), "more than any table handles"),
+    "thousands of digits": ('{"game": "oasis", "boxes": [{"box": 1, "ante": 1' + "0" * 5000 + "}]}", "usable record"),
+    "void with leftovers": (broken(lambda r: r.update(void="power cut", actions=[])), "left over"),
 }
 
 
