@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.settle",
     "controller.cli.config",
     "controller.cli.history",
+    "web_display.cli",
 )
 
 

@@ -1,0 +1,69 @@
+"""Test kit for the web display: tables on temporary journals, the app, signed-in clients, a live server."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from controller.config import build_config
+from controller.journal import SqliteJournal
+from controller.table import TableService
+from web_display.accounts import ensure_demo_accounts
+from web_display.core.config import Settings
+from web_display.main import create_app
+from web_display.server import ServerHandle, serve
+
+PASSWORD = "correct-horse-battery"
+ORIGIN = "http://testserver"
+
+
+class Clock:
+    """A test clock: starts at noon and moves a millisecond per reading."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(milliseconds=1)
+        return self.now
+
+
+def make_table(folder: Path, game: str, name: str, **settings: Any) -> TableService:
+    config = build_config({"game": game, "name": name, **settings})
+    folder.mkdir(parents=True, exist_ok=True)
+    return TableService(config=config, store=SqliteJournal(path=folder / f"{name}.sqlite3"), clock=Clock())
+
+
+def make_app(data: Path, tables: dict[str, TableService], **settings: Any) -> FastAPI:
+    ensure_demo_accounts(data, PASSWORD)
+    return create_app(settings=Settings(data_dir=data, **settings), tables=tables)
+
+
+def login(client: TestClient, name: str, password: str = PASSWORD) -> str:
+    """Sign in; returns the CSRF token the client must send with changes."""
+    response = client.post("/api/login", json={"name": name, "password": password})
+    assert response.status_code == 200, response.text
+    csrf: str = response.json()["csrf"]
+    return csrf
+
+
+def deal(table: TableService, cards: list[str], *, start: int = 1) -> int:
+    """Feed cards as the shoe would; returns the next draw counter."""
+    for i, code in enumerate(cards):
+        table.on_card(code, counter=start + i, shoe="SIM")
+    return start + len(cards)
+
+
+@contextmanager
+def live_server(app: FastAPI) -> Iterator[ServerHandle]:
+    handle = serve(app, host="127.0.0.1", port=0)
+    try:
+        yield handle
+    finally:
+        handle.stop()
