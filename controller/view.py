@@ -76,7 +76,11 @@ def recalled(item: RecalledRound) -> dict[str, Any]:
         "round": item.round,
         "finished_at": item.finished_at,
         "bets": item.record.to_json()["boxes"],
-        "actions": item.record.to_json()["actions"],
+        # Discards were mucked face down: the record keeps them, the displays never see them.
+        "actions": [
+            {**a, "discard": [None] * len(a["discard"])} if a.get("discard") else a
+            for a in item.record.to_json()["actions"]
+        ],
         "settlement": _mask_settlement(settlement, shown),
     }
 

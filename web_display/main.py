@@ -33,6 +33,7 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
 }
+ROUTERS = (auth.router, table_routes.router, floor.router, admin.router, live.router, pages.router)
 
 
 def create_app(*, settings: Settings, tables: Mapping[str, TableService]) -> FastAPI:
@@ -72,7 +73,7 @@ def create_app(*, settings: Settings, tables: Mapping[str, TableService]) -> Fas
 
     app = FastAPI(title="dealer-assist", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.web = state
-    for router in (auth.router, table_routes.router, floor.router, admin.router, live.router, pages.router):
+    for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=str(resources.files("web_display") / "static")), name="static")
     _error_handlers(app)

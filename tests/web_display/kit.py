@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -14,7 +16,7 @@ from fastapi.testclient import TestClient
 from controller.config import build_config
 from controller.journal import SqliteJournal
 from controller.table import TableService
-from web_display.accounts import ensure_demo_accounts
+from web_display.accounts import ACCOUNTS_FILE, ensure_demo_accounts
 from web_display.core.config import Settings
 from web_display.main import create_app
 from web_display.server import ServerHandle, serve
@@ -40,8 +42,18 @@ def make_table(folder: Path, game: str, name: str, **settings: Any) -> TableServ
     return TableService(config=config, store=SqliteJournal(path=folder / f"{name}.sqlite3"), clock=Clock())
 
 
+_TEMPLATE: list[Path] = []
+
+
 def make_app(data: Path, tables: dict[str, TableService], **settings: Any) -> FastAPI:
-    ensure_demo_accounts(data, PASSWORD)
+    """The app over these tables, with the demo accounts (password PASSWORD) in ``data``."""
+    # Hashing with argon2 is slow on purpose: make the accounts file once, copy it for each app.
+    if not _TEMPLATE:
+        folder = Path(tempfile.mkdtemp(prefix="da-accounts-"))
+        ensure_demo_accounts(folder, PASSWORD)
+        _TEMPLATE.append(folder / ACCOUNTS_FILE)
+    data.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_TEMPLATE[0], data / ACCOUNTS_FILE)
     return create_app(settings=Settings(data_dir=data, **settings), tables=tables)
 
 
