@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,24 @@ def _mask_settlement(settlement: dict[str, Any], shown: set[str]) -> dict[str, A
     return out
 
 
+_CODE = re.compile(r"(?:\bcard )?(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])", re.IGNORECASE)
+
+
+def redact(text: str, shown: set[str]) -> str:
+    """A message with every card code that is not face up replaced by "a card".
+
+    Tilt messages name the cards involved (e.g. a duplicate read), and such a card is face down
+    on the table: the supervisor reads it from the card itself, never from a display.
+    """
+
+    def hide(match: re.Match[str]) -> str:
+        code = match.group(0).removeprefix("card ")
+        canonical = ("T" if code.startswith("10") else code[0].upper()) + code[-1].lower()
+        return match.group(0) if canonical in shown else "a card"
+
+    return _CODE.sub(hide, text)
+
+
 def recalled(item: RecalledRound) -> dict[str, Any]:
     """A finished round for the displays: every card that was face up, nothing that was not."""
     settlement = item.settlement.to_json()
@@ -91,6 +110,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
 
     config = table.config
     rnd = table.round
+    shown = visible_cards(rnd) if rnd is not None else set()
     now = table.now()
     account = table.jackpot_account()
     view: dict[str, Any] = {
@@ -109,7 +129,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
         },
         "round": table.round_no,
         "phase": table.phase(),
-        "expected": table.expected(),
+        "expected": redact(table.expected(), shown),
         "decide": None,
         "boxes": [],
         "dealer": [],
@@ -119,7 +139,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
             {
                 "id": t.id,
                 "kind": t.kind,
-                "message": t.message,
+                "message": redact(t.message, shown),
                 "instruction": t.instruction,
                 "resolutions": list(t.resolutions),
                 "raised_at": t.raised_at,
@@ -143,7 +163,6 @@ def snapshot(table: TableService) -> dict[str, Any]:
     }
     if rnd is None:
         return view
-    shown = visible_cards(rnd)
     step = rnd.expected()
     if isinstance(step, Decide):
         view["decide"] = {"box": step.box, "options": list(step.options), "stage": step.stage}
@@ -183,4 +202,4 @@ def _title(game: str) -> str:
     return get_game(game).title
 
 
-__all__ = ["HIDDEN", "Slot", "recalled", "snapshot", "visible_cards"]
+__all__ = ["HIDDEN", "Slot", "recalled", "redact", "snapshot", "visible_cards"]

@@ -119,3 +119,31 @@ def test_the_leak_check_finds_a_hidden_card(tmp_path: Path) -> None:
     """The detector itself: a face-down card's code in any form of text is found."""
     view: dict[str, Any] = {"cards": [{"code": "Qh", "face_up": True}], "expected": "card Kd was already dealt"}
     assert leaked(json.dumps(view), ["Kd", "Qh", "As"]) == ["Kd", "Qh"]
+
+
+def test_a_tilt_never_names_a_face_down_card(tmp_path: Path) -> None:
+    """A duplicate read names the card in the controller's message; the displays must not."""
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    app = make_app(tmp_path, {"T1": table})
+    with TestClient(app) as client:
+        csrf = {"X-CSRF-Token": login(client, "dealer")}
+        bets = {"bets": [{"box": 1, "ante": 10}, {"box": 2, "ante": 10}]}
+        assert client.post("/api/tables/T1/rounds", json=bets, headers=csrf).status_code == 201
+        with (
+            client.websocket_connect("/ws/tables/T1", headers={"origin": ORIGIN}) as ws,
+            client.websocket_connect("/ws/floor", headers={"origin": ORIGIN}) as floor,
+        ):
+            rec = Recorder(table)
+            table.on_card("Kc", counter=1)
+            table.on_card("8c", counter=2)
+            table.on_card("Kc", counter=3)  # read again
+            table.on_card("Qh", counter=4)  # held while the tilt is open
+            assert table.tilts and "Kc" in next(iter(table.tilts.values())).message
+            rec.drain(ws, "ws", key="view")
+            rec.drain(floor, "floor", key="table")
+            rec.http("GET table", client.get("/api/tables/T1").text)
+            rec.http("GET floor", client.get("/api/floor").text)
+    texts = [text for _, _, text in rec.items]
+    assert any("a card was already dealt" in text for text in texts)
+    for text in texts:
+        assert not leaked(text, ["Kc", "8c", "Qh"]), text

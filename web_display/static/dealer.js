@@ -17,6 +17,8 @@
   let discardFor = "";
 
   const $ = (id) => document.getElementById(id);
+  // replaceChildren() would write a null child as the text "null": optional parts are left out.
+  const put = (node, ...kids) => node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined));
   const fmt = (amount) => money(amount, view.table.minor_units, view.table.currency);
   const signed = (amount) => (amount > 0 ? "+" : "") + fmt(amount);
   const title = (text) => text.charAt(0).toUpperCase() + text.slice(1).replace(/-/g, " ");
@@ -51,7 +53,7 @@
     if (key === tiltsKey) return; // keep what a supervisor is typing
     tiltsKey = key;
     const box = $("tilts");
-    box.replaceChildren();
+    put(box);
     const supervisor = me.role === "supervisor" || me.role === "admin";
     for (const tilt of view.tilts) {
       const why = el("input", { name: "why", placeholder: "why (goes in the log)", autocomplete: "off" });
@@ -95,9 +97,9 @@
   // ------------------------------------------------------------------ cards
 
   function renderCards() {
-    $("dealer-cards").replaceChildren(...view.dealer.map(cardElement));
+    put($("dealer-cards"), ...view.dealer.map(cardElement));
     $("board-area").hidden = view.board.length === 0;
-    $("board-cards").replaceChildren(...view.board.map(cardElement));
+    put($("board-cards"), ...view.board.map(cardElement));
     const dealer = view.settlement ? view.settlement.dealer : null;
     $("dealer-hand").textContent = dealer && dealer.hand ? handName(dealer.hand) : "";
     let qualifies = "";
@@ -175,7 +177,7 @@
         result ? resultLines(result) : null,
       );
     });
-    $("boxes").replaceChildren(...tiles);
+    put($("boxes"), ...tiles);
   }
 
   // --------------------------------------------------------------- commands
@@ -184,7 +186,7 @@
     const panel = $("decide");
     const decide = view.decide;
     if (!decide || view.tilts.length) {
-      panel.replaceChildren();
+      put(panel);
       panel.hidden = true;
       return;
     }
@@ -228,7 +230,7 @@
         },
       }),
     );
-    panel.replaceChildren(
+    put(panel, 
       el("h2", { text: `Box ${decide.box}: ${decide.stage ? decide.stage.replace(/-/g, " ") + " — " : ""}decide` }),
       picks,
       el("div", { class: "buttons" }, ...buttons),
@@ -239,13 +241,13 @@
     const panel = $("showdown");
     const s = view.settlement;
     if (view.phase !== "showdown" || !s) {
-      panel.replaceChildren();
+      put(panel);
       panel.hidden = true;
       return;
     }
     panel.hidden = false;
     const pays = s.house_pays;
-    panel.replaceChildren(
+    put(panel, 
       el("h2", { id: "house-pays", text: pays >= 0 ? `House pays ${fmt(pays)}` : `House collects ${fmt(-pays)}` }),
       el("button", {
         id: "confirm-settlement",
@@ -284,7 +286,7 @@
         text: `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`,
       }),
     );
-    form.replaceChildren(...rows);
+    put(form, ...rows);
   }
 
   function readBets() {
@@ -309,11 +311,11 @@
     const tools = $("round-tools");
     const supervisor = me.role === "supervisor" || me.role === "admin";
     if (idle) {
-      tools.replaceChildren();
+      put(tools);
       return;
     }
     const reason = el("input", { name: "void-why", placeholder: "why void the round", autocomplete: "off" });
-    tools.replaceChildren(
+    put(tools, 
       el("button", {
         id: "report-exposed",
         type: "button",
@@ -392,7 +394,7 @@
         ),
       );
     }
-    screen.replaceChildren(
+    put(screen, 
       el("h1", { text: "JACKPOT!" }),
       ...lines,
       el("button", {
@@ -438,7 +440,7 @@
         el("td", { text: fmt(s.house_pays) }),
       );
     });
-    $("history").tBodies[0].replaceChildren(...rows);
+    put($("history").tBodies[0], ...rows);
   }
 
   function render() {

@@ -51,12 +51,12 @@ class Report(BaseModel):
 
 class ClearTilt(BaseModel):
     resolution: Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
-    why: Annotated[str, Field(min_length=1, max_length=500)]
+    why: Annotated[str, Field(max_length=500)]  # the table says why an empty reason is refused
     card: Annotated[str | None, Field(max_length=3)] = None
 
 
 class Void(BaseModel):
-    why: Annotated[str, Field(min_length=1, max_length=500)]
+    why: Annotated[str, Field(max_length=500)]  # the table says why an empty reason is refused
 
 
 def _done(table: TableService, seq: int) -> dict[str, Any]:
