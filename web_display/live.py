@@ -224,6 +224,8 @@ async def pump(client: Client, send: Callable[[str], Any], *, timeout: float) ->
         if not batch:
             return client.reason
         for message in batch:
+            if client.dropped:  # dropped mid-batch (signed out, server stopping): send nothing more
+                return client.reason
             try:
                 await asyncio.wait_for(send(message), timeout=timeout)
             except TimeoutError:

@@ -1,0 +1,106 @@
+"""The live hub: latest state wins, bounded backlogs, slow clients dropped, the table never waits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from controller.engine import BoxBet
+from controller.table import Actor
+from tests.web_display.kit import make_table
+from web_display.live import Client, Hub, pump
+
+DEALER = Actor("dana", "dealer")
+
+
+def test_an_unsent_state_is_replaced_by_the_latest_and_keeps_its_place() -> None:
+    client = Client(session="s", limit=4)
+    client.offer("T1", "t1-v1")
+    client.offer("T2", "t2-v1")
+    client.offer("T1", "t1-v2")
+    assert asyncio.run(client.next_batch()) == ["t1-v2", "t2-v1"]
+
+
+def test_a_client_whose_backlog_passes_its_limit_is_dropped() -> None:
+    client = Client(session="s", limit=2)
+    client.offer("T1", "a")
+    client.offer("T2", "b")
+    assert not client.dropped
+    client.offer("T3", "c")
+    assert client.dropped and client.reason == "too far behind"
+    assert asyncio.run(client.next_batch()) == []
+
+
+def test_a_socket_that_does_not_take_a_message_in_time_is_dropped() -> None:
+    async def stuck(message: str) -> None:
+        await asyncio.Event().wait()  # never returns: a client that stopped reading
+
+    client = Client(session="s", limit=4)
+    client.offer("T1", "v1")
+    assert asyncio.run(pump(client, stuck, timeout=0.05)) == "too slow"
+    assert client.dropped
+
+
+def test_messages_are_sent_in_order_until_the_client_is_dropped() -> None:
+    sent: list[str] = []
+
+    async def run() -> str:
+        client = Client(session="s", limit=4)
+
+        async def send(message: str) -> None:
+            sent.append(message)
+            if len(sent) == 2:
+                client.drop("signed out")
+
+        client.offer("T1", "a")
+        client.offer("T2", "b")
+        client.offer("T3", "c")
+        return await pump(client, send, timeout=1)
+
+    assert asyncio.run(run()) == "signed out"
+    assert sent == ["a", "b"]
+
+
+def test_a_client_that_never_reads_holds_one_message_and_never_stalls_the_table(tmp_path: Path) -> None:
+    table = make_table(tmp_path, "oasis", "T1")
+    table.open_round([BoxBet(box=b, ante=10) for b in range(1, 8)], actor=DEALER)
+    cards = [f"{r}{s}" for s in "cdhs" for r in "23456789TJQKA"][:40]
+
+    async def run() -> tuple[int, int, int]:
+        hub = Hub(loop=asyncio.get_running_loop(), tables={"T1": table}, limit=8, large_payout_bets=20)
+        stalled = hub.watch_table("T1", session="s")  # nobody ever reads this client
+        floor = hub.watch_floor(session="f")
+
+        def shoe() -> None:  # the shoe driver's thread: every callback returns without waiting
+            for i, code in enumerate(cards, start=1):
+                table.on_card(code, counter=i)
+
+        await asyncio.to_thread(shoe)
+        await asyncio.sleep(0)  # let the handed-off publications run on the loop
+        for _ in range(100):
+            if json.loads(stalled.pending["T1"])["view"]["version"] == table.version:
+                break
+            await asyncio.sleep(0.01)
+        version = json.loads(stalled.pending["T1"])["view"]["version"]
+        held = (len(stalled.pending), version, len(floor.pending))
+        hub.close()
+        return held
+
+    pending, version, floor_pending = asyncio.run(run())
+    assert table.round is not None and table.round.cards_dealt == 40
+    assert pending == 1 and version == table.version  # only the latest state is held
+    assert floor_pending == 1
+
+
+def test_sign_out_drops_only_that_sessions_clients(tmp_path: Path) -> None:
+    table = make_table(tmp_path, "oasis", "T1")
+
+    async def run() -> tuple[bool, bool]:
+        hub = Hub(loop=asyncio.get_running_loop(), tables={"T1": table}, limit=8, large_payout_bets=20)
+        mine = hub.watch_table("T1", session="a")
+        other = hub.watch_floor(session="b")
+        hub.drop_session("a")
+        return mine.dropped, other.dropped
+
+    assert asyncio.run(run()) == (True, False)
