@@ -58,7 +58,14 @@ def serve(app: FastAPI, *, host: str = "127.0.0.1", port: int = 8000, start_time
         raise ServerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, ws="websockets", lifespan="on", timeout_graceful_shutdown=2
+        app,
+        log_level="warning",
+        access_log=False,
+        ws="websockets-sansio",
+        # Snapshots are small and go to many clients on a LAN: compressing each copy costs more than it saves.
+        ws_per_message_deflate=False,
+        lifespan="on",
+        timeout_graceful_shutdown=2,
     )
     server = uvicorn.Server(config)
     # Off the main thread uvicorn leaves signals alone: Ctrl-C stays the demo's to handle.
