@@ -65,9 +65,13 @@ def create_app(*, settings: Settings, tables: Mapping[str, TableService]) -> Fas
             limit=settings.client_queue,
             large_payout_bets=settings.large_payout_bets,
         )
+        ticker = asyncio.create_task(_tick(state.tables, settings.tick_seconds)) if settings.tick_seconds else None
         try:
             yield
         finally:
+            if ticker is not None:
+                ticker.cancel()
+                await asyncio.gather(ticker, return_exceptions=True)
             state.hub_.close()
             state.hub_ = None
 
@@ -88,6 +92,17 @@ def create_app(*, settings: Settings, tables: Mapping[str, TableService]) -> Fas
         return response
 
     return app
+
+
+async def _tick(tables: Mapping[str, TableService], seconds: float) -> None:
+    """Run the tables' decision timers. In a worker thread: a tick may journal (fsync) a timed-out fold."""
+    while True:
+        await asyncio.sleep(seconds)
+        for name, table in tables.items():
+            try:
+                await asyncio.to_thread(table.tick)
+            except ControllerError:
+                log.exception("decision timer of table %s", name)
 
 
 def _status(exc: ControllerError) -> int:

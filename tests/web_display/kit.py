@@ -36,10 +36,11 @@ class Clock:
         return self.now
 
 
-def make_table(folder: Path, game: str, name: str, **settings: Any) -> TableService:
+def make_table(folder: Path, game: str, name: str, *, clock: Clock | None = None, **settings: Any) -> TableService:
     config = build_config({"game": game, "name": name, **settings})
     folder.mkdir(parents=True, exist_ok=True)
-    return TableService(config=config, store=SqliteJournal(path=folder / f"{name}.sqlite3"), clock=Clock())
+    store = SqliteJournal(path=folder / f"{name}.sqlite3")
+    return TableService(config=config, store=store, clock=clock or Clock())
 
 
 _TEMPLATE: list[Path] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from pathlib import Path
 
 from controller.engine import BoxBet
@@ -104,3 +105,24 @@ def test_sign_out_drops_only_that_sessions_clients(tmp_path: Path) -> None:
         return mine.dropped, other.dropped
 
     assert asyncio.run(run()) == (True, False)
+
+
+def test_the_app_runs_the_decision_timers(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from fastapi.testclient import TestClient
+
+    from tests.web_display.kit import Clock, deal, make_app
+
+    clock = Clock()
+    table = make_table(tmp_path / "journal", "casino-holdem", "T1", clock=clock, rules={"decision_seconds": 30})
+    table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+    deal(table, ["2c", "3c", "4c", "5c", "6c", "7c", "8c"])
+    with TestClient(make_app(tmp_path, {"T1": table}, tick_seconds=0.02)):
+        clock.now += timedelta(seconds=31)
+        for _ in range(3000):  # wait, generously, for the app's timer task to run
+            if table.round is not None and table.round.state.boxes[1].folded:
+                break
+            threading.Event().wait(0.01)
+    assert table.round is not None and table.round.state.boxes[1].folded
+    assert list(table._store.entries())[-1].actor == "system:decision-timer"

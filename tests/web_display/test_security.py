@@ -264,3 +264,14 @@ def test_sign_ins_sign_outs_and_account_changes_are_audited(client: TestClient) 
     assert all(e["at"] for e in audit)
     login(client, "admin")
     assert ("admin:admin", "logout") in [(e["who"], e["action"]) for e in client.get("/api/audit").json()]
+
+
+def test_a_table_name_with_spaces_works_in_pages_api_and_feed(tmp_path: Path) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "Table 1")
+    with TestClient(make_app(tmp_path, {"Table 1": table})) as c:
+        login(c, "dealer")
+        assert c.get("/", follow_redirects=False).headers["location"] == "/tables/Table%201"
+        assert c.get("/tables/Table%201").status_code == 200
+        assert c.get("/api/tables/Table%201").json()["table"]["name"] == "Table 1"
+        with c.websocket_connect("/ws/tables/Table%201", headers={"origin": ORIGIN}) as ws:
+            assert '"name":"Table 1"' in ws.receive_text()

@@ -29,6 +29,9 @@ class Settings(BaseSettings):
     send_timeout: float = Field(default=2.0, gt=0)
     # The floor lists a finished box as a large payout when its net win is at least this many minimum bets.
     large_payout_bets: int = Field(default=20, ge=1)
+    # How often the app lets time pass at its tables (decision timers, e.g. Casino Hold'em's); 0: never
+    # (then whoever runs the tables calls TableService.tick()).
+    tick_seconds: float = Field(default=1.0, ge=0)
     # Failed sign-ins before a name is refused for lockout_seconds (slows password guessing).
     max_failed_logins: int = Field(default=5, ge=1)
     lockout_seconds: float = Field(default=60.0, ge=0)
