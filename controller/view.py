@@ -66,7 +66,9 @@ def _mask_settlement(settlement: dict[str, Any], shown: set[str]) -> dict[str, A
     return out
 
 
-_CODE = re.compile(r"(?:\bcard )?(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])", re.IGNORECASE)
+# Canonical codes only (the controller writes "Kc", never "kc"): case-insensitive, "as" in plain
+# English ("pay the table as shown") would read as the ace of spades.
+_CODE = re.compile(r"(?:\bcard )?(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])")
 
 
 def redact(text: str, shown: set[str]) -> str:
@@ -78,7 +80,7 @@ def redact(text: str, shown: set[str]) -> str:
 
     def hide(match: re.Match[str]) -> str:
         code = match.group(0).removeprefix("card ")
-        canonical = ("T" if code.startswith("10") else code[0].upper()) + code[-1].lower()
+        canonical = ("T" if code.startswith("10") else code[0]) + code[-1]
         return match.group(0) if canonical in shown else "a card"
 
     return _CODE.sub(hide, text)

@@ -76,6 +76,7 @@ def play(page: Page, table: TableService, script: Script) -> None:
 def check_showdown(page: Page, table: TableService, script: Script) -> None:
     """What the rules say the display shows, then every figure of the engine's settlement."""
     expect(page.locator("#phase")).to_have_text("showdown")
+    expect(page.locator("#expected")).to_have_text("showdown: pay the table as shown, then confirm")
     expect(page.locator("#dealer-hand")).to_have_text(script.dealer_hand)
     expect(page.locator("#dealer-qualifies")).to_have_text(script.qualifies)
     for box, hand in script.hands.items():

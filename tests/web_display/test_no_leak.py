@@ -147,3 +147,14 @@ def test_a_tilt_never_names_a_face_down_card(tmp_path: Path) -> None:
     assert any("a card was already dealt" in text for text in texts)
     for text in texts:
         assert not leaked(text, ["Kc", "8c", "Qh"]), text
+
+
+def test_redaction_hides_card_codes_not_face_up_and_leaves_words_alone() -> None:
+    from controller.view import redact
+
+    assert redact("card Kc was already dealt this round", {"As"}) == "a card was already dealt this round"
+    assert redact("Td was drawn with no round open", set()) == "a card was drawn with no round open"
+    assert redact("10h and Qs", {"Qs"}) == "a card and Qs"
+    assert redact("showdown: pay the table as shown, then confirm", set()) == (
+        "showdown: pay the table as shown, then confirm"
+    )
