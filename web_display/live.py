@@ -132,8 +132,13 @@ class Hub:
         self._unsubscribe: list[Callable[[], None]] = []
         self._large_cache: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
         for name, table in self._tables.items():
-            self._unsubscribe.append(table.subscribe(self._from_table(name)))
-            self._publish(name, snapshot(table))
+            # Under the table's lock, as its own publications are: a card arriving from the shoe thread
+            # must not change the round while the first snapshot is taken. (TableService has no public
+            # way to take a consistent snapshot; its lock is re-entrant.)
+            with table._lock:
+                self._unsubscribe.append(table.subscribe(self._from_table(name)))
+                first = snapshot(table)
+            self._publish(name, first)
 
     def _from_table(self, name: str) -> Callable[[dict[str, Any]], None]:
         def callback(view: dict[str, Any]) -> None:
