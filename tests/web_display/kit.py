@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -56,6 +57,11 @@ def make_app(data: Path, tables: dict[str, TableService], **settings: Any) -> Fa
     data.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(_TEMPLATE[0], data / ACCOUNTS_FILE)
     return create_app(settings=Settings(data_dir=data, **settings), tables=tables)
+
+
+def leaked(text: str, hidden: Iterable[str]) -> list[str]:
+    """Hidden card codes that appear in ``text`` as a token of their own (quoted or in a message)."""
+    return [c for c in hidden if re.search(rf"(?<![A-Za-z0-9]){c}(?![A-Za-z0-9])", text)]
 
 
 def login(client: TestClient, name: str, password: str = PASSWORD) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,8 +20,8 @@ from tests.web_display.browser import (
     sign_in,
     signed,
 )
-from tests.web_display.kit import deal, live_server, make_app, make_table
-from tests.web_display.rounds import OASIS, SCRIPTS, Act, Card, Script
+from tests.web_display.kit import deal, leaked, live_server, make_app, make_table
+from tests.web_display.rounds import OASIS, SCRIPTS, Act, Card, Script, fed_cards
 
 pytestmark = pytest.mark.browser
 DEALER = Actor("dana", "dealer")
@@ -50,9 +51,14 @@ def enter_bets(page: Page, script: Script) -> None:
             page.fill(f"input[name=bonus-{bet['box']}]", str(bet["bonus"]))
 
 
-def play(page: Page, table: TableService, script: Script) -> None:
-    """Deal the script's cards at the shoe and take its decisions on the display, checking each card shows."""
+def play(page: Page, table: TableService, script: Script) -> dict[int, set[str]]:
+    """Deal the script's cards at the shoe and take its decisions on the display, checking each card shows.
+
+    Returns which cards were face up at each table version (the script's own account, for the leak check).
+    """
     counter = 1
+    shown: set[str] = set()
+    allowed_at = {table.version: set(shown)}
     for step in script.steps:
         if isinstance(step, Card):
             table.on_card(step.code, counter=counter, shoe="SIM")
@@ -71,6 +77,11 @@ def play(page: Page, table: TableService, script: Script) -> None:
             for pos in step.discard:
                 page.click(f"#decide .discard[data-pos='{pos}']")
             click_and_wait(page, table, f"#decide button[data-action={step.action}]")
+        if isinstance(step, Card) and step.up:
+            shown.add(step.code)
+        shown.update(step.reveal)
+        allowed_at[table.version] = set(shown)
+    return allowed_at
 
 
 def check_showdown(page: Page, table: TableService, script: Script) -> None:
@@ -106,6 +117,8 @@ def check_showdown(page: Page, table: TableService, script: Script) -> None:
 def test_a_full_round_on_the_dealer_display(tmp_path: Path, page: Page, game: str) -> None:
     script = SCRIPTS[game]
     table = make_table(tmp_path / "journal", game, "T1", **script.settings)
+    frames: list[str] = []
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload))))
     with live_server(make_app(tmp_path, {"T1": table})) as server:
         sign_in(page, server.url, "dealer", next_path="/tables/T1")
         expect(page.locator("#phase")).to_have_text("idle")
@@ -115,8 +128,15 @@ def test_a_full_round_on_the_dealer_display(tmp_path: Path, page: Page, game: st
         expect(page.locator("#phase")).to_have_text("dealing")
         for bet in script.bets:
             expect(page.locator(f"#box-{bet['box']} [data-stake=ante]")).to_have_text(f"Ante {money(bet['ante'])}")
-        play(page, table, script)
+        allowed_at = play(page, table, script)
         check_showdown(page, table, script)
+        # Every frame the browser received showed only cards that were face up at its version.
+        fed = fed_cards(script)
+        for frame in frames:
+            version = json.loads(frame)["view"]["version"]
+            allowed = allowed_at[max([v for v in allowed_at if v <= version], default=min(allowed_at))]
+            assert not leaked(frame, [c for c in fed if c not in allowed]), frame
+        assert len(frames) > len(fed)
         screenshot(page, f"dealer-{game}-showdown")
         confirm = "#jackpot-confirm-settlement" if game == "oasis" else "#confirm-settlement"
         if game == "oasis":

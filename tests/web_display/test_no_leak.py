@@ -8,8 +8,6 @@ rounds of all four games is searched for every fed card that was not face up at 
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +16,8 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
 from controller.table import TableService
-from tests.web_display.kit import ORIGIN, login, make_app, make_table
+from tests.web_display.kit import ORIGIN, leaked, login, make_app, make_table
 from tests.web_display.rounds import SCRIPTS, Act, Card, Script, fed_cards
-
-
-def leaked(text: str, hidden: Iterable[str]) -> list[str]:
-    """Hidden card codes that appear in ``text`` as a token of their own (quoted or in a message)."""
-    return [c for c in hidden if re.search(rf"(?<![A-Za-z0-9]){c}(?![A-Za-z0-9])", text)]
 
 
 class Recorder:

@@ -121,15 +121,21 @@ def sid_of(response: Any) -> str:
 
 def test_sign_in_issues_a_new_session_id_and_ends_the_one_the_browser_brought(client: TestClient) -> None:
     body = {"name": "dealer", "password": PASSWORD}
-    planted = client.post("/api/login", json=body, cookies={"da_session": "attacker-chosen-id"})
-    first = sid_of(planted)
+
+    def as_session(sid: str) -> None:
+        client.cookies.clear()
+        client.cookies.set("da_session", sid, domain="testserver.local")
+
+    as_session("attacker-chosen-id")
+    first = sid_of(client.post("/api/login", json=body))
     assert first != "attacker-chosen-id"
-    client.cookies.clear()
-    second = sid_of(client.post("/api/login", json=body, cookies={"da_session": first}))
+    as_session(first)
+    second = sid_of(client.post("/api/login", json=body))
     assert second != first
-    client.cookies.clear()
-    assert client.get("/api/me", cookies={"da_session": first}).status_code == 401  # the old session is gone
-    assert client.get("/api/me", cookies={"da_session": second}).json()["name"] == "dealer"
+    as_session(first)
+    assert client.get("/api/me").status_code == 401  # the old session is gone
+    as_session(second)
+    assert client.get("/api/me").json()["name"] == "dealer"
 
 
 def test_session_cookie_is_httponly_and_samesite_strict(client: TestClient) -> None:
@@ -166,7 +172,7 @@ def test_sign_out_ends_the_session(client: TestClient) -> None:
     sid = client.cookies["da_session"]
     assert client.post("/api/logout").status_code == 200
     client.cookies.clear()
-    client.cookies.set("da_session", sid)
+    client.cookies.set("da_session", sid, domain="testserver.local")
     assert client.get("/api/me").status_code == 401
 
 
