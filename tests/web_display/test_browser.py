@@ -267,3 +267,31 @@ def test_the_floor_follows_two_tables(tmp_path: Path, page: Page) -> None:
         screenshot(page, "floor-two-tables")
         # The floor is read only: no command buttons at all.
         expect(page.locator("main button")).to_have_count(0)
+
+
+def test_a_dropped_display_reconnects_and_catches_up(tmp_path: Path, page: Page) -> None:
+    """The server drops a client (as it does a slow one); the page reconnects and shows the latest state."""
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    app = make_app(tmp_path, {"T1": table})
+    sockets: list[object] = []
+    page.on("websocket", lambda ws: sockets.append(ws))  # noqa: PLW0108 (Playwright wraps plain callables only)
+    with live_server(app) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#link")).to_have_class("link")
+        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+        shown_version(page, table.version)
+        hub = app.state.web.hub
+        sid = next(c["value"] for c in page.context.cookies() if c["name"] == "da_session")
+        deal(table, ["Kc", "8c"])
+        hub._loop.call_soon_threadsafe(hub.drop_session, sid)  # closed with 1013, as a slow client is
+        deal(table, ["9s", "Qh"], start=3)  # dealt around the drop
+        for _ in range(200):  # the page retries after 0.5 s; wait, generously, for its second socket
+            if len(sockets) >= 2:
+                break
+            page.wait_for_timeout(50)
+        assert len(sockets) == 2
+        expect(page.locator("#box-1 .card.back")).to_have_count(2)
+        expect(page.locator("#expected")).to_have_text("deal card 3 to box 1, face down")
+        expect(page.locator("#link")).to_have_class("link")
+        deal(table, ["2c"], start=5)  # and the new feed carries on
+        expect(page.locator("#box-1 .card.back")).to_have_count(3)
