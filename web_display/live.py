@@ -143,7 +143,10 @@ class Hub:
     def _from_table(self, name: str) -> Callable[[dict[str, Any]], None]:
         def callback(view: dict[str, Any]) -> None:
             # Runs in the table's caller thread, under the table's lock: hand off and return at once.
-            self._loop.call_soon_threadsafe(self._publish, name, view)
+            # It must never raise into the table: a server stopping between the table's copy of its
+            # subscriber list and this call has a closed loop, and then there is no one to tell.
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._publish, name, view)
 
         return callback
 

@@ -126,3 +126,15 @@ def test_the_app_runs_the_decision_timers(tmp_path: Path) -> None:
             threading.Event().wait(0.01)
     assert table.round is not None and table.round.state.boxes[1].folded
     assert list(table._store.entries())[-1].actor == "system:decision-timer"
+
+
+def test_a_stopped_server_never_breaks_the_table(tmp_path: Path) -> None:
+    """A publication racing the server's shutdown (loop already closed) is dropped, not raised in the shoe thread."""
+    table = make_table(tmp_path, "oasis", "T1")
+    loop = asyncio.new_event_loop()
+    hub = Hub(loop=loop, tables={"T1": table}, limit=8, large_payout_bets=20)
+    loop.close()  # the server stopped, but the table still has the hub's callback (not yet unsubscribed)
+    table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+    table.on_card("Kc", counter=1)
+    assert table.round is not None and table.round.cards_dealt == 1
+    hub.close()
