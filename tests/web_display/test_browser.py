@@ -295,3 +295,21 @@ def test_a_dropped_display_reconnects_and_catches_up(tmp_path: Path, page: Page)
         expect(page.locator("#link")).to_have_class("link")
         deal(table, ["2c"], start=5)  # and the new feed carries on
         expect(page.locator("#box-1 .card.back")).to_have_count(3)
+
+
+def test_a_shared_box_shows_each_bettors_share(tmp_path: Path, page: Page) -> None:
+    from controller.engine import Bettor
+
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        bettors = (Bettor("ann", 20), Bettor("bob", 10))
+        table.open_round([BoxBet(box=1, ante=30, bettors=bettors)], actor=DEALER)
+        deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"])
+        click_and_wait(page, table, "#decide button[data-action=raise]")
+        assert table.settlement is not None
+        (box,) = table.settlement.boxes
+        expect(page.locator("#box-1 .bettor")).to_have_text(["ann: EUR 20", "bob: EUR 10"])
+        for share in box.bettors:
+            expect(page.locator(f"#box-1 .share[data-bettor={share.name}] b")).to_have_text(signed(share.net))
+        assert sum(s.net for s in box.bettors) == box.net

@@ -146,6 +146,10 @@
         el("li", { class: "jackpot-result" }, el("span", { text: "JACKPOT" }), el("b", { text: signed(result.jackpot) })),
       );
     }
+    // A shared box: each bettor's share, already split by the controller (remainder to the owner).
+    const shares = (result.bettors || []).map((b) =>
+      el("li", { class: "share", "data-bettor": b.name }, el("span", { text: b.name }), el("b", { text: signed(b.net) })),
+    );
     let net = "Push";
     if (result.net > 0) net = `Pay ${fmt(result.net)}`;
     if (result.net < 0) net = `Collect ${fmt(-result.net)}`;
@@ -155,6 +159,7 @@
       el("div", { class: "outcome", text: result.outcome.toUpperCase() }),
       el("ul", { class: "bet-results" }, ...lines),
       el("div", { class: "net", "data-net": result.net, text: net }),
+      shares.length ? el("ul", { class: "shares" }, ...shares) : null,
     );
   }
 
