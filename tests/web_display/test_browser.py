@@ -313,3 +313,24 @@ def test_a_shared_box_shows_each_bettors_share(tmp_path: Path, page: Page) -> No
         for share in box.bettors:
             expect(page.locator(f"#box-1 .share[data-bettor={share.name}] b")).to_have_text(signed(share.net))
         assert sum(s.net for s in box.bettors) == box.net
+
+
+def test_an_admin_adds_an_account_and_sees_the_audit_log(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "admin", next_path="/admin")
+        expect(page.locator("#accounts tbody tr")).to_have_count(3)
+        form = page.locator("#add-account")
+        form.locator("input[name=name]").fill("kim")
+        form.locator("select[name=role]").select_option("supervisor")
+        form.locator("input[name=password]").fill("short")
+        form.locator("button").click()
+        expect(page.locator("#toast")).to_contain_text("at least 8 characters")
+        form.locator("input[name=password]").fill("long-enough-password")
+        form.locator("button").click()
+        expect(page.locator("#accounts tbody tr")).to_have_count(4)
+        expect(page.locator("#accounts tbody")).to_contain_text("supervisor")
+        expect(page.locator("#audit tbody")).to_contain_text("account-added")
+        expect(page.locator("#audit tbody")).to_contain_text("kim as supervisor")
+        page.click("#configs details[data-table=T1] summary")
+        expect(page.locator("#configs details[data-table=T1] pre")).to_contain_text('"max_payout": 3000')

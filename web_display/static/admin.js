@@ -35,6 +35,20 @@
           ),
         ),
       );
+      const tables = await api("GET", "/api/tables");
+      const configs = await Promise.all(
+        tables.map((t) => api("GET", `/api/tables/${encodeURIComponent(t.name)}/config`)),
+      );
+      $("configs").replaceChildren(
+        ...tables.map((t, i) =>
+          el(
+            "details",
+            { class: "config", "data-table": t.name },
+            el("summary", { text: `${t.name} (${configs[i].game})` }),
+            el("pre", { text: JSON.stringify(configs[i], null, 2) }),
+          ),
+        ),
+      );
       const audit = await api("GET", "/api/audit");
       $("audit").tBodies[0].replaceChildren(
         ...audit
