@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -65,6 +66,26 @@ def _mask_settlement(settlement: dict[str, Any], shown: set[str]) -> dict[str, A
     return out
 
 
+# Canonical codes only (the controller writes "Kc", never "kc"): case-insensitive, "as" in plain
+# English ("pay the table as shown") would read as the ace of spades.
+_CODE = re.compile(r"(?:\bcard )?(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])")
+
+
+def redact(text: str, shown: set[str]) -> str:
+    """A message with every card code that is not face up replaced by "a card".
+
+    Tilt messages name the cards involved (e.g. a duplicate read), and such a card is face down
+    on the table: the supervisor reads it from the card itself, never from a display.
+    """
+
+    def hide(match: re.Match[str]) -> str:
+        code = match.group(0).removeprefix("card ")
+        canonical = ("T" if code.startswith("10") else code[0]) + code[-1]
+        return match.group(0) if canonical in shown else "a card"
+
+    return _CODE.sub(hide, text)
+
+
 def recalled(item: RecalledRound) -> dict[str, Any]:
     """A finished round for the displays: every card that was face up, nothing that was not."""
     settlement = item.settlement.to_json()
@@ -76,7 +97,11 @@ def recalled(item: RecalledRound) -> dict[str, Any]:
         "round": item.round,
         "finished_at": item.finished_at,
         "bets": item.record.to_json()["boxes"],
-        "actions": item.record.to_json()["actions"],
+        # Discards were mucked face down: the record keeps them, the displays never see them.
+        "actions": [
+            {**a, "discard": [None] * len(a["discard"])} if a.get("discard") else a
+            for a in item.record.to_json()["actions"]
+        ],
         "settlement": _mask_settlement(settlement, shown),
     }
 
@@ -87,6 +112,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
 
     config = table.config
     rnd = table.round
+    shown = visible_cards(rnd) if rnd is not None else set()
     now = table.now()
     account = table.jackpot_account()
     view: dict[str, Any] = {
@@ -105,7 +131,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
         },
         "round": table.round_no,
         "phase": table.phase(),
-        "expected": table.expected(),
+        "expected": redact(table.expected(), shown),
         "decide": None,
         "boxes": [],
         "dealer": [],
@@ -115,7 +141,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
             {
                 "id": t.id,
                 "kind": t.kind,
-                "message": t.message,
+                "message": redact(t.message, shown),
                 "instruction": t.instruction,
                 "resolutions": list(t.resolutions),
                 "raised_at": t.raised_at,
@@ -139,7 +165,6 @@ def snapshot(table: TableService) -> dict[str, Any]:
     }
     if rnd is None:
         return view
-    shown = visible_cards(rnd)
     step = rnd.expected()
     if isinstance(step, Decide):
         view["decide"] = {"box": step.box, "options": list(step.options), "stage": step.stage}
@@ -179,4 +204,4 @@ def _title(game: str) -> str:
     return get_game(game).title
 
 
-__all__ = ["HIDDEN", "Slot", "recalled", "snapshot", "visible_cards"]
+__all__ = ["HIDDEN", "Slot", "recalled", "redact", "snapshot", "visible_cards"]

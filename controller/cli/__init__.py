@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.history",
     "controller.cli.table",
     "drivers.cli",
+    "web_display.cli",
 )
 
 

@@ -1,0 +1,57 @@
+"""Accounts: argon2 hashes, one refusal for every kind of wrong sign-in, demo accounts, the server handle."""
+
+from __future__ import annotations
+
+import socket
+import sqlite3
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.web_display.kit import make_app, make_table
+from web_display.accounts import ACCOUNTS_FILE, AccountStore, ensure_demo_accounts
+from web_display.errors import AccountError, ServerError, WrongCredentials
+from web_display.server import serve
+
+
+def test_passwords_are_stored_as_argon2id_hashes(tmp_path: Path) -> None:
+    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
+    store.add(name="kim", role="dealer", password="plain-text-pw", by="test")
+    store.close()
+    (stored,) = sqlite3.connect(tmp_path / ACCOUNTS_FILE).execute("SELECT password FROM accounts").fetchone()
+    assert stored.startswith("$argon2id$") and "plain-text-pw" not in stored
+
+
+def test_demo_accounts_get_the_given_password_or_a_random_one(tmp_path: Path) -> None:
+    assert ensure_demo_accounts(tmp_path, "demo-password") == "demo-password"
+    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
+    assert [(a.name, a.role) for a in store.list()] == [
+        ("admin", "admin"),
+        ("dealer", "dealer"),
+        ("supervisor", "supervisor"),
+    ]
+    store.close()
+    generated = ensure_demo_accounts(tmp_path)  # again: same accounts, a new random password
+    assert len(generated) >= 12 and generated != "demo-password"
+    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
+    assert store.authenticate(name="dealer", password=generated).role == "dealer"
+    with pytest.raises(WrongCredentials):
+        store.authenticate(name="dealer", password="demo-password")
+    store.close()
+    with pytest.raises(AccountError, match="at least 8"):
+        ensure_demo_accounts(tmp_path, "short")
+
+
+def test_serve_listens_on_a_free_port_and_stops(tmp_path: Path) -> None:
+    app = make_app(tmp_path, {"T1": make_table(tmp_path / "journal", "oasis", "T1")})
+    handle = serve(app, host="127.0.0.1", port=0)
+    try:
+        response = httpx.get(f"{handle.url}/login")
+        assert response.status_code == 200 and "Sign in" in response.text
+        with pytest.raises(ServerError, match="cannot listen"):
+            serve(app, host="127.0.0.1", port=handle.port)
+    finally:
+        handle.stop()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", handle.port), timeout=1).close()

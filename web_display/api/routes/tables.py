@@ -1,0 +1,169 @@
+"""A table's state and commands: the dealer's, and the supervisor-only clear, void and confirm."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Response
+from pydantic import BaseModel, Field, StrictBool, StrictInt
+
+from controller.cards import Card
+from controller.engine import Action, Bettor, BoxBet
+from controller.table import TableError, TableService
+from controller.view import recalled
+from web_display.api.deps import ActingUser, AdminReader, CurrentUser, StateDep, SupervisorUser, TableDep
+
+router = APIRouter(prefix="/api/tables", tags=["tables"])
+
+Amount = Annotated[StrictInt, Field(ge=0, description="minor units of the table's currency")]
+
+
+class BettorIn(BaseModel):
+    name: Annotated[str, Field(min_length=1, max_length=40)]
+    ante: Amount
+    bonus: Amount = 0
+
+
+class BetIn(BaseModel):
+    box: Annotated[StrictInt, Field(ge=1, le=12)]
+    ante: Amount
+    bonus: Amount = 0
+    blind: StrictBool = False
+    bettors: list[BettorIn] = Field(default_factory=list, max_length=7)
+
+
+class OpenRound(BaseModel):
+    bets: Annotated[list[BetIn], Field(min_length=1, max_length=12)]
+
+
+class Decision(BaseModel):
+    box: Annotated[StrictInt, Field(ge=1, le=12)]
+    action: Annotated[str, Field(min_length=1, max_length=20)]
+    # Which of the box's cards to exchange, by position (0 = first card): the display never knows
+    # a face-down card's identity, so it names the place the player discarded from.
+    discard: Annotated[list[Annotated[StrictInt, Field(ge=0, le=9)]], Field(max_length=3)] = Field(default_factory=list)
+
+
+class Report(BaseModel):
+    kind: Literal["dealer-card-exposed", "missing-card"]
+    detail: Annotated[str, Field(max_length=200)] = ""
+
+
+class ClearTilt(BaseModel):
+    resolution: Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
+    why: Annotated[str, Field(max_length=500)]  # the table says why an empty reason is refused
+    card: Annotated[str | None, Field(max_length=3)] = None
+
+
+class Void(BaseModel):
+    why: Annotated[str, Field(max_length=500)]  # the table says why an empty reason is refused
+
+
+def _done(table: TableService, seq: int) -> dict[str, Any]:
+    return {"ok": True, "version": seq, "expected": table.expected()}
+
+
+@router.get("")
+def list_tables(user: CurrentUser, state: StateDep) -> list[dict[str, Any]]:
+    """The tables this server runs."""
+    return [{"name": name, "game": t.config.game, "title": t.config.name} for name, t in state.tables.items()]
+
+
+@router.get("/{name}")
+def table_view(name: str, user: CurrentUser, state: StateDep, table: TableDep) -> Response:
+    """The table's latest published snapshot (the same text the live feed sends)."""
+    return Response(state.hub.latest(name), media_type="application/json")
+
+
+@router.get("/{name}/rounds")
+def last_rounds(user: CurrentUser, table: TableDep) -> list[dict[str, Any]]:
+    """The last finished rounds, newest first, with only the cards that were face up."""
+    return [recalled(item) for item in reversed(list(table.recall))]
+
+
+@router.get("/{name}/config")
+def table_config(user: AdminReader, table: TableDep) -> dict[str, Any]:
+    """The table's full configuration (admin only)."""
+    return {"game": table.config.game, **table.table_settings}
+
+
+@router.post("/{name}/rounds", status_code=201)
+def open_round(body: OpenRound, user: ActingUser, table: TableDep) -> dict[str, Any]:
+    """Open a round with these bets (amounts in minor units)."""
+    bets = [
+        BoxBet(
+            box=b.box,
+            ante=b.ante,
+            bonus=b.bonus,
+            blind=b.blind,
+            bettors=tuple(Bettor(p.name, p.ante, p.bonus) for p in b.bettors),
+        )
+        for b in body.bets
+    ]
+    return _done(table, table.open_round(bets, actor=user.actor).seq)
+
+
+@router.post("/{name}/rounds/repeat", status_code=201)
+def repeat_last_bets(user: ActingUser, table: TableDep) -> dict[str, Any]:
+    """Open a round with the previous round's bets."""
+    return _done(table, table.repeat_last_bets(actor=user.actor).seq)
+
+
+@router.post("/{name}/actions")
+def decide(body: Decision, user: ActingUser, table: TableDep) -> dict[str, Any]:
+    """A box's decision as the dealer enters it; exchanges name the discarded cards by position.
+
+    Raises:
+        TableError: a discard position the box does not have.
+    """
+    discard = _discards(table, body.box, body.discard)
+    return _done(table, table.act(Action(body.box, body.action, discard=discard), actor=user.actor).seq)
+
+
+@router.post("/{name}/settlement/confirm")
+def confirm_settlement(user: ActingUser, table: TableDep) -> dict[str, Any]:
+    """The dealer has paid the table as shown."""
+    return _done(table, table.confirm_settlement(actor=user.actor).seq)
+
+
+@router.post("/{name}/reports", status_code=201)
+def report(body: Report, user: ActingUser, table: TableDep) -> dict[str, Any]:
+    """The dealer reports an irregularity; it becomes a tilt for a supervisor."""
+    return _done(table, table.report(body.kind, actor=user.actor, detail=body.detail).seq)
+
+
+@router.post("/{name}/tilts/{tilt}/clear")
+def clear_tilt(tilt: int, body: ClearTilt, user: SupervisorUser, table: TableDep) -> dict[str, Any]:
+    """A supervisor clears a tilt with a resolution and the reason (journaled with who)."""
+    entry = table.clear_tilt(tilt, resolution=body.resolution, actor=user.actor, why=body.why, card=body.card)
+    return _done(table, entry.seq)
+
+
+@router.post("/{name}/rounds/void")
+def void_round(body: Void, user: SupervisorUser, table: TableDep) -> dict[str, Any]:
+    """A supervisor voids the open round: every stake goes back."""
+    return _done(table, table.void_round(actor=user.actor, why=body.why).seq)
+
+
+@router.post("/{name}/jackpot/{hit}/confirm")
+def confirm_jackpot(hit: int, user: SupervisorUser, table: TableDep) -> dict[str, Any]:
+    """A supervisor confirms a jackpot hit has been paid."""
+    return _done(table, table.confirm_jackpot(hit, actor=user.actor).seq)
+
+
+def _discards(table: TableService, box: int, positions: list[int]) -> tuple[Card, ...]:
+    """The cards at these positions of a box, resolved here so no client ever needs their identity.
+
+    Raises:
+        TableError: no round, no such box, or a position past the box's cards.
+    """
+    if not positions:
+        return ()
+    rnd = table.round
+    if rnd is None or box not in rnd.state.boxes:
+        raise TableError(f"box {box} is not playing a round now")
+    cards = list(rnd.state.boxes[box].cards)
+    for p in positions:
+        if p >= len(cards):
+            raise TableError(f"box {box} has {len(cards)} cards: there is no card {p + 1} to exchange")
+    return tuple(cards[p] for p in positions)

@@ -1,0 +1,115 @@
+"""``dealer-assist user add|list|passwd|remove --data DIR``: accounts for a real table's web display."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import sys
+from typing import TYPE_CHECKING
+
+from web_display.errors import WebError
+
+if TYPE_CHECKING:
+    from web_display.accounts import AccountStore
+
+ERRORS: tuple[type[BaseException], ...] = (WebError,)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "user",
+        help="manage the web display's accounts (dealer, supervisor, admin)",
+        description="Accounts live in DATA/accounts.sqlite3; every change goes in its audit log. "
+        "Passwords are asked for without echo, or read from standard input with --password-stdin; "
+        "never from the command line.",
+    )
+    verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    add = verbs.add_parser("add", help="create an account")
+    add.add_argument("name")
+    add.add_argument("--role", required=True, choices=("dealer", "supervisor", "admin"))
+    passwd = verbs.add_parser("passwd", help="set an account's password")
+    passwd.add_argument("name")
+    for verb in (add, passwd):
+        verb.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
+    remove = verbs.add_parser("remove", help="remove an account")
+    remove.add_argument("name")
+    listing = verbs.add_parser("list", help="list the accounts and their roles")
+    for verb, run in ((add, run_add), (passwd, run_passwd), (remove, run_remove), (listing, run_list)):
+        verb.add_argument("--data", required=True, help="the table's data folder")
+        verb.set_defaults(run=run)
+
+
+def _store(args: argparse.Namespace) -> AccountStore:
+    from pathlib import Path
+
+    from web_display.accounts import ACCOUNTS_FILE, AccountStore
+
+    return AccountStore(path=Path(args.data) / ACCOUNTS_FILE)
+
+
+def _password(args: argparse.Namespace) -> str:
+    """The new password, from stdin or asked twice without echo.
+
+    Raises:
+        AccountError: the two entries differ, or nothing was given.
+    """
+    from web_display.errors import AccountError
+
+    if args.password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = getpass.getpass("password: ")
+        if getpass.getpass("again: ") != password:
+            raise AccountError("the two passwords differ")
+    if not password:
+        raise AccountError("no password given")
+    return password
+
+
+def _who() -> str:
+    return f"cli:{getpass.getuser()}"
+
+
+def run_add(args: argparse.Namespace) -> int:
+    from web_display.accounts import check_name
+
+    check_name(args.name)
+    password = _password(args)
+    store = _store(args)
+    try:
+        store.add(name=args.name, role=args.role, password=password, by=_who())
+    finally:
+        store.close()
+    print(f"added {args.name} ({args.role})")
+    return 0
+
+
+def run_passwd(args: argparse.Namespace) -> int:
+    password = _password(args)
+    store = _store(args)
+    try:
+        store.set_password(name=args.name, password=password, by=_who())
+    finally:
+        store.close()
+    print(f"password of {args.name} changed")
+    return 0
+
+
+def run_remove(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        store.remove(name=args.name, by=_who())
+    finally:
+        store.close()
+    print(f"removed {args.name}")
+    return 0
+
+
+def run_list(args: argparse.Namespace) -> int:
+    store = _store(args)
+    try:
+        for account in store.list():
+            print(f"{account.name}\t{account.role}\t{account.created_at}")
+    finally:
+        store.close()
+    return 0

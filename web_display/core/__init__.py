@@ -1,0 +1,1 @@
+"""Settings and security primitives of the web display."""

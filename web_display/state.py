@@ -1,0 +1,38 @@
+"""What the app holds while it runs: settings, tables, accounts, sessions and the live hub."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from web_display.accounts import AccountStore
+from web_display.core.config import Settings
+from web_display.core.security import SessionStore
+from web_display.errors import ServerError
+
+if TYPE_CHECKING:
+    from controller.table import TableService
+    from web_display.live import Hub
+
+
+@dataclass(slots=True)
+class AppState:
+    """One per app; routes reach it through the dependencies in ``api.deps``."""
+
+    settings: Settings
+    tables: Mapping[str, TableService]
+    accounts: AccountStore
+    sessions: SessionStore
+    hub_: Hub | None = field(default=None)
+
+    @property
+    def hub(self) -> Hub:
+        """The live hub (made when the server starts, on its event loop).
+
+        Raises:
+            ServerError: the app is not running (no event loop yet).
+        """
+        if self.hub_ is None:
+            raise ServerError("the live feed is not running (the app has not started)")
+        return self.hub_

@@ -1,0 +1,160 @@
+// Shared by every page: the API with its CSRF token, money and card formatting, the live socket.
+"use strict";
+
+const DA = (() => {
+  let me = null;
+
+  async function whoami() {
+    const response = await fetch("/api/me", { credentials: "same-origin" });
+    if (response.status === 401) {
+      location.assign("/login?next=" + encodeURIComponent(location.pathname));
+      return null;
+    }
+    me = await response.json();
+    return me;
+  }
+
+  // Every change carries the session's CSRF token; every refusal comes back as {"error": "..."}.
+  async function api(method, path, body) {
+    const headers = { "Content-Type": "application/json" };
+    if (me && method !== "GET") headers[me.csrf_header] = me.csrf;
+    const response = await fetch(path, {
+      method,
+      headers,
+      credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (_) {
+      data = null;
+    }
+    if (!response.ok) {
+      const message = (data && data.error) || `${response.status} ${response.statusText}`;
+      throw new Error(message);
+    }
+    return data;
+  }
+
+  function showError(message) {
+    const toast = document.getElementById("toast");
+    if (!toast) return;
+    toast.textContent = message;
+    toast.classList.add("show");
+    clearTimeout(showError.timer);
+    showError.timer = setTimeout(() => toast.classList.remove("show"), 8000);
+  }
+
+  function clearError() {
+    const toast = document.getElementById("toast");
+    if (toast) toast.classList.remove("show");
+  }
+
+  // Amounts are integers in minor units; shown with the currency, never through floating point.
+  function money(amount, minorUnits, currency) {
+    if (amount === null || amount === undefined) return "";
+    const negative = amount < 0;
+    let digits = String(Math.abs(amount));
+    let fraction = "";
+    if (minorUnits > 0) {
+      digits = digits.padStart(minorUnits + 1, "0");
+      fraction = "." + digits.slice(-minorUnits);
+      digits = digits.slice(0, -minorUnits);
+    }
+    const whole = digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+    return `${negative ? "−" : ""}${currency} ${whole}${fraction}`;
+  }
+
+  // "12.50" -> 1250 for minor_units 2; refuses more decimals than the currency has.
+  function parseMoney(text, minorUnits) {
+    const value = String(text).trim();
+    if (value === "") return 0;
+    const match = value.match(/^(\d+)(?:\.(\d+))?$/);
+    if (!match) throw new Error(`${value} is not an amount`);
+    const fraction = match[2] || "";
+    if (fraction.length > minorUnits) throw new Error(`${value}: at most ${minorUnits} decimals`);
+    return Number(match[1] + fraction.padEnd(minorUnits, "0"));
+  }
+
+  const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
+
+  function cardElement(card) {
+    const el = document.createElement("span");
+    if (card && card.face_up && card.code) {
+      const rank = card.code[0] === "T" ? "10" : card.code[0];
+      const suit = card.code[1];
+      el.className = `card up suit-${suit}`;
+      el.dataset.code = card.code;
+      el.textContent = rank + SUITS[suit];
+    } else if (card === null) {
+      el.className = "card empty";
+    } else {
+      el.className = "card back";
+      el.setAttribute("aria-label", "face-down card");
+    }
+    return el;
+  }
+
+  function handName(name) {
+    if (!name) return "";
+    const text = name.replace(/-/g, " ");
+    return text === "ace king" ? "Ace-king" : text[0].toUpperCase() + text.slice(1);
+  }
+
+  // A live feed: reconnects with backoff (0.5 s doubling to 10 s) after a drop, a restart or a network loss.
+  function live(path, onMessage, onState) {
+    let delay = 500;
+    let socket = null;
+    function connect() {
+      const scheme = location.protocol === "https:" ? "wss" : "ws";
+      socket = new WebSocket(`${scheme}://${location.host}${path}`);
+      socket.onopen = () => {
+        delay = 500;
+        if (onState) onState(true);
+      };
+      socket.onmessage = (event) => onMessage(JSON.parse(event.data));
+      socket.onclose = (event) => {
+        if (onState) onState(false);
+        if (event.code === 1008) {
+          whoami(); // signed out or expired: go to the sign-in page
+          return;
+        }
+        setTimeout(connect, delay);
+        delay = Math.min(delay * 2, 10000);
+      };
+    }
+    connect();
+  }
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (value === undefined || value === null || value === false) continue;
+      if (key === "class") node.className = value;
+      else if (key === "text") node.textContent = value;
+      else if (key.startsWith("data-")) node.setAttribute(key, value);
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value === true ? "" : value);
+    }
+    for (const child of children) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child);
+    }
+    return node;
+  }
+
+  async function signOut() {
+    try {
+      await api("POST", "/api/logout");
+    } finally {
+      location.assign("/login?next=" + encodeURIComponent(location.pathname));
+    }
+  }
+
+  function user() {
+    return me;
+  }
+
+  return { whoami, api, showError, clearError, money, parseMoney, cardElement, handName, live, el, signOut, user };
+})();
