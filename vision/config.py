@@ -55,7 +55,7 @@ class VisionSettings(_Strict):
     vote_needed: int = Field(default=3, ge=1, le=60)
     absent_frames: int = Field(default=5, ge=1, le=300)
     occlusion_share: float = Field(default=0.12, gt=0, lt=1)
-    accept_score: float = Field(default=0.55, gt=0, lt=1)
+    accept_score: float = Field(default=0.72, gt=0, lt=1)
     accept_margin: float = Field(default=0.15, gt=0, lt=1)
 
     @field_validator("markers")

@@ -46,6 +46,8 @@ class DeckProfile:
     suit_templates: npt.NDArray[np.float32] = field(repr=False)  # (4, variants, SUIT_W * SUIT_H)
     rank_mean: npt.NDArray[np.float32] = field(repr=False)
     suit_mean: npt.NDArray[np.float32] = field(repr=False)
+    # Whole-face thumbnails (52, THUMB_W * THUMB_H), unit vectors: a second opinion on a read.
+    thumbs: npt.NDArray[np.float32] = field(repr=False)
     suit_chromas: npt.NDArray[np.float32] = field(repr=False)  # (4, 3) ink colour of each suit
     back_palette: npt.NDArray[np.float32] = field(repr=False)  # (k, 3) BGR of the back's body
 
@@ -62,7 +64,7 @@ class DeckProfile:
         return face
 
 
-def _read_image(path: Path) -> ByteImage:
+def read_image(path: Path) -> ByteImage:
     """Read an image as BGR, flattening transparency onto white (rendered SVGs have clear corners).
 
     Raises:
@@ -169,6 +171,20 @@ def _degraded(face: ByteImage, how: tuple[float, float]) -> ByteImage:
     return np.asarray(cv2.resize(small, (CARD_PX_W, CARD_PX_H), interpolation=cv2.INTER_LINEAR), np.uint8)
 
 
+THUMB_W: Final = 20
+THUMB_H: Final = 28
+
+
+def face_thumb(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
+    """A card image in the canonical frame reduced to a soft grey thumbnail, as a unit vector."""
+    gray = cv2.cvtColor(card_bgr, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    small = cv2.resize(gray, (THUMB_W, THUMB_H), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, (3, 3), 0).reshape(-1)
+    small -= small.mean()
+    norm = float(np.linalg.norm(small))
+    return np.asarray(small / norm if norm > 1e-6 else small, dtype=np.float32)
+
+
 def _residuals(vectors: npt.NDArray[np.float32], mean: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
     res = vectors - mean
     return np.asarray(res / np.linalg.norm(res, axis=-1, keepdims=True), dtype=np.float32)
@@ -205,6 +221,7 @@ def _derive(name: str, faces: ByteImage, back: ByteImage, box: IndexBox) -> Deck
         suit_templates=_residuals(suits, suit_mean),
         rank_mean=rank_mean,
         suit_mean=suit_mean,
+        thumbs=np.stack([face_thumb(f) for f in faces]),
         suit_chromas=np.asarray(chromas, dtype=np.float32),
         back_palette=_back_palette(back),
     )
@@ -244,8 +261,8 @@ def register_deck(*, faces_dir: Path, back_path: Path, name: str | None = None) 
     missing = [c for c in CODES if c not in found]
     if missing:
         raise DeckError(f"{faces_dir}: no face image for {', '.join(missing)} (expected e.g. As.png)")
-    faces = np.stack([_canonical(_read_image(found[c]), what=found[c].name) for c in CODES])
-    back = _canonical(_read_image(back_path), what=back_path.name)
+    faces = np.stack([_canonical(read_image(found[c]), what=found[c].name) for c in CODES])
+    back = _canonical(read_image(back_path), what=back_path.name)
     return _derive(name or faces_dir.name, faces, back, _find_index_box(faces))
 
 

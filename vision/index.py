@@ -112,7 +112,9 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
     slightly wrong card scale or a blurred edge still gives the same raster as the template.
     """
-    gray = cv2.cvtColor(patch_bgr, cv2.COLOR_BGR2GRAY)
+    # Ink is whatever absorbs some colour: the darkest channel makes a pale, blurred red stroke
+    # as dark as a black one, while white paper stays bright in every channel.
+    gray = np.min(patch_bgr, axis=2)
     h, w = gray.shape
     flat = gray.reshape(-1)
     k90 = int(0.9 * (flat.size - 1))

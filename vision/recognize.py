@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.deck import DeckProfile, match_index
+from vision.deck import CODES, DeckProfile, face_thumb, match_index
 from vision.errors import ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, index_feature
 
@@ -27,7 +27,7 @@ Vec = npt.NDArray[np.float64]
 class RecognizerSettings:
     """Tuning of the recognizer; the defaults are the ones the benchmark measures."""
 
-    accept_score: float = 0.55  # least correlation (residual from the mean glyph) for a read
+    accept_score: float = 0.72  # least correlation (residual from the mean glyph) for a read
     accept_margin: float = 0.15  # least lead over the best other rank and the best other suit
     min_fill: float = 0.86  # share of a card hypothesis that must be non-felt
     back_share: float = 0.45  # share of the card's middle in the back's colours to call it a back
@@ -235,7 +235,7 @@ class Recognizer:
             return match.code, conf
         return UNKNOWN, conf
 
-    def _read_card(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+    def _read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
         c0, c1, c2, c3 = corners
         first = self._read_corner(image, c0, c1 - c0, c3 - c0)
         second = self._read_corner(image, c2, c3 - c2, c1 - c2)
@@ -245,7 +245,25 @@ class Recognizer:
         if len({r[0] for r in reads}) > 1:
             # The two corners of one card disagree: that is never a read.
             return UNKNOWN, 0.0
-        return reads[0][0], max(r[1] for r in reads)
+        code = reads[0][0]
+        if alone and not self._face_agrees(image, corners, code):
+            return UNKNOWN, 0.0
+        return code, max(r[1] for r in reads)
+
+    def _face_agrees(self, image: ByteImage, corners: Vec, code: str) -> bool:
+        """Second opinion for a card lying alone: its whole face must not look more like another card.
+
+        An index blurred past reading can pass for a neighbour's (a K for a 6); the picture or the
+        pips in the middle of the card cannot.
+        """
+        dst = np.array([[0, 0], [CARD_PX_W, 0], [CARD_PX_W, CARD_PX_H], [0, CARD_PX_H]], np.float32)
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+        card = cv2.warpPerspective(image, m, (CARD_PX_W, CARD_PX_H), flags=cv2.INTER_AREA)
+        thumb = face_thumb(np.asarray(card))
+        turned = thumb[::-1]  # the same card seen half a turn round
+        scores = np.maximum(self.deck.thumbs @ thumb, self.deck.thumbs @ turned)
+        claimed = float(scores[CODES.index(code)])
+        return claimed >= 0.5 and claimed >= float(scores.max()) - 0.03
 
     def _scan_fan(self, image: ByteImage, hyp: _Hypothesis, scale: float) -> list[_Hypothesis]:
         """Cards fanned over a read card: their left edges cross its face; read an index at each.
@@ -394,8 +412,10 @@ class Recognizer:
         for hyp in hyps:
             hyp.fill = _share(fg, hyp.corners)
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
+        # A blob no bigger than one card holds that card alone: its whole face is visible.
+        alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
         for hyp in hyps:
-            hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale)
+            hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=alone)
         for hyp in list(hyps):
             if hyp.code != UNKNOWN and hyp.run_x > 1.15 * card_w:
                 hyps.extend(self._scan_fan(image, hyp, scale))
@@ -412,21 +432,27 @@ class Recognizer:
         chosen: list[_Hypothesis] = []
         card_area = card_w * card_h
         for hyp in hyps:
+            if hyp.code != UNKNOWN:
+                # A read card is new unless it is one already taken: the same place, or the same
+                # index corner reached from another outline corner. Area does not matter: a
+                # card in the middle of a fan is all but hidden under its neighbours.
+                if any(_same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                    continue
+                chosen.append(hyp)
+                cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+                continue
             if any(float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w for o in chosen):
                 continue
             poly = np.round(hyp.corners).astype(np.int32)
             new = _share(fg, hyp.corners, exclude=covered) * _area(hyp.corners)
-            if hyp.code == UNKNOWN:
-                if new < 0.25 * card_area:
-                    continue
-                inner = _shrink(hyp.corners, 0.6)
-                back_share = _share(back, inner)
-                if back_share >= self.settings.back_share:
-                    hyp.code, hyp.confidence = BACK, min(1.0, back_share / self.settings.back_share * 0.5)
-                elif _share(paper, hyp.corners) < self.settings.paper_share:
-                    continue  # neither a face nor a back: a hand, a chip, a cloth
-            elif new < 0.08 * card_area:
+            if new < 0.25 * card_area:
                 continue
+            inner = _shrink(hyp.corners, 0.6)
+            back_share = _share(back, inner)
+            if back_share >= self.settings.back_share:
+                hyp.code, hyp.confidence = BACK, min(1.0, back_share / self.settings.back_share * 0.5)
+            elif _share(paper, hyp.corners) < self.settings.paper_share:
+                continue  # neither a face nor a back: a hand, a chip, a cloth
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, poly, 255)
         return chosen
@@ -495,6 +521,16 @@ def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
             merged.append(hyp)
             centres.append(centre)
     return merged
+
+
+def _same_card(a: _Hypothesis, b: _Hypothesis, tol: float) -> bool:
+    if float(np.hypot(*(a.center - b.center))) < tol:
+        return True
+    if a.code != b.code:
+        return False
+    index_a, index_b = a.corners[[0, 2]], b.corners[[0, 2]]
+    gaps = np.hypot(*(index_a[:, None, :] - index_b[None, :, :]).reshape(-1, 2).T)
+    return bool(gaps.min() < tol)
 
 
 def _shrink(quad: Vec, factor: float) -> Vec:

@@ -34,27 +34,31 @@ def _suit_shape(
         pts = np.array([[cx - 2 * r - 1, cy - r // 3], [cx + 2 * r + 1, cy - r // 3], [cx, cy + size // 2]])
         cv2.fillPoly(img, [pts.astype(np.int32)], colour, cv2.LINE_AA)
     elif suit == "s":
-        pts = np.array([[cx, cy - size // 2], [cx + 2 * r + 1, cy + r // 3], [cx - 2 * r - 1, cy + r // 3]])
+        # A tall pointed top and a flared foot: unmistakably not a club, even when small.
+        pts = np.array(
+            [[cx, cy - size // 2 - 2], [cx + 2 * r + 2, cy + r // 2], [cx - 2 * r - 2, cy + r // 2]]
+        )
         cv2.fillPoly(img, [pts.astype(np.int32)], colour, cv2.LINE_AA)
         cv2.circle(img, (cx - r, cy + r // 2), r + 1, colour, -1, cv2.LINE_AA)
         cv2.circle(img, (cx + r, cy + r // 2), r + 1, colour, -1, cv2.LINE_AA)
-        stem = np.array([[cx, cy], [cx + r, cy + size // 2], [cx - r, cy + size // 2]])
+        stem = np.array([[cx, cy], [cx + r + 2, cy + size // 2], [cx - r - 2, cy + size // 2]])
         cv2.fillPoly(img, [stem.astype(np.int32)], colour, cv2.LINE_AA)
-    else:  # clubs
-        cv2.circle(img, (cx, cy - r), r + 2, colour, -1, cv2.LINE_AA)
-        cv2.circle(img, (cx - r - 2, cy + r // 2), r + 2, colour, -1, cv2.LINE_AA)
-        cv2.circle(img, (cx + r + 2, cy + r // 2), r + 2, colour, -1, cv2.LINE_AA)
-        stem = np.array([[cx, cy], [cx + r, cy + size // 2], [cx - r, cy + size // 2]])
-        cv2.fillPoly(img, [stem.astype(np.int32)], colour, cv2.LINE_AA)
+    else:  # clubs: three round lobes with notches between them and a thin stem
+        cv2.circle(img, (cx, cy - r - 2), r + 1, colour, -1, cv2.LINE_AA)
+        cv2.circle(img, (cx - r - 3, cy + r // 2), r + 1, colour, -1, cv2.LINE_AA)
+        cv2.circle(img, (cx + r + 3, cy + r // 2), r + 1, colour, -1, cv2.LINE_AA)
+        cv2.rectangle(img, (cx - 2, cy - r), (cx + 2, cy + size // 2), colour, -1, cv2.LINE_AA)
+        cv2.rectangle(img, (cx - r, cy + size // 2 - 3), (cx + r, cy + size // 2), colour, -1, cv2.LINE_AA)
 
 
 def _index(img: np.ndarray, rank: str, suit: str, colour: tuple[int, int, int]) -> None:
+    # A large casino index: rank in a heavy Hershey face, the suit under it at almost its height.
     label = "10" if rank == "T" else rank
-    scale = 1.25 if len(label) == 1 else 1.0
-    (tw, th), _ = cv2.getTextSize(label, _FONT, scale, 3)
-    x = 34 - tw // 2
-    cv2.putText(img, label, (x, 22 + th), _FONT, scale, colour, 3, cv2.LINE_AA)
-    _suit_shape(img, suit, cx=34, cy=22 + th + 28, size=30, colour=colour)
+    scale = 1.5 if len(label) == 1 else 1.15
+    (tw, th), _ = cv2.getTextSize(label, _FONT, scale, 4)
+    x = 38 - tw // 2
+    cv2.putText(img, label, (x, 20 + th), _FONT, scale, colour, 4, cv2.LINE_AA)
+    _suit_shape(img, suit, cx=38, cy=20 + th + 34, size=40, colour=colour)
 
 
 def second_design_face(code: str) -> np.ndarray:

@@ -14,7 +14,7 @@ from controller.errors import ControllerError
 
 # Each module has register(subparsers) and ERRORS, the exception bases it turns into one-line
 # messages. Modules are imported only to build the parser, so keep their top level light.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = ("vision.cli",)
 
 
 class _CommandModule(Protocol):

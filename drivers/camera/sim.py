@@ -220,6 +220,22 @@ class TableRenderer:
         roi += (warped.astype(np.float32) - roi) * alpha[:, :, None]
         frame[y0:y1, x0:x1] = np.clip(roi, 0, 255).astype(np.uint8)
 
+    @staticmethod
+    def _shadow(frame: ByteImage, quad_px: npt.NDArray[np.float64]) -> None:
+        """A card has thickness: it casts a thin soft shadow on whatever lies under it."""
+        fh, fw = frame.shape[:2]
+        x0 = max(math.floor(quad_px[:, 0].min()) - 6, 0)
+        y0 = max(math.floor(quad_px[:, 1].min()) - 6, 0)
+        x1 = min(math.ceil(quad_px[:, 0].max()) + 8, fw)
+        y1 = min(math.ceil(quad_px[:, 1].max()) + 8, fh)
+        if x1 <= x0 or y1 <= y0:
+            return
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(quad_px - (x0 - 2, y0 - 2)).astype(np.int32), 255, cv2.LINE_AA)
+        soft = cv2.GaussianBlur(mask, (0, 0), 1.5).astype(np.float32) / 255.0
+        roi = frame[y0:y1, x0:x1].astype(np.float32)
+        frame[y0:y1, x0:x1] = (roi * (1.0 - 0.35 * soft[:, :, None])).astype(np.uint8)
+
     def card_quad_px(self, card: SimCard) -> npt.NDArray[np.float64]:
         """Where a card's corners land in the image (clockwise from its printed top-left)."""
         return to_px(self.homography, card_corners_mm(card))
@@ -234,7 +250,9 @@ class TableRenderer:
         frame = self._felt.copy()
         for card in scene.cards:
             img = self.deck.face(card.code) if card.face_up else self.deck.back
-            self._paste(frame, img, self._card_mask, self.card_quad_px(card))
+            quad = self.card_quad_px(card)
+            self._shadow(frame, quad)
+            self._paste(frame, img, self._card_mask, quad)
         for hand in scene.hands:
             self._draw_hand(frame, hand)
         out = self._light(frame, scene.lighting)
