@@ -56,7 +56,7 @@ class VisionSettings(_Strict):
     absent_frames: int = Field(default=5, ge=1, le=300)
     occlusion_share: float = Field(default=0.12, gt=0, lt=1)
     accept_score: float = Field(default=0.72, gt=0, lt=1)
-    accept_margin: float = Field(default=0.15, gt=0, lt=1)
+    accept_margin: float = Field(default=0.17, gt=0, lt=1)
 
     @field_validator("markers")
     @classmethod

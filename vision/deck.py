@@ -158,7 +158,15 @@ def _back_palette(back: ByteImage) -> npt.NDArray[np.float32]:
 # The acquisitions a template is learnt at: a face shrunk to these widths and scaled back, so a
 # card seen small and soft at the table meets a template of its own softness.
 # (scale, blur sigma in canonical pixels)
-_TEMPLATE_SCALES: Final = ((1.0, 0.0), (0.7, 0.0), (0.5, 0.0), (0.7, 1.6), (0.5, 1.2))
+_TEMPLATE_SCALES: Final = (
+    (1.0, 0.0),
+    (0.7, 0.0),
+    (0.5, 0.0),
+    (0.7, 1.6),
+    (0.5, 1.2),
+    (0.7, 2.4),
+    (0.55, 2.2),
+)
 
 
 def _degraded(face: ByteImage, how: tuple[float, float]) -> ByteImage:

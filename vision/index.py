@@ -114,14 +114,19 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     """
     # Ink is whatever absorbs some colour: the darkest channel makes a pale, blurred red stroke
     # as dark as a black one, while white paper stays bright in every channel.
-    gray = np.min(patch_bgr, axis=2)
+    b, g, r = cv2.split(patch_bgr)
+    gray = cv2.min(cv2.min(b, g), r)
     h, w = gray.shape
     flat = gray.reshape(-1)
     k90 = int(0.9 * (flat.size - 1))
     paper = float(np.partition(flat, k90)[k90])
     if paper < 40:  # too dark to be the paper of a face-up card
         return None
-    ink = (gray < paper * 0.62).astype(np.uint8)
+    # Segment on a sharpened copy: a soft camera leaves thin strokes pale, and an unsharp mask
+    # brings them back below the ink threshold without moving them. The raster uses the original.
+    soft = cv2.GaussianBlur(gray, (0, 0), 1.5)
+    crisp = cv2.addWeighted(gray, 1.8, soft, -0.8, 0)
+    ink = (crisp < paper * 0.62).astype(np.uint8)
     count, _labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8)
     min_area = max(3, (w * h) // 400)
     # Touching the patch border means felt, a neighbour's edge or artwork running on past the

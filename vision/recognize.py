@@ -28,7 +28,7 @@ class RecognizerSettings:
     """Tuning of the recognizer; the defaults are the ones the benchmark measures."""
 
     accept_score: float = 0.72  # least correlation (residual from the mean glyph) for a read
-    accept_margin: float = 0.15  # least lead over the best other rank and the best other suit
+    accept_margin: float = 0.17  # least lead over the best other rank and the best other suit
     min_fill: float = 0.86  # share of a card hypothesis that must be non-felt
     back_share: float = 0.45  # share of the card's middle in the back's colours to call it a back
     paper_share: float = 0.30  # share of white paper for an unreadable thing to count as a card
@@ -103,10 +103,13 @@ class _Hypothesis:
     fill: float = 0.0
     code: str = UNKNOWN
     confidence: float = 0.0
+    center: Vec = field(init=False)
 
-    @property
-    def center(self) -> Vec:
-        return np.asarray(self.corners.mean(axis=0), dtype=np.float64)
+    def __post_init__(self) -> None:
+        c = self.corners
+        self.center = np.array(
+            [(c[0, 0] + c[1, 0] + c[2, 0] + c[3, 0]) / 4.0, (c[0, 1] + c[1, 1] + c[2, 1] + c[3, 1]) / 4.0]
+        )
 
 
 def _unit(v: Vec) -> Vec:
@@ -238,6 +241,12 @@ class Recognizer:
     def _read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
         c0, c1, c2, c3 = corners
         first = self._read_corner(image, c0, c1 - c0, c3 - c0)
+        if alone and first[0] != UNKNOWN:
+            # A card lying alone gets its second opinion from its whole face, which is cheaper
+            # and stronger than its second index.
+            if self._face_agrees(image, corners, first[0], alone=True):
+                return first
+            return UNKNOWN, 0.0
         second = self._read_corner(image, c2, c3 - c2, c1 - c2)
         reads = [r for r in (first, second) if r[0] != UNKNOWN]
         if not reads:
@@ -246,24 +255,36 @@ class Recognizer:
             # The two corners of one card disagree: that is never a read.
             return UNKNOWN, 0.0
         code = reads[0][0]
-        if alone and not self._face_agrees(image, corners, code):
+        if not self._face_agrees(image, corners, code, alone=alone):
             return UNKNOWN, 0.0
         return code, max(r[1] for r in reads)
 
-    def _face_agrees(self, image: ByteImage, corners: Vec, code: str) -> bool:
-        """Second opinion for a card lying alone: its whole face must not look more like another card.
+    def _face_agrees(self, image: ByteImage, corners: Vec, code: str, *, alone: bool) -> bool:
+        """Second opinion from the whole face: it must not look more like another card.
 
         An index blurred past reading can pass for a neighbour's (a K for a 6); the picture or the
-        pips in the middle of the card cannot.
+        pips in the middle of the card cannot. A card lying alone must match its own face; a card
+        partly under others is only refused when its visible face clearly is another card's.
         """
-        dst = np.array([[0, 0], [CARD_PX_W, 0], [CARD_PX_W, CARD_PX_H], [0, CARD_PX_H]], np.float32)
+        w, h = CARD_PX_W // 4, CARD_PX_H // 4
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-        card = cv2.warpPerspective(image, m, (CARD_PX_W, CARD_PX_H), flags=cv2.INTER_AREA)
+        card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
         thumb = face_thumb(np.asarray(card))
         turned = thumb[::-1]  # the same card seen half a turn round
         scores = np.maximum(self.deck.thumbs @ thumb, self.deck.thumbs @ turned)
         claimed = float(scores[CODES.index(code)])
-        return claimed >= 0.5 and claimed >= float(scores.max()) - 0.03
+        best = float(scores.max())
+        if alone:
+            return claimed >= 0.5 and claimed >= best - 0.03
+        return not (best >= 0.6 and best > claimed + 0.1)
+
+    def _is_back(self, hyp: _Hypothesis, back: ByteImage, paper: ByteImage) -> bool:
+        """The middle of a back is mostly the back's colour and hardly any white paper; the red
+        pips of a ten of hearts can be the one but never the other.
+        """
+        inner = _shrink(hyp.corners, 0.6)
+        return _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
 
     def _scan_fan(self, image: ByteImage, hyp: _Hypothesis, scale: float) -> list[_Hypothesis]:
         """Cards fanned over a read card: their left edges cross its face; read an index at each.
@@ -290,7 +311,7 @@ class Recognizer:
         lo, hi = int(0.15 * card_w), int(length - 0.5 * card_w)
         found: list[_Hypothesis] = []
         taken: list[int] = []
-        for t in np.argsort(step[lo:hi])[::-1][:8] + lo:
+        for t in np.argsort(step[lo:hi])[::-1][:5] + lo:
             if step[t] < 12.0 or any(abs(int(t) - u) < 0.12 * card_w for u in taken):
                 continue
             taken.append(int(t))
@@ -346,7 +367,7 @@ class Recognizer:
             for contour, corners, blob_sides in blobs:
                 # Under a tilted camera near cards look bigger than far ones: a blob's own whole
                 # sides, when they agree with the frame's height, give its local size.
-                local = _vote_height(np.array(blob_sides) / scale)
+                local = _vote_height(np.array(blob_sides) / scale) if len(blob_sides) > 1 else None
                 blob_h = local if local is not None and abs(local - card_h) < 0.15 * card_h else card_h
                 found.extend(
                     self._explain_blob(
@@ -414,8 +435,18 @@ class Recognizer:
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
         # A blob no bigger than one card holds that card alone: its whole face is visible.
         alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
+        # Best-supported first; a hypothesis beside a card already read is the same card seen
+        # from another corner, so it is not read again (reads are most of the frame's cost).
+        hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
+        read: list[_Hypothesis] = []
         for hyp in hyps:
+            if any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in read):
+                continue
+            if self._is_back(hyp, back, paper):
+                continue  # a back: nothing to read, the selection below counts it
             hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=alone)
+            if hyp.code != UNKNOWN:
+                read.append(hyp)
         for hyp in list(hyps):
             if hyp.code != UNKNOWN and hyp.run_x > 1.15 * card_w:
                 hyps.extend(self._scan_fan(image, hyp, scale))
@@ -447,9 +478,8 @@ class Recognizer:
             new = _share(fg, hyp.corners, exclude=covered) * _area(hyp.corners)
             if new < 0.25 * card_area:
                 continue
-            inner = _shrink(hyp.corners, 0.6)
-            back_share = _share(back, inner)
-            if back_share >= self.settings.back_share:
+            if self._is_back(hyp, back, paper):
+                back_share = _share(back, _shrink(hyp.corners, 0.6))
                 hyp.code, hyp.confidence = BACK, min(1.0, back_share / self.settings.back_share * 0.5)
             elif _share(paper, hyp.corners) < self.settings.paper_share:
                 continue  # neither a face nor a back: a hand, a chip, a cloth
