@@ -348,14 +348,28 @@ def load_deck(source: Path | bytes) -> DeckProfile:
     return _derive(name, np.stack(decoded[:52]), decoded[52], box)
 
 
-@functools.cache
+SHIPPED_DECKS: Final = {"default": "default_deck.npz", "4color": "default_deck_4color.npz"}
+
+
 def default_deck() -> DeckProfile:
-    """The shipped default profile (Adrian Kennard's CC0 cards, plain casino back).
+    """The shipped default profile (Adrian Kennard's CC0 two-colour cards, plain casino back).
 
     Raises:
         DeckError: the package data is missing or corrupt (a broken install).
     """
-    data = resources.files("vision").joinpath("data/default_deck.npz")
+    return shipped_deck("default")
+
+
+@functools.cache
+def shipped_deck(variant: str) -> DeckProfile:
+    """A profile shipped with the package: ``"default"`` or ``"4color"`` (four colours, large faces).
+
+    Raises:
+        DeckError: no such variant, or the package data is missing or corrupt.
+    """
+    if variant not in SHIPPED_DECKS:
+        raise DeckError(f"no shipped deck {variant!r} (have: {', '.join(SHIPPED_DECKS)})")
+    data = resources.files("vision").joinpath(f"data/{SHIPPED_DECKS[variant]}")
     try:
         raw = data.read_bytes()
     except OSError as exc:

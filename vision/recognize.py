@@ -306,13 +306,16 @@ class Recognizer:
             ]
         )
         strip = cv2.warpAffine(image, m, (length, strip_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        profile = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY).astype(np.float32).mean(axis=0)
-        step = np.abs(np.convolve(profile, np.array([1, 1, 0, -1, -1], np.float32), mode="same"))
+        gray = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        grad = np.abs(cv2.filter2D(gray, -1, np.array([[1, 1, 0, -1, -1]], np.float32)))
+        # A card edge crosses every row of the strip; a pip only some: the median over rows keeps
+        # the edges and drops the pips.
+        step = np.median(grad, axis=0)
         lo, hi = int(0.15 * card_w), int(length - 0.5 * card_w)
         found: list[_Hypothesis] = []
         taken: list[int] = []
         for t in np.argsort(step[lo:hi])[::-1][:5] + lo:
-            if step[t] < 12.0 or any(abs(int(t) - u) < 0.12 * card_w for u in taken):
+            if step[t] < 8.0 or any(abs(int(t) - u) < 0.12 * card_w for u in taken):
                 continue
             taken.append(int(t))
             shift = x_unit * float(t)
@@ -447,9 +450,16 @@ class Recognizer:
             hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=alone)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
-        for hyp in list(hyps):
-            if hyp.code != UNKNOWN and hyp.run_x > 1.15 * card_w:
-                hyps.extend(self._scan_fan(image, hyp, scale))
+        # Fans: every outline edge longer than a card's short side may run under cards fanned on
+        # top; scan along it whether or not the card it starts from could be read.
+        for c in corners:
+            # (An edge as long as a card's long side is just that: a single card on its side.)
+            if c.x_len > 1.15 * card_w and abs(c.x_len - card_h) > 0.06 * card_h:
+                p, x, y = c.point, c.x_dir, c.y_dir
+                quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+                if _share(paper, _shrink(quad, 0.6)) < 0.4:
+                    continue  # backs have no index to find
+                hyps.extend(self._scan_fan(image, _Hypothesis(corners=quad, run_x=c.x_len), scale))
         # Confident reads first, then the hypotheses most corners agree on.
         hyps.sort(
             key=lambda hh: (

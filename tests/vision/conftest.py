@@ -6,13 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from vision.deck import DeckProfile, default_deck, register_deck
+from vision.deck import DeckProfile, default_deck, register_deck, shipped_deck
 from vision.synth import write_second_design
 
 
 @pytest.fixture(scope="session")
 def kennard() -> DeckProfile:
     return default_deck()
+
+
+@pytest.fixture(scope="session")
+def kennard4() -> DeckProfile:
+    return shipped_deck("4color")
 
 
 @pytest.fixture(scope="session")

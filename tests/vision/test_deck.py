@@ -24,7 +24,7 @@ def test_default_deck_is_small_and_complete(kennard: DeckProfile) -> None:
     assert 0 < box.x0 < box.x1 < 0.3 and 0 < box.y0 < box.y1 < 0.45
 
 
-@pytest.mark.parametrize("name", ["kennard", "hershey"])
+@pytest.mark.parametrize("name", ["kennard", "kennard4", "hershey"])
 def test_every_face_reads_as_itself(name: str, request: pytest.FixtureRequest) -> None:
     deck: DeckProfile = request.getfixturevalue(name)
     w, h = deck.index_box.search_size()
@@ -39,6 +39,13 @@ def test_every_face_reads_as_itself(name: str, request: pytest.FixtureRequest) -
         match = match_index(deck, feat)
         # Either the same card or a match too weak to be accepted: never another card.
         assert match.code == code or match.score < RecognizerSettings().accept_score, (code, match)
+
+
+def test_unknown_shipped_variant() -> None:
+    from vision.deck import shipped_deck
+
+    with pytest.raises(DeckError, match="no shipped deck"):
+        shipped_deck("jumbo")
 
 
 def test_the_two_designs_differ(kennard: DeckProfile, hershey: DeckProfile) -> None:
