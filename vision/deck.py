@@ -42,9 +42,9 @@ class DeckProfile:
     index_box: IndexBox
     # Templates are stored as unit residuals from the mean glyph (``rank_mean``/``suit_mean``):
     # what tells a club from a spade is the difference between them, not the shared blob.
-    rank_templates: npt.NDArray[np.float32] = field(repr=False)  # (13, variants, RANK_W * RANK_H)
-    suit_templates: npt.NDArray[np.float32] = field(repr=False)  # (4, variants, SUIT_W * SUIT_H)
-    rank_mean: npt.NDArray[np.float32] = field(repr=False)
+    rank_templates: npt.NDArray[np.float32] = field(repr=False)  # (variants, 13, 4, RANK_W * RANK_H)
+    suit_templates: npt.NDArray[np.float32] = field(repr=False)  # (variants, 4, 13, SUIT_W * SUIT_H)
+    rank_mean: npt.NDArray[np.float32] = field(repr=False)  # (variants, RANK_W * RANK_H)
     suit_mean: npt.NDArray[np.float32] = field(repr=False)
     # Whole-face thumbnails (52, THUMB_W * THUMB_H), unit vectors: a second opinion on a read.
     thumbs: npt.NDArray[np.float32] = field(repr=False)
@@ -194,7 +194,7 @@ def face_thumb(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
 
 
 def _residuals(vectors: npt.NDArray[np.float32], mean: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    res = vectors - mean
+    res = vectors - mean[:, None, None, :]
     return np.asarray(res / np.linalg.norm(res, axis=-1, keepdims=True), dtype=np.float32)
 
 
@@ -210,16 +210,15 @@ def _derive(name: str, faces: ByteImage, back: ByteImage, box: IndexBox) -> Deck
             features.append(feat if feat is not None else sharp)
     k = len(_TEMPLATE_SCALES)
     # CODES run rank-major (2c 2d 2h 2s 3c ...): card i has rank i // 4 and suit i % 4.
-    ranks = np.stack([f.rank for f in features]).reshape(13, 4 * k, -1)
-    suits = (
-        np.stack([f.suit for f in features])
-        .reshape(13, 4, k, -1)
-        .transpose(1, 0, 2, 3)
-        .reshape(4, 13 * k, -1)
-    )
+    # Arranged variant-major: (k, 13, 4, D) for ranks, (k, 4, 13, D) for suits.
+    by_card = np.stack([f.rank for f in features]).reshape(13, 4, k, -1)
+    ranks = by_card.transpose(2, 0, 1, 3)
+    suits = np.stack([f.suit for f in features]).reshape(13, 4, k, -1).transpose(2, 1, 0, 3)
     chromas = np.stack([f.chroma for f in features]).reshape(13, 4, k, 3).mean(axis=(0, 2))
-    rank_mean = ranks.reshape(-1, ranks.shape[-1]).mean(axis=0).astype(np.float32)
-    suit_mean = suits.reshape(-1, suits.shape[-1]).mean(axis=0).astype(np.float32)
+    # One mean glyph per acquisition variant: a residual from a mean of sharp and soft glyphs
+    # would mostly say "soft", and match whichever soft template is nearest.
+    rank_mean = ranks.mean(axis=(1, 2)).astype(np.float32)  # (k, D)
+    suit_mean = suits.mean(axis=(1, 2)).astype(np.float32)
     profile = DeckProfile(
         name=name,
         faces=faces,
@@ -386,10 +385,14 @@ class IndexMatch:
     margin: float  # lead over the best *other* card
 
 
-def _residual(vector: npt.NDArray[np.float32], mean: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    res = vector - mean
-    norm = float(np.linalg.norm(res))
-    return np.asarray(res / norm if norm > 1e-6 else res, dtype=np.float32)
+def _variant_scores(
+    templates: npt.NDArray[np.float32], means: npt.NDArray[np.float32], vector: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """Best correlation per class over all variants, each against that variant's own mean."""
+    res = vector[None, :] - means  # (k, D)
+    res /= np.maximum(np.linalg.norm(res, axis=1, keepdims=True), 1e-6)
+    scores = np.einsum("vcsd,vd->vcs", templates, res)  # (k, classes, samples)
+    return np.asarray(scores.max(axis=(0, 2)), dtype=np.float32)
 
 
 def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:
@@ -397,8 +400,8 @@ def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:
 
     The score is the weaker of the rank and the suit correlation; the margin the smaller lead.
     """
-    rank_scores = (profile.rank_templates @ _residual(feature.rank, profile.rank_mean)).max(axis=1)
-    suit_scores = (profile.suit_templates @ _residual(feature.suit, profile.suit_mean)).max(axis=1)
+    rank_scores = _variant_scores(profile.rank_templates, profile.rank_mean, feature.rank)
+    suit_scores = _variant_scores(profile.suit_templates, profile.suit_mean, feature.suit)
     # Ink of the wrong colour (a red suit read as black) costs score in proportion.
     colour_gap = np.abs(profile.suit_chromas - feature.chroma).sum(axis=1)
     suit_scores = suit_scores - 2.0 * np.maximum(colour_gap - 0.25, 0.0)
