@@ -55,12 +55,17 @@ def _read(args: argparse.Namespace) -> int:
     from vision.config import load_table_vision
     from vision.deck import default_deck, load_deck, read_image
     from vision.errors import ConfigError
-    from vision.recognize import Recognizer
+    from vision.recognize import Recognizer, RecognizerSettings
 
     zones = None
+    settings = RecognizerSettings()
+    deck_path: Path | None = args.deck
     if args.config is not None:
         config = load_table_vision(args.config)
-    deck = load_deck(args.deck) if args.deck is not None else default_deck()
+        settings = RecognizerSettings.from_config(config.vision)
+        if deck_path is None and config.vision.deck is not None:
+            deck_path = args.config.parent / config.vision.deck  # relative to the configuration
+    deck = load_deck(deck_path) if deck_path is not None else default_deck()
     image = read_image(args.image)
     if args.config is not None:
         if config.vision.markers:
@@ -70,7 +75,7 @@ def _read(args: argparse.Namespace) -> int:
         else:
             raise ConfigError(f"{args.config}: [vision] needs markers or points to place the zones")
         zones = ZoneMap.build(config.zones, calibration)
-    reading = Recognizer(deck=deck).read(image)
+    reading = Recognizer(deck=deck, settings=settings).read(image)
     for card in reading.cards:
         line: dict[str, object] = {
             "code": card.code,

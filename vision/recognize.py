@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.config import VisionSettings
 from vision.deck import CODES, DeckProfile, face_thumb, match_index
 from vision.errors import ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, index_feature
@@ -34,6 +35,11 @@ class RecognizerSettings:
     paper_share: float = 0.30  # share of white paper for an unreadable thing to count as a card
     felt_hue: int | None = None  # OpenCV hue (0-179) of the felt; None = the frame's main hue
     card_height_px: float | None = None  # expected card height in the frame; None = measured
+
+    @classmethod
+    def from_config(cls, settings: VisionSettings) -> RecognizerSettings:
+        """The recognition part of a table's ``[vision]`` settings."""
+        return cls(accept_score=settings.accept_score, accept_margin=settings.accept_margin)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from vision.calibration import ZoneMap
+from vision.config import VisionSettings
 from vision.recognize import BACK, UNKNOWN, FrameReading
 
 _ABSENT: Final = ""  # a frame in which the track's card was not seen
@@ -90,6 +91,16 @@ class TrackerSettings:
     absent_frames: int = 5  # frames unseen (zone not covered) before a card counts as removed
     occlusion_share: float = 0.12  # share of a zone under unexplained non-felt (a hand): skip it
     min_confidence: float = 0.5  # reads below this do not vote for an identity
+
+    @classmethod
+    def from_config(cls, settings: VisionSettings) -> TrackerSettings:
+        """The tracking part of a table's ``[vision]`` settings."""
+        return cls(
+            vote_frames=settings.vote_frames,
+            vote_needed=settings.vote_needed,
+            absent_frames=settings.absent_frames,
+            occlusion_share=settings.occlusion_share,
+        )
 
 
 @dataclass(slots=True)

@@ -135,6 +135,12 @@ def test_config_loads(tmp_path: Path) -> None:
     config = load_table_vision(path)
     assert [z.name for z in config.zones] == ["box1", "dealer"]
     assert config.vision.markers[0].id == 0
+    from vision.recognize import RecognizerSettings
+    from vision.tracking import TrackerSettings
+
+    tracker = TrackerSettings.from_config(config.vision.model_copy(update={"absent_frames": 9}))
+    assert (tracker.vote_frames, tracker.vote_needed, tracker.absent_frames) == (5, 3, 9)
+    assert RecognizerSettings.from_config(config.vision).accept_score == config.vision.accept_score
 
 
 @pytest.mark.parametrize(

@@ -60,8 +60,9 @@ def test_register_then_read_with_zones(
     assert "registered 't'" in capsys.readouterr().out
     image = _scene_image(tmp_path, deck)
     config = tmp_path / "table.toml"
-    config.write_text(CONFIG)
-    assert main(["vision", "read", str(image), "--deck", str(deck), "--config", str(config)]) == 0
+    # The deck comes from the configuration, relative to it.
+    config.write_text(CONFIG.replace("[vision]\n", '[vision]\ndeck = "deck.npz"\n', 1))
+    assert main(["vision", "read", str(image), "--config", str(config)]) == 0
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     by_code = {line["code"]: line for line in lines}
     assert set(by_code) == {"Ac", "back", "7h"}
