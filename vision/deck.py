@@ -391,8 +391,9 @@ def _variant_scores(
     """Best correlation per class over all variants, each against that variant's own mean."""
     res = vector[None, :] - means  # (k, D)
     res /= np.maximum(np.linalg.norm(res, axis=1, keepdims=True), 1e-6)
-    scores = np.einsum("vcsd,vd->vcs", templates, res)  # (k, classes, samples)
-    return np.asarray(scores.max(axis=(0, 2)), dtype=np.float32)
+    k, classes, samples, dim = templates.shape
+    scores = np.matmul(templates.reshape(k, classes * samples, dim), res[:, :, None])  # (k, C*S, 1)
+    return np.asarray(scores.reshape(k, classes, samples).max(axis=(0, 2)), dtype=np.float32)
 
 
 def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:

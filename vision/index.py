@@ -124,7 +124,7 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
         return None
     # Segment on a sharpened copy: a soft camera leaves thin strokes pale, and an unsharp mask
     # brings them back below the ink threshold without moving them. The raster uses the original.
-    soft = cv2.GaussianBlur(gray, (0, 0), 1.5)
+    soft = cv2.GaussianBlur(gray, (5, 5), 1.5)
     crisp = cv2.addWeighted(gray, 1.8, soft, -0.8, 0)
     ink = (crisp < paper * 0.62).astype(np.uint8)
     count, _labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8)
