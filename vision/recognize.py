@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
 
@@ -295,7 +296,9 @@ class Recognizer:
         inner = _shrink(hyp.corners, 0.6)
         return _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
 
-    def _scan_fan(self, image: ByteImage, hyp: _Hypothesis, scale: float) -> list[_Hypothesis]:
+    def _scan_fan(
+        self, image: ByteImage, hyp: _Hypothesis, scale: float, *, known: Sequence[_Hypothesis] = ()
+    ) -> list[_Hypothesis]:
         """Cards fanned over a read card: their left edges cross its face; read an index at each.
 
         Where a fan's top edges run in one line, the cards on top have no outline corner of
@@ -329,6 +332,13 @@ class Recognizer:
             taken.append(int(t))
             shift = x_unit * float(t)
             corners = hyp.corners + shift * scale
+            # A card already read from its own corner needs no second read from here.
+            if any(
+                float(np.hypot(*(corners[0] - k.corners[i]))) < 0.1 * card_w * scale
+                for k in known
+                for i in (0, 2)
+            ):
+                continue
             code, conf, _best = self._read_corner(image, c0 + shift, c1 - c0, y_vec)
             if code != UNKNOWN:
                 found.append(_Hypothesis(corners=corners, code=code, confidence=conf, fill=1.0))
@@ -479,7 +489,8 @@ class Recognizer:
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
                 if _share(paper, _shrink(quad, 0.6)) < 0.4:
                     continue  # backs have no index to find
-                hyps.extend(self._scan_fan(image, _Hypothesis(corners=quad, run_x=c.x_len), scale))
+                fan = _Hypothesis(corners=quad, run_x=c.x_len)
+                hyps.extend(self._scan_fan(image, fan, scale, known=[h for h in hyps if h.code != UNKNOWN]))
         # Confident reads first, then the hypotheses most corners agree on.
         hyps.sort(
             key=lambda hh: (
