@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.table",
     "drivers.cli",
     "web_display.cli",
+    "vision.cli",
 )
 
 

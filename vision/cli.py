@@ -1,0 +1,84 @@
+"""``dealer-assist vision …``: register a deck design and read the cards in an image."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from vision.errors import VisionError
+
+ERRORS: tuple[type[BaseException], ...] = (VisionError,)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the ``vision`` command group."""
+    parser = subparsers.add_parser("vision", help="camera card recognition: decks and reading images")
+    commands = parser.add_subparsers(dest="vision_command", required=True, metavar="SUBCOMMAND")
+
+    reg = commands.add_parser(
+        "register-deck",
+        help="build a deck profile from 52 face images named by code (As.png, Td.png, ...) and a back",
+    )
+    reg.add_argument("faces", type=Path, metavar="DIR", help="folder with the 52 face images")
+    reg.add_argument("--back", type=Path, required=True, metavar="BACK.png", help="image of the card back")
+    reg.add_argument("--out", type=Path, required=True, metavar="deck.npz", help="profile to write")
+    reg.add_argument("--name", help="name of the design (default: the folder's name)")
+    reg.set_defaults(run=_register_deck)
+
+    read = commands.add_parser("read", help="print every card found in an image, one JSON line each")
+    read.add_argument("image", type=Path, metavar="IMAGE")
+    read.add_argument("--deck", type=Path, metavar="deck.npz", help="deck profile (default: the shipped deck)")
+    read.add_argument("--config", type=Path, metavar="table.toml", help="table configuration: adds each card's zone")
+    read.set_defaults(run=_read)
+
+
+def _register_deck(args: argparse.Namespace) -> int:
+    from vision.deck import register_deck, save_deck
+
+    profile = register_deck(faces_dir=args.faces, back_path=args.back, name=args.name)
+    save_deck(profile, args.out)
+    box = profile.index_box
+    print(
+        f"registered {profile.name!r}: 52 faces and a back -> {args.out} "
+        f"(index box {box.x0:.3f},{box.y0:.3f}-{box.x1:.3f},{box.y1:.3f} of the card)"
+    )
+    return 0
+
+
+def _read(args: argparse.Namespace) -> int:
+    from vision.calibration import ZoneMap, calibrate_markers, calibrate_points
+    from vision.config import load_table_vision
+    from vision.deck import default_deck, load_deck, read_image
+    from vision.errors import ConfigError
+    from vision.recognize import Recognizer, RecognizerSettings
+
+    zones = None
+    settings = RecognizerSettings()
+    deck_path: Path | None = args.deck
+    if args.config is not None:
+        config = load_table_vision(args.config)
+        settings = RecognizerSettings.from_config(config.vision)
+        if deck_path is None and config.vision.deck is not None:
+            deck_path = args.config.parent / config.vision.deck  # relative to the configuration
+    deck = load_deck(deck_path) if deck_path is not None else default_deck()
+    image = read_image(args.image)
+    if args.config is not None:
+        if config.vision.markers:
+            calibration = calibrate_markers(image, config.vision.markers)
+        elif config.vision.points:
+            calibration = calibrate_points(config.vision.points)
+        else:
+            raise ConfigError(f"{args.config}: [vision] needs markers or points to place the zones")
+        zones = ZoneMap.build(config.zones, calibration)
+    reading = Recognizer(deck=deck, settings=settings).read(image)
+    for card in reading.cards:
+        line: dict[str, object] = {
+            "code": card.code,
+            "confidence": round(card.confidence, 3),
+            "corners": [[round(x, 1), round(y, 1)] for x, y in card.corners],
+        }
+        if zones is not None:
+            line["zone"] = zones.zone_of(card.center)
+        print(json.dumps(line))
+    return 0

@@ -1,0 +1,173 @@
+"""Corner-index features: the one normalisation shared by deck registration and recognition."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+# Canonical card raster: every stored face and every read works in this frame (short side x).
+CARD_PX_W: Final = 160
+CARD_PX_H: Final = 224
+# How far past the registered index box the search patch reaches, as a fraction of the card.
+SEARCH_MARGIN: Final = 0.05
+# The normalised index glyph raster (width, height): rank above suit.
+RANK_W: Final = 16
+RANK_H: Final = 20
+SUIT_W: Final = 16
+SUIT_H: Final = 16
+
+FloatArray = npt.NDArray[np.float32]
+# 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
+ByteImage = npt.NDArray[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexBox:
+    """Where the rank and suit sit in the top-left corner, as fractions of card width and height."""
+
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+    def search_size(self) -> tuple[int, int]:
+        """Pixel size (w, h) of the search patch in the canonical card raster."""
+        w = round((self.x1 + SEARCH_MARGIN) * CARD_PX_W)
+        h = round((self.y1 + SEARCH_MARGIN) * CARD_PX_H)
+        return max(w, 8), max(h, 8)
+
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
+
+
+def glyph_bounds(
+    comps: list[Box], *, seed: tuple[float, float], limit: tuple[int, int]
+) -> tuple[Box, list[Box]] | None:
+    """Bounds of the index: the ink blob nearest ``seed`` plus the blobs stacked with it.
+
+    Rank and suit sit one above the other (a "10" side by side), so blobs are joined while they
+    share columns with what is joined so far and the vertical gap stays small; artwork beside the
+    index shares no columns and is left out.
+    """
+    tol = 0.06 * CARD_PX_W
+    near = [c for c in comps if abs(c[0] - seed[0]) < tol * 1.5 and abs(c[1] - seed[1]) < 0.07 * CARD_PX_H]
+    if not near:
+        return None
+    start = min(near, key=lambda c: abs(c[0] - seed[0]) + abs(c[1] - seed[1]))
+    x0, y0, x1, y1 = start
+    joined = {start}
+    grew = True
+    while grew:
+        grew = False
+        for c in comps:
+            if c in joined:
+                continue
+            shares_columns = c[0] < x1 + 0.03 * CARD_PX_W and c[2] > x0 - 0.03 * CARD_PX_W
+            gap = max(c[1] - y1, y0 - c[3], 0)
+            if shares_columns and gap <= 0.06 * CARD_PX_H and c[2] - x0 < 0.2 * CARD_PX_W:
+                joined.add(c)
+                x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
+                grew = True
+    if x1 > limit[0] or y1 > limit[1]:
+        return None
+    return (x0, y0, x1, y1), sorted(joined, key=lambda c: c[1])
+
+
+@dataclass(frozen=True, slots=True)
+class IndexFeature:
+    """One corner index, normalised: rank and suit glyph rasters (unit vectors) and the ink colour."""
+
+    rank: FloatArray  # RANK_W * RANK_H, zero mean, unit norm
+    suit: FloatArray  # SUIT_W * SUIT_H, zero mean, unit norm
+    chroma: FloatArray  # ink colour relative to the paper, (b, g, r) summing to 1
+
+
+def _union(boxes: list[Box]) -> Box:
+    return (
+        min(c[0] for c in boxes),
+        min(c[1] for c in boxes),
+        max(c[2] for c in boxes),
+        max(c[3] for c in boxes),
+    )
+
+
+def _raster(gray: ByteImage, box: Box, paper: float, size: tuple[int, int]) -> FloatArray | None:
+    x0, y0, x1, y1 = box
+    glyph = cv2.resize(gray[y0:y1, x0:x1].astype(np.float32), size, interpolation=cv2.INTER_AREA)
+    vec = (paper - glyph).reshape(-1)
+    vec -= vec.mean()
+    norm = float(np.linalg.norm(vec))
+    if norm < 1e-3:
+        return None
+    return np.asarray(vec / norm, dtype=np.float32)
+
+
+def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
+    """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
+
+    The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
+    slightly wrong card scale or a blurred edge still gives the same raster as the template.
+    """
+    # Ink is whatever absorbs some colour: the darkest channel makes a pale, blurred red stroke
+    # as dark as a black one, while white paper stays bright in every channel.
+    b, g, r = cv2.split(patch_bgr)
+    gray = cv2.min(cv2.min(b, g), r)
+    h, w = gray.shape
+    flat = gray.reshape(-1)
+    k90 = int(0.9 * (flat.size - 1))
+    paper = float(np.partition(flat, k90)[k90])
+    if paper < 40:  # too dark to be the paper of a face-up card
+        return None
+    # Segment on a sharpened copy: a soft camera leaves thin strokes pale, and an unsharp mask
+    # brings them back below the ink threshold without moving them. The raster uses the original.
+    soft = cv2.GaussianBlur(gray, (5, 5), 1.5)
+    crisp = cv2.addWeighted(gray, 1.8, soft, -0.8, 0)
+    ink = (crisp < paper * 0.62).astype(np.uint8)
+    count, _labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    min_area = max(3, (w * h) // 400)
+    # Touching the patch border means felt, a neighbour's edge or artwork running on past the
+    # index: none of it is part of the index.
+    comps = [
+        (int(s[0]), int(s[1]), int(s[0] + s[2]), int(s[1] + s[3]))
+        for s in stats[1:count]
+        if s[4] >= min_area and s[0] > 0 and s[1] > 0 and s[0] + s[2] < w and s[1] + s[3] < h
+    ]
+    found = glyph_bounds(comps, seed=(box.x0 * CARD_PX_W, box.y0 * CARD_PX_H), limit=(w, h))
+    if found is None:
+        return None
+    (x0, y0, x1, y1), joined = found
+    expect_h = (box.y1 - box.y0) * CARD_PX_H
+    if (y1 - y0) < 0.45 * expect_h or (x1 - x0) < 2 or len(joined) < 2:
+        return None
+    # Blobs that overlap vertically form a row; the last row is the suit, the rows above it the
+    # rank (a "10" is two blobs side by side; a suit drawn in pieces is one row).
+    rows: list[list[Box]] = []
+    for c in joined:
+        if rows and c[1] <= max(r[3] for r in rows[-1]):
+            rows[-1].append(c)
+        else:
+            rows.append([c])
+    if len(rows) < 2:
+        return None
+    suit_box = _union(rows[-1])
+    rank_box = _union([c for row in rows[:-1] for c in row])
+    rank = _raster(gray, rank_box, paper, (RANK_W, RANK_H))
+    suit = _raster(gray, suit_box, paper, (SUIT_W, SUIT_H))
+    if rank is None or suit is None:
+        return None
+    # Colour from the ink's core only: blurred stroke edges are a mix of ink and paper.
+    sx0, sy0, sx1, sy1 = suit_box
+    sel = gray[sy0:sy1, sx0:sx1] < paper * 0.45
+    if not sel.any():
+        sel = ink[sy0:sy1, sx0:sx1].astype(bool)
+    region = patch_bgr[sy0:sy1, sx0:sx1].reshape(-1, 3)[sel.reshape(-1)].astype(np.float32)
+    paper_bgr = np.partition(patch_bgr.reshape(-1, 3), k90, axis=0)[k90].astype(np.float32) + 1.0
+    # Ink colour as the fraction of light each channel lets through, so a warm or cold light
+    # (which tints the paper the same way) cancels out.
+    rel = (region.mean(axis=0) + 1.0) / paper_bgr if len(region) else np.ones(3, np.float32)
+    chroma = (rel / float(rel.sum())).astype(np.float32)
+    return IndexFeature(rank=rank, suit=suit, chroma=chroma)

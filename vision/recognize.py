@@ -1,0 +1,620 @@
+"""Find the cards in one frame: face-up cards read from their corner index, face-down cards counted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.config import VisionSettings
+from vision.deck import CODES, DeckProfile, face_thumb, match_index
+from vision.errors import ImageError
+from vision.index import CARD_PX_H, CARD_PX_W, index_feature
+
+BACK: Final = "back"
+UNKNOWN: Final = "unknown"
+CARD_ASPECT: Final = 88.0 / 63.0
+
+# 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
+ByteImage = npt.NDArray[Any]
+Point = tuple[float, float]
+Vec = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class RecognizerSettings:
+    """Tuning of the recognizer; the defaults are the ones the benchmark measures."""
+
+    accept_score: float = 0.72  # least correlation (residual from the mean glyph) for a read
+    accept_margin: float = 0.17  # least lead over the best other rank and the best other suit
+    min_fill: float = 0.86  # share of a card hypothesis that must be non-felt
+    back_share: float = 0.45  # share of the card's middle in the back's colours to call it a back
+    paper_share: float = 0.30  # share of white paper for an unreadable thing to count as a card
+    felt_hue: int | None = None  # OpenCV hue (0-179) of the felt; None = the frame's main hue
+    card_height_px: float | None = None  # expected card height in the frame; None = measured
+
+    @classmethod
+    def from_config(cls, settings: VisionSettings) -> RecognizerSettings:
+        """The recognition part of a table's ``[vision]`` settings."""
+        return cls(accept_score=settings.accept_score, accept_margin=settings.accept_margin)
+
+
+@dataclass(frozen=True, slots=True)
+class CardRead:
+    """One card found in a frame.
+
+    ``code`` is a card code such as ``"As"``, ``"back"`` for a face-down card or ``"unknown"``
+    for a face-up card whose index could not be read with enough confidence. ``corners`` are the
+    card's four corners in image pixels, clockwise, starting at an index corner.
+    """
+
+    code: str
+    confidence: float
+    corners: tuple[Point, Point, Point, Point]
+
+    @property
+    def center(self) -> Point:
+        """The card's centre in image pixels."""
+        xs = [p[0] for p in self.corners]
+        ys = [p[1] for p in self.corners]
+        return sum(xs) / 4.0, sum(ys) / 4.0
+
+    @property
+    def face_up(self) -> bool:
+        """True for face-up cards, read or not."""
+        return self.code != BACK
+
+
+@dataclass(frozen=True)
+class FrameReading:
+    """Everything found in one frame.
+
+    ``clutter`` marks (at ``mask_scale`` of the frame) the non-felt pixels that no card explains:
+    a hand, a chip, a cloth; the tracker uses it to ignore covered zones.
+    """
+
+    cards: tuple[CardRead, ...]
+    clutter: ByteImage = field(repr=False)
+    mask_scale: float
+    card_height_px: float | None
+
+    def clutter_share(self, polygon_px: npt.NDArray[np.float64]) -> float:
+        """Share of a polygon (image pixels) covered by unexplained non-felt pixels."""
+        poly = np.round(np.asarray(polygon_px, dtype=np.float64) * self.mask_scale).astype(np.int32)
+        mask = np.zeros_like(self.clutter)
+        cv2.fillPoly(mask, [poly], 255)
+        area = cv2.countNonZero(mask)
+        if area == 0:
+            return 0.0
+        return float(cv2.countNonZero(cv2.bitwise_and(mask, self.clutter))) / float(area)
+
+
+@dataclass(slots=True)
+class _Corner:
+    point: Vec  # detection-scale pixels
+    x_dir: Vec  # unit vector along the clockwise-next edge
+    y_dir: Vec  # unit vector along the other edge
+    x_len: float  # visible edge lengths
+    y_len: float
+
+
+@dataclass(slots=True)
+class _Hypothesis:
+    corners: Vec  # (4, 2) detection-scale, clockwise, corners[0] an index corner
+    run_x: float = 0.0  # visible straight edge from corners[0] along corners[1] (fans run long)
+    support: int = 1
+    fill: float = 0.0
+    code: str = UNKNOWN
+    confidence: float = 0.0
+    center: Vec = field(init=False)
+
+    def __post_init__(self) -> None:
+        c = self.corners
+        self.center = np.array(
+            [(c[0, 0] + c[1, 0] + c[2, 0] + c[3, 0]) / 4.0, (c[0, 1] + c[1, 1] + c[2, 1] + c[3, 1]) / 4.0]
+        )
+
+
+class _CornerRead(NamedTuple):
+    code: str  # the accepted code, or UNKNOWN
+    confidence: float
+    best: str | None  # the best match even when too weak to accept; None if no index was seen
+
+
+def _unit(v: Vec) -> Vec:
+    n = float(np.hypot(v[0], v[1]))
+    return v / n if n > 1e-9 else v
+
+
+def _cross(a: Vec, b: Vec) -> float:
+    return float(a[0] * b[1] - a[1] * b[0])
+
+
+class Recognizer:
+    """Reads frames against one registered deck; cheap to call once per frame (30 fps on one core)."""
+
+    def __init__(self, *, deck: DeckProfile, settings: RecognizerSettings | None = None) -> None:
+        self.deck = deck
+        self.settings = settings or RecognizerSettings()
+        hsv = cv2.cvtColor(deck.back_palette.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2HSV)
+        # Only saturated back colours are told apart by hue; white borders are not "back" colour.
+        self._back_hues = [int(h) for h, s, _v in hsv.reshape(-1, 3) if s >= 70]
+        self._search = deck.index_box.search_size()
+
+    # -- masks ---------------------------------------------------------------------------------
+
+    def _masks(self, small: ByteImage) -> tuple[ByteImage, ByteImage, ByteImage]:
+        """Foreground (not felt), white paper and back-coloured masks at detection scale."""
+        hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
+        hue, sat, val = cv2.split(hsv)
+        felt_hue = self.settings.felt_hue
+        if felt_hue is None:
+            hist = cv2.calcHist([hue], [0], cv2.inRange(sat, 60, 255), [180], [0, 180]).reshape(-1)
+            felt_hue = int(np.argmax(hist))
+        felt = cv2.bitwise_and(_hue_band(hue, felt_hue, 14), cv2.inRange(sat, 45, 255))
+        felt = cv2.bitwise_and(felt, cv2.inRange(val, 20, 255))
+        fg = cv2.bitwise_not(felt)
+        kernel = np.ones((3, 3), np.uint8)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, kernel)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, kernel)
+        paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
+        back = np.zeros_like(fg)
+        for bh in self._back_hues:
+            back = cv2.bitwise_or(back, _hue_band(hue, bh, 12))
+        back = cv2.bitwise_and(back, cv2.inRange(sat, 70, 255))
+        return fg, paper, back
+
+    # -- geometry ------------------------------------------------------------------------------
+
+    def _corners(self, contour: ByteImage) -> tuple[list[_Corner], list[float]]:
+        """Right-angled convex corners of a blob outline, with exact edge directions."""
+        pts = contour.reshape(-1, 2).astype(np.float64)
+        n = len(pts)
+        approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
+        # Where each polygon vertex sits along the contour (approxPolyDP returns points only).
+        keys = contour.reshape(-1, 2).astype(np.int64) @ np.array([1, 1 << 20], np.int64)
+        order = np.argsort(keys, kind="stable")
+        found_at = np.searchsorted(keys[order], approx.astype(np.int64) @ np.array([1, 1 << 20], np.int64))
+        idx = [int(i) for i in order[found_at]]
+        m = len(idx)
+        edges: list[tuple[Vec, Vec, float]] = []  # point on line, unit direction, length
+        for k in range(m):
+            i0, i1 = idx[k], idx[(k + 1) % m]
+            seg_len = (i1 - i0) % n
+            length = float(np.hypot(*(pts[i1] - pts[i0])))
+            if length < 8.0:
+                continue
+            # Fit the middle of the edge: its ends bend into the rounded card corners.
+            trim = seg_len // 6
+            sel = [(i0 + trim + j) % n for j in range(max(seg_len - 2 * trim, 2))]
+            line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
+            direction = _unit(pts[i1] - pts[i0])
+            fitted = np.array([line[0], line[1]], dtype=np.float64)
+            if float(np.dot(fitted, direction)) < 0:
+                fitted = -fitted
+            edges.append((np.array([line[2], line[3]], dtype=np.float64), fitted, length))
+        corners: list[_Corner] = []
+        lengths = [e[2] for e in edges]
+        for k in range(len(edges)):
+            pa, da, la = edges[k]
+            pb, db, lb = edges[(k + 1) % len(edges)]
+            cos = float(np.dot(da, db))
+            if abs(cos) > 0.42:  # not within about 25 degrees of a right angle
+                continue
+            denom = _cross(da, db)
+            t = _cross(pb - pa, db) / denom
+            point = pa + t * da
+            out_a, out_b = -da, db  # both pointing away from the corner
+            # A corner is convex when the interior lies between the two edges; with OpenCV's
+            # outer contours that is when the turn has the blob's winding sign.
+            if not self._is_convex(contour, point, out_a, out_b):
+                continue
+            if _cross(out_a, out_b) > 0:
+                corners.append(_Corner(point, out_a, out_b, la, lb))
+            else:
+                corners.append(_Corner(point, out_b, out_a, lb, la))
+        return corners, lengths
+
+    @staticmethod
+    def _is_convex(contour: ByteImage, point: Vec, a: Vec, b: Vec) -> bool:
+        probe = point + 4.0 * _unit(a + b)
+        return cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) >= 0
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def _read_corner(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> _CornerRead:
+        """Read the index at one corner (full-resolution vectors spanning the whole card)."""
+        sw, sh = self._search
+        m = np.array(
+            [
+                [x_vec[0] / CARD_PX_W, y_vec[0] / CARD_PX_H, origin[0]],
+                [x_vec[1] / CARD_PX_W, y_vec[1] / CARD_PX_H, origin[1]],
+            ],
+            dtype=np.float64,
+        )
+        patch = cv2.warpAffine(
+            image, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+        )
+        feat = index_feature(np.asarray(patch, dtype=np.uint8), self.deck.index_box)
+        if feat is None:
+            return _CornerRead(UNKNOWN, 0.0, None)
+        match = match_index(self.deck, feat)
+        s = self.settings
+        # Confidence: how far the read clears both thresholds, on 0..1; 0.5 is the bar.
+        conf = 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)
+        conf = max(0.0, min(1.0, conf))
+        if match.score >= s.accept_score and match.margin >= s.accept_margin:
+            return _CornerRead(match.code, conf, match.code)
+        return _CornerRead(UNKNOWN, conf, match.code)
+
+    def _read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
+        c0, c1, c2, c3 = corners
+        first = self._read_corner(image, c0, c1 - c0, c3 - c0)
+        second = self._read_corner(image, c2, c3 - c2, c1 - c2)
+        reads = [r for r in (first, second) if r.code != UNKNOWN]
+        if not reads:
+            return UNKNOWN, max(first.confidence, second.confidence)
+        if len({r.code for r in reads}) > 1:
+            # The two corners of one card disagree: that is never a read.
+            return UNKNOWN, 0.0
+        code = reads[0].code
+        if alone and any(r.best != code for r in (first, second)):
+            # Alone, both corners are in view: the weaker one must at least lean the same way.
+            return UNKNOWN, 0.0
+        if not self._face_agrees(image, corners, code, alone=alone):
+            return UNKNOWN, 0.0
+        return code, max(r.confidence for r in reads)
+
+    def _face_agrees(self, image: ByteImage, corners: Vec, code: str, *, alone: bool) -> bool:
+        """Second opinion from the whole face: it must not look more like another card.
+
+        An index blurred past reading can pass for a neighbour's (a K for a 6); the picture or the
+        pips in the middle of the card cannot. A card lying alone must match its own face; a card
+        partly under others is only refused when its visible face clearly is another card's.
+        """
+        w, h = CARD_PX_W // 4, CARD_PX_H // 4
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+        card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
+        thumb = face_thumb(np.asarray(card))
+        turned = thumb[::-1]  # the same card seen half a turn round
+        scores = np.maximum(self.deck.thumbs @ thumb, self.deck.thumbs @ turned)
+        claimed = float(scores[CODES.index(code)])
+        best = float(scores.max())
+        if alone:
+            return claimed >= 0.5 and claimed >= best - 0.03
+        return not (best >= 0.45 and best > claimed + 0.2)
+
+    def _is_back(self, hyp: _Hypothesis, back: ByteImage, paper: ByteImage) -> bool:
+        """The middle of a back is mostly the back's colour and hardly any white paper; the red
+        pips of a ten of hearts can be the one but never the other.
+        """
+        inner = _shrink(hyp.corners, 0.6)
+        return _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
+
+    def _scan_fan(
+        self, image: ByteImage, hyp: _Hypothesis, scale: float, *, known: Sequence[_Hypothesis] = ()
+    ) -> list[_Hypothesis]:
+        """Cards fanned over a read card: their left edges cross its face; read an index at each.
+
+        Where a fan's top edges run in one line, the cards on top have no outline corner of
+        their own. Their edges show as steps in a strip across the card below, away from pips.
+        """
+        c0, c1, _c2, c3 = hyp.corners / scale
+        x_unit, y_vec = _unit(c1 - c0), c3 - c0
+        card_w = float(np.hypot(*(c1 - c0)))
+        length = int(min(hyp.run_x / scale, 3.0 * card_w))
+        if length < card_w * 1.15:
+            return []
+        strip_h = 24
+        m = np.array(
+            [
+                [x_unit[0], y_vec[0] * 0.3 / strip_h, c0[0] + 0.35 * y_vec[0]],
+                [x_unit[1], y_vec[1] * 0.3 / strip_h, c0[1] + 0.35 * y_vec[1]],
+            ]
+        )
+        strip = cv2.warpAffine(image, m, (length, strip_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        gray = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY).astype(np.float32)
+        grad = np.abs(cv2.filter2D(gray, -1, np.array([[1, 1, 0, -1, -1]], np.float32)))
+        # A card edge crosses every row of the strip; a pip only some: the median over rows keeps
+        # the edges and drops the pips.
+        step = np.median(grad, axis=0)
+        lo, hi = int(0.15 * card_w), int(length - 0.5 * card_w)
+        found: list[_Hypothesis] = []
+        taken: list[int] = []
+        for t in np.argsort(step[lo:hi])[::-1][:5] + lo:
+            if step[t] < 8.0 or any(abs(int(t) - u) < 0.12 * card_w for u in taken):
+                continue
+            taken.append(int(t))
+            shift = x_unit * float(t)
+            corners = hyp.corners + shift * scale
+            # A card already read from its own corner needs no second read from here.
+            if any(float(np.hypot(*(corners[0] - k.corners[i]))) < 0.1 * card_w * scale for k in known for i in (0, 2)):
+                continue
+            code, conf, _best = self._read_corner(image, c0 + shift, c1 - c0, y_vec)
+            if code != UNKNOWN:
+                found.append(_Hypothesis(corners=corners, code=code, confidence=conf, fill=1.0))
+        return found
+
+    # -- main ----------------------------------------------------------------------------------
+
+    def read(self, image: ByteImage) -> FrameReading:
+        """Find and read every card in a BGR frame.
+
+        Raises:
+            ImageError: the frame is not an 8-bit BGR image.
+        """
+        if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+            raise ImageError("a frame must be an 8-bit BGR image (height x width x 3)")
+        h, w = image.shape[:2]
+        if h < 32 or w < 32:
+            raise ImageError(f"frame of {w}x{h} is too small")
+        scale = 0.5 if w > 1280 else 1.0
+        small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale != 1 else image
+        fg, paper, back = self._masks(small)
+        min_area = (
+            0.25 * (60.0 * scale) ** 2 * CARD_ASPECT
+            if self.settings.card_height_px is None
+            else (0.3 * (self.settings.card_height_px * scale) ** 2 / CARD_ASPECT)
+        )
+        contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        blobs = []
+        sides: list[float] = []
+        for contour in contours:
+            if cv2.contourArea(contour) < min_area:
+                continue
+            corners, _lengths = self._corners(contour)
+            blob_sides = _full_sides(corners)
+            blobs.append((contour, corners, blob_sides))
+            sides.extend(blob_sides)
+        card_h = self._card_height(sides, scale)
+        found: list[_Hypothesis] = []
+        covered = np.zeros_like(fg)
+        if card_h is not None:
+            for contour, corners, blob_sides in blobs:
+                # Under a tilted camera near cards look bigger than far ones: a blob's own whole
+                # sides, when they agree with the frame's height, give its local size.
+                local = _vote_height(np.array(blob_sides) / scale) if len(blob_sides) > 1 else None
+                blob_h = local if local is not None and abs(local - card_h) < 0.15 * card_h else card_h
+                found.extend(
+                    self._explain_blob(
+                        image=image,
+                        contour=contour,
+                        corners=corners,
+                        card_h=blob_h * scale,
+                        scale=scale,
+                        fg=fg,
+                        paper=paper,
+                        back=back,
+                        covered=covered,
+                    )
+                )
+        clutter = cv2.bitwise_and(fg, cv2.bitwise_not(cv2.dilate(covered, np.ones((5, 5), np.uint8))))
+        reads = tuple(
+            CardRead(
+                code=hyp.code,
+                confidence=round(hyp.confidence, 4),
+                corners=tuple((float(p[0] / scale), float(p[1] / scale)) for p in hyp.corners),  # type: ignore[arg-type]
+            )
+            for hyp in found
+        )
+        return FrameReading(cards=reads, clutter=clutter, mask_scale=scale, card_height_px=card_h)
+
+    def _card_height(self, sides: list[float], scale: float) -> float | None:
+        """Card height in full-resolution pixels: the setting, or a vote of the complete card sides.
+
+        Every whole side votes for the height it implies as a long side and as a short one; the
+        height most sides agree with wins, so the width of a fan (not a card side) is outvoted.
+        """
+        if self.settings.card_height_px is not None:
+            return self.settings.card_height_px
+        if not sides:
+            return None
+        return _vote_height(np.array(sides) / scale)
+
+    def _explain_blob(
+        self,
+        *,
+        image: ByteImage,
+        contour: ByteImage,
+        corners: list[_Corner],
+        card_h: float,
+        scale: float,
+        fg: ByteImage,
+        paper: ByteImage,
+        back: ByteImage,
+        covered: ByteImage,
+    ) -> list[_Hypothesis]:
+        card_w = card_h / CARD_ASPECT
+        hyps: list[_Hypothesis] = []
+        for c in corners:
+            # Each corner is an index corner (short side clockwise-next) or it is not; a fan's
+            # collinear edges make visible lengths no guide, so both are tried.
+            p, x, y = c.point, c.x_dir, c.y_dir
+            quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+            hyps.append(_Hypothesis(corners=quad, run_x=c.x_len))
+            if c.y_len < card_w * 1.15:
+                quad = np.array([p + card_h * x, p + card_h * x + card_w * y, p + card_w * y, p])
+                hyps.append(_Hypothesis(corners=quad))
+        # A rectangle drawn from one corner misses the far corners by a few pixels under a tilted
+        # camera; where the outline has a corner close by, that corner is the truth.
+        if corners:
+            seen = np.array([c.point for c in corners])
+            for hyp in hyps:
+                gaps = np.hypot(*(hyp.corners[:, None, :] - seen[None, :, :]).transpose(2, 0, 1))
+                nearest = gaps.argmin(axis=1)
+                close = gaps[np.arange(4), nearest] < 0.12 * card_w
+                if close.any():
+                    hyp.corners = np.where(close[:, None], seen[nearest], hyp.corners)
+                    hyp.center = hyp.corners.mean(axis=0)
+        hyps = _merge(hyps, card_w * 0.15)
+        for hyp in hyps:
+            hyp.fill = _share(fg, hyp.corners)
+        hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
+        # A blob no bigger than one card holds that card alone: its whole face is visible.
+        alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
+        # Best-supported first; a hypothesis beside a card already read is the same card seen
+        # from another corner, so it is not read again (reads are most of the frame's cost).
+        hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
+        read: list[_Hypothesis] = []
+        for hyp in hyps:
+            if any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in read):
+                continue
+            if self._is_back(hyp, back, paper):
+                continue  # a back: nothing to read, the selection below counts it
+            hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=alone)
+            if hyp.code != UNKNOWN:
+                read.append(hyp)
+        # Fans: every outline edge longer than a card's short side may run under cards fanned on
+        # top; scan along it whether or not the card it starts from could be read.
+        for c in corners:
+            # (An edge as long as a card's long side is just that: a single card on its side.)
+            if c.x_len > 1.15 * card_w and abs(c.x_len - card_h) > 0.06 * card_h:
+                p, x, y = c.point, c.x_dir, c.y_dir
+                quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+                if _share(paper, _shrink(quad, 0.6)) < 0.4:
+                    continue  # backs have no index to find
+                fan = _Hypothesis(corners=quad, run_x=c.x_len)
+                hyps.extend(self._scan_fan(image, fan, scale, known=[h for h in hyps if h.code != UNKNOWN]))
+        # Confident reads first, then the hypotheses most corners agree on.
+        hyps.sort(
+            key=lambda hh: (
+                hh.code != UNKNOWN,
+                hh.confidence if hh.code != UNKNOWN else 0,
+                hh.support,
+                hh.fill,
+            ),
+            reverse=True,
+        )
+        chosen: list[_Hypothesis] = []
+        card_area = card_w * card_h
+        for hyp in hyps:
+            if hyp.code != UNKNOWN:
+                # A read card is new unless it is one already taken: the same place, or the same
+                # index corner reached from another outline corner. Area does not matter: a
+                # card in the middle of a fan is all but hidden under its neighbours.
+                if any(_same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                    continue
+                chosen.append(hyp)
+                cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+                continue
+            if any(float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w for o in chosen):
+                continue
+            poly = np.round(hyp.corners).astype(np.int32)
+            new = _share(fg, hyp.corners, exclude=covered) * _area(hyp.corners)
+            if new < 0.25 * card_area:
+                continue
+            if self._is_back(hyp, back, paper):
+                back_share = _share(back, _shrink(hyp.corners, 0.6))
+                hyp.code, hyp.confidence = BACK, min(1.0, back_share / self.settings.back_share * 0.5)
+            elif _share(paper, hyp.corners) < self.settings.paper_share:
+                continue  # neither a face nor a back: a hand, a chip, a cloth
+            chosen.append(hyp)
+            cv2.fillConvexPoly(covered, poly, 255)
+        return chosen
+
+
+def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
+    """Pixels whose hue is within ``width`` of ``centre`` on OpenCV's circular 0-179 scale."""
+    lo, hi = centre - width, centre + width
+    band = cv2.inRange(hue, max(lo, 0), min(hi, 179))
+    if lo < 0:
+        band = cv2.bitwise_or(band, cv2.inRange(hue, 180 + lo, 179))
+    if hi > 179:
+        band = cv2.bitwise_or(band, cv2.inRange(hue, 0, hi - 180))
+    return band
+
+
+def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | None:
+    """The card height (long side) most of ``sides`` agree with, refined as their median."""
+    if len(sides) == 0:
+        return None
+    candidates = np.concatenate([sides, sides * CARD_ASPECT])
+    cand = candidates[:, None]
+    agree = (np.abs(sides[None, :] - cand) < tol * cand) | (np.abs(sides[None, :] * CARD_ASPECT - cand) < tol * cand)
+    counts = agree.sum(axis=1)
+    top = np.flatnonzero(counts == counts.max())
+    best_h = float(candidates[top].max())
+    implied = np.where(np.abs(sides - best_h) < tol * best_h, sides, sides * CARD_ASPECT)
+    close = implied[np.abs(implied - best_h) < tol * best_h]
+    return float(np.median(close))
+
+
+def _full_sides(corners: list[_Corner]) -> list[float]:
+    """Visible edge lengths that run from one right-angled corner to the next: whole card sides."""
+    out = []
+    for i, a in enumerate(corners):
+        for b in corners[i + 1 :]:
+            d = b.point - a.point
+            dist = float(np.hypot(d[0], d[1]))
+            if dist < 10:
+                continue
+            u = d / dist
+            for direction, length in ((a.x_dir, a.x_len), (a.y_dir, a.y_len)):
+                if float(np.dot(u, direction)) > 0.995 and abs(length - dist) < 0.12 * dist:
+                    out.append(dist)
+    return out
+
+
+def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
+    """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees)."""
+    merged: list[_Hypothesis] = []
+    centres: list[Vec] = []
+    for hyp in hyps:
+        centre = hyp.center
+        for other, oc in zip(merged, centres, strict=True):
+            if abs(centre[0] - oc[0]) > tol or abs(centre[1] - oc[1]) > tol:
+                continue
+            d_same = np.abs(hyp.corners - other.corners).max()
+            d_turned = np.abs(hyp.corners - other.corners[[2, 3, 0, 1]]).max()
+            if min(d_same, d_turned) < tol:
+                other.support += 1
+                other.run_x = max(other.run_x, hyp.run_x)
+                break
+        else:
+            merged.append(hyp)
+            centres.append(centre)
+    return merged
+
+
+def _same_card(a: _Hypothesis, b: _Hypothesis, tol: float) -> bool:
+    if float(np.hypot(*(a.center - b.center))) < tol:
+        return True
+    if a.code != b.code:
+        return False
+    index_a, index_b = a.corners[[0, 2]], b.corners[[0, 2]]
+    gaps = np.hypot(*(index_a[:, None, :] - index_b[None, :, :]).reshape(-1, 2).T)
+    return bool(gaps.min() < tol)
+
+
+def _shrink(quad: Vec, factor: float) -> Vec:
+    centre = quad.mean(axis=0)
+    return np.asarray(centre + (quad - centre) * factor, dtype=np.float64)
+
+
+def _area(quad: Vec) -> float:
+    return float(abs(cv2.contourArea(quad.astype(np.float32))))
+
+
+def _share(mask: ByteImage, quad: Vec, *, exclude: ByteImage | None = None) -> float:
+    """Share of a quadrilateral's pixels set in ``mask`` and not in ``exclude`` (outside the frame: unset)."""
+    x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
+    if w <= 0 or h <= 0:
+        return 0.0
+    local = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(local, np.round(quad - (x, y)).astype(np.int32), 255)
+    total = cv2.countNonZero(local)
+    if total == 0:
+        return 0.0
+    mh, mw = mask.shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, mw), min(y + h, mh)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    inside = cv2.bitwise_and(local[y0 - y : y1 - y, x0 - x : x1 - x], mask[y0:y1, x0:x1])
+    if exclude is not None:
+        inside = cv2.bitwise_and(inside, cv2.bitwise_not(exclude[y0:y1, x0:x1]))
+    return float(cv2.countNonZero(inside)) / float(total)
