@@ -202,6 +202,26 @@ class TableService:
             return "dealing"
         return "deciding" if isinstance(step, Decide) else "showdown"
 
+    def view(self) -> dict[str, Any]:
+        """The public snapshot (see :mod:`controller.view`), consistent: taken under the table's lock."""
+        from controller.view import snapshot
+
+        with self._lock:
+            return snapshot(self)
+
+    def watch(self, callback: Callable[[dict[str, Any]], None]) -> tuple[Callable[[], None], dict[str, Any]]:
+        """Subscribe and take the current snapshot in one step, so no change falls between them."""
+        with self._lock:
+            return self.subscribe(callback), self.view()
+
+    @property
+    def decision_deadline(self) -> datetime | None:
+        """When the box to decide folds by itself (Casino Hold'em's decision timer), if a timer runs."""
+        seconds = getattr(self.config.rules, "decision_seconds", 0)
+        if not seconds or self._decide_since is None:
+            return None
+        return datetime.fromisoformat(self._decide_since) + timedelta(seconds=seconds)
+
     def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
         """Call ``callback(snapshot)`` after every change; it must not block. Returns unsubscribe."""
         with self._lock:
@@ -215,6 +235,26 @@ class TableService:
         return unsubscribe
 
     # ---------------------------------------------------------------- commands
+
+    def reconfigure(self, config: TableConfig, *, actor: Actor) -> Entry:
+        """An admin changes the table's configuration between rounds; journaled with who.
+
+        Raises:
+            PermissionDenied: the actor is not an admin.
+            TableError: a round is open, or the game would change (a new game is a new table).
+        """
+        with self._lock:
+            if actor.role != "admin":
+                raise PermissionDenied("only an admin may change the table configuration")
+            if self.round is not None:
+                raise TableError(f"round {self.round_no} is open: finish or void it before changing the configuration")
+            if config.game != self.config.game:
+                raise TableError(
+                    f"this table plays {self.config.game}; a table for {config.game} needs its own data folder"
+                )
+            if config.jackpot.enabled and self._store.jackpot() is None:
+                self._store.open_jackpot(name=config.name, meter=config.jackpot.reset)
+            return self._commit("configured", {"settings": _settings(config)}, actor)
 
     def open_round(self, bets: Sequence[BoxBet], *, actor: Actor) -> Entry:
         """Open a round with these bets.

@@ -167,7 +167,13 @@ def snapshot(table: TableService) -> dict[str, Any]:
         return view
     step = rnd.expected()
     if isinstance(step, Decide):
-        view["decide"] = {"box": step.box, "options": list(step.options), "stage": step.stage}
+        deadline = table.decision_deadline
+        view["decide"] = {
+            "box": step.box,
+            "options": list(step.options),
+            "stage": step.stage,
+            "deadline": deadline.isoformat() if deadline else None,
+        }
     for number in rnd.state.box_numbers:
         box = rnd.state.boxes[number]
         from controller.settlement import Stake

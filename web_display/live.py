@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from controller.view import recalled, snapshot
+from controller.view import recalled
 
 if TYPE_CHECKING:
     from controller.table import TableService
@@ -132,12 +132,10 @@ class Hub:
         self._unsubscribe: list[Callable[[], None]] = []
         self._large_cache: dict[str, tuple[tuple[int, int], list[dict[str, Any]]]] = {}
         for name, table in self._tables.items():
-            # Under the table's lock, as its own publications are: a card arriving from the shoe thread
-            # must not change the round while the first snapshot is taken. (TableService has no public
-            # way to take a consistent snapshot; its lock is re-entrant.)
-            with table._lock:
-                self._unsubscribe.append(table.subscribe(self._from_table(name)))
-                first = snapshot(table)
+            # Subscribed and snapshotted in one step: a card arriving from the shoe thread cannot fall
+            # between the first snapshot and the first update.
+            unsubscribe, first = table.watch(self._from_table(name))
+            self._unsubscribe.append(unsubscribe)
             self._publish(name, first)
 
     def _from_table(self, name: str) -> Callable[[dict[str, Any]], None]:

@@ -20,7 +20,12 @@ def test_a_round_driven_through_the_control_channel(tmp_path: Path) -> None:
     for i, code in enumerate(passes({1: "Kc Kd Kh 4s 4c"}, "9s 9h Jc Jd 3c", n=5)):
         t.on_card(code, counter=i + 1)
     state = handle(t, '{"cmd": "state"}')["state"]
-    assert state["decide"] == {"box": 1, "options": ["fold", "raise", "exchange"], "stage": "decision"}
+    assert state["decide"] == {
+        "box": 1,
+        "options": ["fold", "raise", "exchange"],
+        "stage": "decision",
+        "deadline": None,
+    }
     assert '"Kc"' not in json.dumps(state)
     assert handle(t, '{"cmd": "act", "box": 1, "action": "raise"}')["ok"]
     assert handle(t, '{"cmd": "confirm"}')["kind"] == "round-settled"

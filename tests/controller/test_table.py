@@ -331,3 +331,29 @@ def test_shoe_reported_gaps_and_unreadable_draws_keep_the_counter_in_step(data: 
     t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
     t.on_card("2c", counter=7)
     assert not t.tilts
+
+
+def test_an_admin_reconfigures_between_rounds_and_it_survives_a_restart(data: Path) -> None:
+    t = table(data)
+    bigger = build_config({"game": "oasis", "max_payout": 5000})
+    with pytest.raises(PermissionDenied):
+        t.reconfigure(bigger, actor=SUPER)
+    open_with_cards(t, 1)
+    with pytest.raises(TableError, match="finish or void it"):
+        t.reconfigure(bigger, actor=Actor("ada", "admin"))
+    t.void_round(actor=SUPER, why="to reconfigure")
+    with pytest.raises(TableError, match="needs its own data folder"):
+        t.reconfigure(build_config({"game": "casino-holdem"}), actor=Actor("ada", "admin"))
+    entry = t.reconfigure(bigger, actor=Actor("ada", "admin"))
+    assert entry.actor == "admin:ada" and t.config.max_payout == 5000
+    t._store.close()
+    assert TableService(store=SqliteJournal(path=data), clock=Clock()).config.max_payout == 5000
+
+
+def test_the_decision_timer_deadline_is_in_the_snapshot(data: Path) -> None:
+    t = table(data, "casino-holdem", rules={"decision_seconds": 30})
+    t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+    deal(t, ["2c", "3c", "4c", "5c", "6c", "7c", "8c"])
+    deadline = t.view()["decide"]["deadline"]
+    assert deadline is not None
+    assert datetime.fromisoformat(deadline) - t.now() > timedelta(seconds=29)
