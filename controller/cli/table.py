@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import signal
 import sys
 import threading
+import webbrowser
 from pathlib import Path
 from typing import Any
 
 from controller.errors import ControllerError
 from drivers.errors import DriverError
+from web_display.errors import WebError
 
-ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError)
+ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError, WebError)
 DEFAULT_DATA = Path("dealer-assist-data")
 
 
@@ -28,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--config", help="the table configuration (TOML); default: as the journal last had it")
     run.add_argument("--shoe", help="the shoe: a device path (/dev/ttyUSB0) or a URL (socket://host:port)")
     run.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
+    run.add_argument("--port", type=int, default=8000, help="the displays' port (default 8000; 0: any free port)")
+    run.add_argument("--host", default="127.0.0.1", help="the displays' address (default 127.0.0.1)")
+    run.add_argument("--no-web", action="store_true", help="do not serve the displays (e.g. a test rig)")
     run.add_argument(
         "--control",
         choices=["stdio"],
@@ -37,14 +43,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     demo = subparsers.add_parser(
         "demo",
-        help="a whole simulated table: simulated shoe, table service, simulated players and dealer",
+        help="a whole simulated table: simulated shoe, table service, dealer display, simulated players",
         description="A complete simulated table on the embedded store (SQLite under --data): the simulated "
-        "shoe on a pseudo-terminal, the table service, and simulated players and dealer dealing rounds "
-        "on their own. Stops cleanly on Ctrl-C or SIGTERM.",
+        "shoe on a pseudo-terminal, the table service, the dealer and floor displays on --port (opened in "
+        "the browser), and simulated players and dealer dealing rounds on their own. Accounts dealer, "
+        "supervisor and admin get --demo-password (or a random password, printed). Stops cleanly on "
+        "Ctrl-C or SIGTERM.",
     )
     demo.add_argument("--game", default="oasis", help="oasis, casino-holdem, holdem-exchange or holdem-bonus")
     demo.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
-    demo.add_argument("--port", type=int, default=8000, help="the dealer display's port (default 8000)")
+    demo.add_argument("--port", type=int, default=8000, help="the dealer display's port (default 8000; 0: any)")
+    demo.add_argument("--host", default="127.0.0.1", help="the displays' address (default 127.0.0.1)")
     demo.add_argument("--pace", type=float, default=1.0, help="seconds between steps; 0 = as fast as it goes")
     demo.add_argument("--no-browser", action="store_true", help="do not open a browser")
     demo.add_argument("--demo-password", help="password of the demo accounts (default: a random one, printed)")
@@ -78,6 +87,14 @@ def run_table(args: argparse.Namespace) -> int:
     config = load_config(args.config) if args.config else None
     live = LiveTable(config=LiveConfig(data=args.data, shoe=args.shoe, table=config))
     stop = _stop_on_signals()
+    web = None
+    try:
+        if not args.no_web:
+            web = _serve(live, data=args.data, host=args.host, port=args.port)
+            print(f"dealer display: {_dealer_url(web.url, live)}  floor: {web.url}/floor", file=sys.stderr)
+    except BaseException:
+        live.stop()
+        raise
     live.start()
     try:
         if args.control == "stdio":
@@ -90,8 +107,36 @@ def run_table(args: argparse.Namespace) -> int:
             if live.failed.is_set():
                 raise ControllerError(f"stopped: {live.failure}")
     finally:
+        if web is not None:
+            web.stop()
         live.stop()
     return 0
+
+
+def _serve(live: Any, *, data: Path, host: str, port: int) -> Any:
+    """The dealer and floor displays for this table, served in this process."""
+    from web_display.core.config import Settings
+    from web_display.main import create_app
+    from web_display.server import serve
+
+    app = create_app(settings=Settings(data_dir=data), tables={live.table.config.name: live.table})
+    return serve(app, host=host, port=port)
+
+
+def _open_browser(url: str) -> None:
+    """Open the dealer display in a graphical browser; without a screen, say where it is instead.
+
+    Without a display Python's webbrowser falls back to text browsers that would take over this terminal.
+    """
+    graphical = sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    if not graphical or not webbrowser.open(url):
+        print(f"(no browser opened: open {url} yourself)", flush=True)
+
+
+def _dealer_url(base: str, live: Any) -> str:
+    from urllib.parse import quote
+
+    return f"{base}/tables/{quote(live.table.config.name)}"
 
 
 def _control_loop(live: Any, stop: threading.Event, handle: Any) -> None:
@@ -113,6 +158,7 @@ def run_demo(args: argparse.Namespace) -> int:
     from controller.table import Actor
     from controller.view import snapshot
     from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+    from web_display.accounts import ensure_demo_accounts
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.pace < 0:
@@ -132,8 +178,12 @@ def run_demo(args: argparse.Namespace) -> int:
     sim.start()
     try:
         live = LiveTable(config=LiveConfig(data=args.data, shoe=sim.device_path, table=config))
+        password = ensure_demo_accounts(args.data, args.demo_password)
+        web = _serve(live, data=args.data, host=args.host, port=args.port)
         live.start()
         if not live.link_up.wait(15):
+            web.stop()
+            live.stop()
             raise ControllerError("the simulated shoe did not connect within 15 s")
 
         def draw() -> None:
@@ -153,8 +203,14 @@ def run_demo(args: argparse.Namespace) -> int:
                 print(render(view) + "\n", flush=True)
 
         live.table.subscribe(show)
+        url = _dealer_url(web.url, live)
         print(f"demo: {config.name} playing {live.table.config.game}, data in {args.data}, shoe {sim.device_path}")
+        print(f"dealer display: {url}   floor: {web.url}/floor   admin: {web.url}/admin")
+        shown = "(given with --demo-password)" if args.demo_password else password
+        print(f"sign in as dealer, supervisor or admin with the password {shown}")
         print(render(snapshot(live.table)) + "\n", flush=True)
+        if not args.no_browser:
+            _open_browser(url)
         started = live.table.now()
         player.start()
         try:
@@ -165,6 +221,7 @@ def run_demo(args: argparse.Namespace) -> int:
                     break
         finally:
             player.stop()
+            web.stop()
             live.stop()
     finally:
         sim.stop()

@@ -45,7 +45,7 @@ class Service:
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--shoe", shoe),
-                *("--data", str(data), "--control", "stdio"),
+                *("--data", str(data), "--control", "stdio", "--no-web"),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,18 +22,38 @@ def cli(*args: str) -> list[str]:
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_demo_plays_rounds_on_its_own_and_stops_cleanly_on_a_signal(tmp_path: Path, sig: signal.Signals) -> None:
     proc = subprocess.Popen(
-        cli("demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--seed", "2", "--game", "holdem-bonus"),
+        cli(
+            "demo",
+            "--data",
+            str(tmp_path),
+            "--pace",
+            "0",
+            "--no-browser",
+            "--seed",
+            "2",
+            "--game",
+            "holdem-bonus",
+            "--port",
+            "0",
+        ),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     assert proc.stdout is not None
     showdowns = 0
+    display = ""
     deadline = time.monotonic() + 60
     while showdowns < 2 and time.monotonic() < deadline:
         line = proc.stdout.readline()
         assert line, proc.stderr.read() if proc.stderr else ""
         showdowns += "· showdown ·" in line
+        if line.startswith("dealer display: "):
+            display = line.split()[2]
+    # The dealer display is served: it answers (the login page for a browser without a session).
+    with urllib.request.urlopen(display, timeout=10) as page:
+        assert page.status == 200
+        assert "<html" in page.read().decode().lower()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
@@ -45,7 +66,7 @@ def test_demo_plays_rounds_on_its_own_and_stops_cleanly_on_a_signal(tmp_path: Pa
 def test_demo_continues_the_same_journal_after_a_restart(tmp_path: Path) -> None:
     for _ in range(2):
         done = subprocess.run(
-            cli("demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--rounds", "2"),
+            cli("demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--rounds", "2", "--port", "0"),
             capture_output=True,
             text=True,
             timeout=120,
