@@ -20,6 +20,13 @@ from controller.hands import HAND_NAMES, HandValue
 from controller.settlement import BetResult, DealerResult, MainResult, Outcome, Stake
 
 
+def fold_if_folding(state: RoundState, action: Action) -> list[Slot]:
+    """Apply a decision that needs no cards: a fold takes the box out of play, anything else is a stake."""
+    if action.action == "fold":
+        state.boxes[action.box].folded = True
+    return []
+
+
 @dataclass(frozen=True, kw_only=True)
 class Game:
     """One game: its data (names, defaults, paytable keys) and its rule functions."""
@@ -35,8 +42,9 @@ class Game:
     one_box_per_player: bool = False
     table_actions: frozenset[str] = frozenset()
     advance: Callable[[RoundState], Step]
-    check_action: Callable[[RoundState, Action], None]
-    apply_action: Callable[[RoundState, Action], list[Slot]]
+    # Most decisions carry no details and only a fold changes the box: these are the defaults.
+    check_action: Callable[[RoundState, Action], None] = lambda _state, _action: None
+    apply_action: Callable[[RoundState, Action], list[Slot]] = fold_if_folding
     settle_main: Callable[[RoundState], tuple[DealerResult, dict[int, MainResult]]]
     bonus_key: Callable[[RoundState, BoxState], str | None]
     jackpot_hand: Callable[[RoundState, BoxState], HandValue | None]

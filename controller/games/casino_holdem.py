@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from controller.config import GameRules, Multiple, Qualification, TableConfig
-from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
+from controller.engine import BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
 from controller.games import Game, compare, paytable_check, qualifies, showdown
 from controller.hands import CATEGORIES, HandValue, evaluate
 from controller.settlement import DealerResult, MainResult, Stake
@@ -66,16 +66,6 @@ def advance(state: RoundState) -> Step:
     if not state.in_play():
         return Complete()
     return state.first_missing(TURN_RIVER) or Complete()
-
-
-def check_action(state: RoundState, action: Action) -> None:
-    """Calls and folds carry no details."""
-
-
-def apply_action(state: RoundState, action: Action) -> list[Slot]:
-    if action.action == "fold":
-        state.boxes[action.box].folded = True
-    return []
 
 
 def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
@@ -174,8 +164,6 @@ GAME = Game(
         "royal-flush",
     ),
     advance=advance,
-    check_action=check_action,
-    apply_action=apply_action,
     stakes=stakes,
     settle_main=settle_main,
     bonus_key=bonus_key,

@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from controller.config import GameRules, TableConfig
-from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
+from controller.engine import BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
 from controller.games import Game, compare, showdown
 from controller.hands import CATEGORIES, HandValue, evaluate
 from controller.settlement import DealerResult, MainResult, Stake
@@ -72,16 +72,6 @@ def advance(state: RoundState) -> Step:
         if deal:
             return deal
     return Complete()
-
-
-def check_action(state: RoundState, action: Action) -> None:
-    """Bets, checks and folds carry no details."""
-
-
-def apply_action(state: RoundState, action: Action) -> list[Slot]:
-    if action.action == "fold":
-        state.boxes[action.box].folded = True
-    return []
 
 
 def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
@@ -176,8 +166,6 @@ GAME = Game(
     board_size=5,
     bonus_keys=BONUS_KEYS,
     advance=advance,
-    check_action=check_action,
-    apply_action=apply_action,
     stakes=stakes,
     settle_main=settle_main,
     bonus_key=bonus_key,
