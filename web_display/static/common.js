@@ -15,14 +15,17 @@ const DA = (() => {
   }
 
   // Every change carries the session's CSRF token; every refusal comes back as {"error": "..."}.
-  async function api(method, path, body) {
-    const headers = { "Content-Type": "application/json" };
+  // A body is sent as JSON unless another content type is given (then it is sent as the text it is).
+  async function api(method, path, body, contentType) {
+    const headers = { "Content-Type": contentType || "application/json" };
     if (me && method !== "GET") headers[me.csrf_header] = me.csrf;
+    let payload;
+    if (body !== undefined) payload = contentType ? body : JSON.stringify(body);
     const response = await fetch(path, {
       method,
       headers,
       credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: payload,
     });
     let data = null;
     try {

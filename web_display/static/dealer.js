@@ -285,12 +285,6 @@
         ),
       );
     }
-    rows.push(
-      el("p", {
-        class: "limits",
-        text: `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`,
-      }),
-    );
     put(form, ...rows);
   }
 
@@ -310,6 +304,9 @@
 
   function renderControls() {
     buildBets();
+    // Outside the form: an admin may change the limits between rounds without the bets typed so far going.
+    const t = view.table;
+    $("limits").textContent = `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`;
     const idle = view.phase === "idle";
     $("bets-panel").hidden = !idle;
     $("repeat-bets").disabled = !view.last_bets;

@@ -1,0 +1,83 @@
+"""The admin's configuration editor, shared boxes in the bets form, the decision countdown and the
+dealer's early show, in a real browser (Debian's Chromium)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from controller.engine import BoxBet
+from controller.table import Actor
+from tests.web_display.browser import chromium, money, screenshot, shown_version, sign_in
+from tests.web_display.kit import live_server, make_app, make_table
+
+pytestmark = pytest.mark.browser
+DEALER = Actor("dana", "dealer")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+def new_page(browser: Browser) -> Page:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    return context.new_page()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    page = new_page(browser)
+    try:
+        yield page
+    finally:
+        page.context.close()
+
+
+def test_an_admin_edits_the_configuration_and_the_dealer_sees_the_new_limit(tmp_path: Path, browser: Browser) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    admin, dealer = new_page(browser), new_page(browser)
+    try:
+        with live_server(make_app(tmp_path, {"T1": table})) as server:
+            sign_in(dealer, server.url, "dealer", next_path="/tables/T1")
+            expect(dealer.locator("#limits")).to_have_text(
+                f"Limits {money(10)} – {money(100)} · maximum payout {money(3000)}"
+            )
+            dealer.fill("input[name=ante-1]", "10")  # typed before the change: kept through it
+            sign_in(admin, server.url, "admin", next_path="/admin")
+            editor = admin.locator("#configs details[data-table=T1]")
+            editor.locator("summary").click()
+            text = editor.locator("textarea")
+            expect(text).to_have_value(re.compile("max_payout = 3000"))
+            # A bad value: refused, the key named under the editor, nothing changed.
+            text.fill(text.input_value().replace("max_payout = 3000", 'max_payout = "lots"'))
+            editor.locator("button.save-config").click()
+            expect(editor.locator(".config-message.error")).to_contain_text("max_payout = 'lots'")
+            assert table.config.max_payout == 3000
+            # A good one: the dealer display shows the new limit at once.
+            text.fill(text.input_value().replace('max_payout = "lots"', "max_payout = 4500"))
+            editor.locator("button.save-config").click()
+            expect(editor.locator(".config-message.ok")).to_have_text("Saved: max_payout")
+            assert table.config.max_payout == 4500
+            expect(dealer.locator("#limits")).to_have_text(
+                f"Limits {money(10)} – {money(100)} · maximum payout {money(4500)}"
+            )
+            expect(dealer.locator("input[name=ante-1]")).to_have_value("10")
+            expect(admin.locator("#audit tbody")).to_contain_text("table-configured")
+            screenshot(admin, "admin-config-editor")
+            # During a round the table refuses, and the admin is told why.
+            table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+            text.fill(text.input_value().replace("max_payout = 4500", "max_payout = 5000"))
+            editor.locator("button.save-config").click()
+            expect(editor.locator(".config-message.error")).to_contain_text("round 1 is open")
+            assert table.config.max_payout == 4500
+            shown_version(dealer, table.version)
+    finally:
+        admin.context.close()
+        dealer.context.close()
