@@ -12,8 +12,9 @@ from playwright.sync_api import Browser, Page, expect
 
 from controller.engine import BoxBet
 from controller.table import Actor
-from tests.web_display.browser import chromium, money, screenshot, shown_version, sign_in
-from tests.web_display.kit import live_server, make_app, make_table
+from tests.web_display.browser import chromium, click_and_wait, money, screenshot, shown_version, sign_in
+from tests.web_display.kit import deal, live_server, make_app, make_table
+from tests.web_display.test_early_show import CARDS
 
 pytestmark = pytest.mark.browser
 DEALER = Actor("dana", "dealer")
@@ -81,3 +82,36 @@ def test_an_admin_edits_the_configuration_and_the_dealer_sees_the_new_limit(tmp_
     finally:
         admin.context.close()
         dealer.context.close()
+
+
+def test_the_dealer_shows_his_hand_early_and_a_box_withdraws(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "holdem-exchange", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=20)], actor=DEALER)
+        deal(table, CARDS)
+        shown_version(page, table.version)
+        expect(page.locator("#decide button[data-action]")).to_have_text(["FOLD", "BET", "BUY"])
+        click_and_wait(page, table, "#decide button[data-action=bet]")
+        expect(page.locator("#decide h2")).to_contain_text("Box 2")
+        click_and_wait(page, table, "#dealer-shown")
+        # Box 2 has seen the dealer's hand: fold or withdraw only; the button has done its job.
+        expect(page.locator("#decide button[data-action]")).to_have_text(["FOLD", "WITHDRAW"])
+        expect(page.locator("#dealer-cards .card.up")).to_have_count(2)
+        expect(page.locator("#dealer-shown")).to_have_count(0)
+        click_and_wait(page, table, "#decide button[data-action=withdraw]")
+        expect(page.locator("#box-2 .outcome")).to_have_text("WITHDRAWN")
+        expect(page.locator("#box-2 .bet-result[data-bet=ante] b")).to_have_text("push")
+        expect(page.locator("#box-2 .net")).to_have_text("Push")  # the ante comes back
+        expect(page.locator("#box-2 .card.up")).to_have_count(0)
+        screenshot(page, "dealer-holdem-exchange-early-show")
+
+
+def test_no_early_show_button_in_other_games(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+        deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"])
+        expect(page.locator("#decide button[data-action=raise]")).to_be_visible()
+        expect(page.locator("#dealer-shown")).to_have_count(0)

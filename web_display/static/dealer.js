@@ -6,6 +6,7 @@
   const tableName = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
   const base = `/api/tables/${encodeURIComponent(tableName)}`;
   const NO_QUALIFICATION = new Set(["holdem-bonus"]);
+  const EARLY_SHOW = new Set(["holdem-exchange"]); // games with the dealer's "dealer-shown" action
   let view = null;
   let me = null;
   let betsBuiltFor = null;
@@ -235,10 +236,24 @@
         },
       }),
     );
-    put(panel, 
+    // Hold'em with exchange: a dealer who showed his hand before every box decided says so here;
+    // the boxes still to decide may then only fold or withdraw (their options come from the table).
+    const earlyShow =
+      EARLY_SHOW.has(view.table.game) && !view.dealer.every((c) => c.face_up)
+        ? el("button", {
+            id: "dealer-shown",
+            type: "button",
+            class: "big danger",
+            text: "Dealer hand shown early",
+            onclick: () => command("POST", "/actions", { box: 0, action: "dealer-shown" }),
+          })
+        : null;
+    put(
+      panel,
       el("h2", { text: `Box ${decide.box}: ${decide.stage ? decide.stage.replace(/-/g, " ") + " — " : ""}decide` }),
       picks,
       el("div", { class: "buttons" }, ...buttons),
+      earlyShow ? el("div", { class: "buttons dealer-actions" }, earlyShow) : null,
     );
   }
 

@@ -50,7 +50,8 @@ class OpenRound(BaseModel):
 
 
 class Decision(BaseModel):
-    box: Annotated[StrictInt, Field(ge=1, le=12)]
+    # Box 0 is the dealer's own action (Hold'em with exchange: "dealer-shown"); the engine checks it.
+    box: Annotated[StrictInt, Field(ge=0, le=12)]
     action: Annotated[str, Field(min_length=1, max_length=20)]
     # Which of the box's cards to exchange, by position (0 = first card): the display never knows
     # a face-down card's identity, so it names the place the player discarded from.
@@ -158,6 +159,7 @@ def repeat_last_bets(user: ActingUser, table: TableDep) -> dict[str, Any]:
 @router.post("/{name}/actions")
 def decide(body: Decision, user: ActingUser, table: TableDep) -> dict[str, Any]:
     """A box's decision as the dealer enters it; exchanges name the discarded cards by position.
+    Box 0 is the dealer's own action (e.g. "dealer-shown": he showed his hand early).
 
     Raises:
         TableError: a discard position the box does not have.
