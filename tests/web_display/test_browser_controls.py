@@ -12,7 +12,16 @@ from playwright.sync_api import Browser, Page, expect
 
 from controller.engine import BoxBet
 from controller.table import Actor
-from tests.web_display.browser import chromium, click_and_wait, money, screenshot, shown_version, sign_in
+from tests.controller.roundkit import passes
+from tests.web_display.browser import (
+    chromium,
+    click_and_wait,
+    money,
+    screenshot,
+    shown_version,
+    sign_in,
+    signed,
+)
 from tests.web_display.kit import deal, live_server, make_app, make_table
 from tests.web_display.test_early_show import CARDS
 
@@ -115,3 +124,44 @@ def test_no_early_show_button_in_other_games(tmp_path: Path, page: Page) -> None
         deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"])
         expect(page.locator("#decide button[data-action=raise]")).to_be_visible()
         expect(page.locator("#dealer-shown")).to_have_count(0)
+
+
+def test_a_shared_box_entered_in_the_bets_form_settles_each_bettors_share(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        form = page.locator("#bets")
+        page.fill("input[name=ante-1]", "20")
+        page.click(".add-bettor[data-box='1']")  # the box's 20 becomes the owner's stake
+        rows = form.locator(".bettor-row[data-box='1']")
+        expect(rows).to_have_count(2)
+        expect(rows.locator(".bettor-label")).to_have_text(["Owner", "Bettor 2"])
+        expect(rows.nth(0).locator("[data-field=ante]")).to_have_value("20")
+        rows.nth(1).locator("[data-field=ante]").fill("10")
+        rows.nth(1).locator("[data-field=bonus]").fill("5")
+        rows.nth(1).locator("[data-field=name]").fill("bob")
+        expect(page.locator("input[name=ante-1]")).to_have_value("30")  # the box's total, read only
+        expect(page.locator("input[name=bonus-1]")).to_have_value("5")
+        page.click("#open-round")  # the owner has no name yet: refused before anything is sent
+        expect(page.locator("#toast")).to_contain_text("box 1: the owner needs a name")
+        assert table.round is None
+        rows.nth(0).locator("[data-field=name]").fill("ann")
+        page.fill("input[name=ante-2]", "10")
+        click_and_wait(page, table, "#open-round")
+        assert table.round is not None
+        bet = table.round.bets[0]
+        assert (bet.box, bet.ante, bet.bonus) == (1, 30, 5)
+        assert [(p.name, p.ante, p.bonus) for p in bet.bettors] == [("ann", 20, 0), ("bob", 10, 5)]
+        expect(form.locator(".bettor-row")).to_have_count(0)  # the form is cleared for the next round
+        expect(page.locator("#box-1 .bettor")).to_have_text(["ann: EUR 20", "bob: EUR 10 · bonus EUR 5"])
+        # Box 1 full house (raise pays, bonus pays), box 2 folds; dealer two pair, qualifies.
+        deal(table, passes({1: "Kc Kd Kh 9s 9h", 2: "2c 3d 4h 7s 8c"}, "Jc Jd 4s 4c 3c", n=5))
+        click_and_wait(page, table, "#decide button[data-action=raise]")
+        click_and_wait(page, table, "#decide button[data-action=fold]")
+        assert table.settlement is not None
+        box = table.settlement.boxes[0]
+        assert [s.name for s in box.bettors] == ["ann", "bob"] and box.net > 0
+        for share in box.bettors:
+            expect(page.locator(f"#box-1 .share[data-bettor={share.name}] b")).to_have_text(signed(share.net))
+        expect(page.locator("#box-1 .net")).to_have_text(f"Pay {money(box.net)}")
+        screenshot(page, "dealer-shared-box")
