@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from controller.engine import BoxBet
-from controller.table import Actor
+from controller.table import Actor, utcnow
 from tests.controller.roundkit import passes
 from tests.web_display.browser import (
     chromium,
@@ -108,6 +108,7 @@ def test_the_dealer_shows_his_hand_early_and_a_box_withdraws(tmp_path: Path, pag
         expect(page.locator("#decide button[data-action]")).to_have_text(["FOLD", "WITHDRAW"])
         expect(page.locator("#dealer-cards .card.up")).to_have_count(2)
         expect(page.locator("#dealer-shown")).to_have_count(0)
+        expect(page.locator(".countdown")).to_have_count(0)  # no decision timer at this table
         click_and_wait(page, table, "#decide button[data-action=withdraw]")
         expect(page.locator("#box-2 .outcome")).to_have_text("WITHDRAWN")
         expect(page.locator("#box-2 .bet-result[data-bet=ante] b")).to_have_text("push")
@@ -124,6 +125,7 @@ def test_no_early_show_button_in_other_games(tmp_path: Path, page: Page) -> None
         deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"])
         expect(page.locator("#decide button[data-action=raise]")).to_be_visible()
         expect(page.locator("#dealer-shown")).to_have_count(0)
+        expect(page.locator(".countdown")).to_have_count(0)  # no decision timer at this table
 
 
 def test_a_shared_box_entered_in_the_bets_form_settles_each_bettors_share(tmp_path: Path, page: Page) -> None:
@@ -165,3 +167,31 @@ def test_a_shared_box_entered_in_the_bets_form_settles_each_bettors_share(tmp_pa
             expect(page.locator(f"#box-1 .share[data-bettor={share.name}] b")).to_have_text(signed(share.net))
         expect(page.locator("#box-1 .net")).to_have_text(f"Pay {money(box.net)}")
         screenshot(page, "dealer-shared-box")
+
+
+def test_the_deciding_box_counts_down_and_folds_at_its_deadline(tmp_path: Path, page: Page) -> None:
+    # The real clock: the server's deadline and the browser's countdown run on the same time.
+    table = make_table(tmp_path / "journal", "casino-holdem", "T1", clock=utcnow, rules={"decision_seconds": 6})
+    with live_server(make_app(tmp_path, {"T1": table}, tick_seconds=0.2)) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=10)], actor=DEALER)
+        deal(table, [*passes({1: "Ah Ad", 2: "7h 7d"}, "Kc Qd", n=2), "As", "4c", "2d"])
+        timer = page.locator("#box-1 .countdown")
+        expect(timer).to_have_text(re.compile(r"^[1-6] s to decide$"))
+        expect(page.locator(".countdown")).to_have_count(1)  # only on the box that decides
+        first = int(timer.get_attribute("data-seconds") or "0")
+        page.wait_for_function(
+            "n => Number(document.querySelector('#box-1 .countdown')?.dataset.seconds) < n", arg=first
+        )
+        screenshot(page, "dealer-decision-countdown")
+        # Nobody decides: the table folds box 1 at its deadline, and box 2's count starts afresh.
+        expect(page.locator("#box-1")).to_have_class(re.compile(r"\bfolded\b"))
+        assert table.round is not None and table.round.state.boxes[1].folded
+        expect(page.locator("#box-2 .countdown")).to_have_text(re.compile(r"^[1-6] s to decide$"))
+        expect(page.locator("#box-1 .countdown")).to_have_count(0)
+        click_and_wait(page, table, "#decide button[data-action=call]")
+        expect(page.locator(".countdown")).to_have_count(0)
+        assert [e.actor for e in table._store.entries() if e.kind == "action"] == [
+            "system:decision-timer",
+            "dealer:dealer",
+        ]

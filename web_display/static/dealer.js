@@ -183,6 +183,9 @@
         el("div", { class: "cards" }, ...box.cards.map(cardElement)),
         el("div", { class: "hand", text: hand ? handName(hand) : "" }),
         el("div", { class: "decisions", text: box.decisions.join(" · ") }),
+        view.decide && view.decide.box === box.box && view.decide.deadline
+          ? el("div", { class: "countdown", "data-deadline": view.decide.deadline, role: "timer" })
+          : null,
         result ? resultLines(result) : null,
       );
     });
@@ -567,11 +570,24 @@
     put($("history").tBodies[0], ...rows);
   }
 
+  // Casino Hold'em's decision timer: the box to decide folds by itself at the deadline (the server
+  // runs the timer; this only counts down to it). Ticks between snapshots, so it runs on its own.
+  function tickCountdown() {
+    for (const node of document.querySelectorAll(".countdown[data-deadline]")) {
+      const left = Math.max(0, Date.parse(node.dataset.deadline) - DA.serverNow());
+      const seconds = Math.ceil(left / 1000);
+      node.textContent = left > 0 ? `${seconds} s to decide` : "Time: folds now";
+      node.dataset.seconds = String(seconds);
+      node.classList.toggle("urgent", seconds <= 5);
+    }
+  }
+
   function render() {
     renderHeader();
     renderTilts();
     renderCards();
     renderBoxes();
+    tickCountdown();
     renderDecide();
     renderShowdown();
     renderControls();
@@ -603,6 +619,7 @@
       if (await command("POST", "/rounds", { bets })) clearBets();
     });
     $("repeat-bets").addEventListener("click", () => command("POST", "/rounds/repeat"));
+    setInterval(tickCountdown, 250);
     DA.live(
       `/ws/tables/${encodeURIComponent(tableName)}`,
       (message) => {
