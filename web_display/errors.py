@@ -43,6 +43,12 @@ class NotFound(WebError):
     status = 404
 
 
+class InvalidInput(WebError):
+    """A request body that cannot be read as asked (e.g. a configuration that is not TOML)."""
+
+    status = 422
+
+
 class AccountError(WebError):
     """An account that cannot be added, changed or removed as asked (the message says why)."""
 

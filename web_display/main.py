@@ -13,7 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from controller.errors import ControllerError, RuleViolation
+from controller.errors import ConfigError, ControllerError, RuleViolation
 from controller.table import PermissionDenied, TableError, TableService
 from web_display.accounts import AccountStore
 from web_display.api.routes import admin, auth, floor, live, pages
@@ -110,8 +110,8 @@ def _status(exc: ControllerError) -> int:
         return 403
     if isinstance(exc, TableError):
         return 409  # refused in the table's current state (a round open, a tilt, ...)
-    if isinstance(exc, RuleViolation):
-        return 422
+    if isinstance(exc, RuleViolation | ConfigError):
+        return 422  # a rule, or a configuration setting, refused: the message names it
     return 400
 
 

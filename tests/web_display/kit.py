@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -37,7 +37,9 @@ class Clock:
         return self.now
 
 
-def make_table(folder: Path, game: str, name: str, *, clock: Clock | None = None, **settings: Any) -> TableService:
+def make_table(
+    folder: Path, game: str, name: str, *, clock: Callable[[], datetime] | None = None, **settings: Any
+) -> TableService:
     config = build_config({"game": game, "name": name, **settings})
     folder.mkdir(parents=True, exist_ok=True)
     store = SqliteJournal(path=folder / f"{name}.sqlite3")

@@ -26,6 +26,7 @@ ENDPOINTS: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("POST", "/api/tables/T1/tilts/1/clear", {"resolution": "burn", "why": "x"}, "supervisor"),
     ("POST", "/api/tables/T1/rounds/void", {"why": "x"}, "supervisor"),
     ("POST", "/api/tables/T1/jackpot/1/confirm", None, "supervisor"),
+    ("PUT", "/api/tables/T1/config", {"game": "oasis", "max_payout": 4000}, "admin"),
     ("POST", "/api/accounts", {"name": "newbie", "role": "dealer", "password": "long-enough-pw"}, "admin"),
     ("POST", "/api/accounts/dealer/password", {"password": "long-enough-pw"}, "admin"),
     ("DELETE", "/api/accounts/dealer", None, "admin"),

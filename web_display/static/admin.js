@@ -1,4 +1,4 @@
-// Accounts and the audit log, for admins.
+// Accounts, the tables' configurations and the audit log, for admins.
 "use strict";
 
 (() => {
@@ -35,20 +35,62 @@
           ),
         ),
       );
+    } catch (error) {
+      showError(error.message);
+    }
+    loadAudit();
+  }
+
+  // Built once: reloading the accounts must not throw away a configuration being edited.
+  async function loadConfigs() {
+    try {
       const tables = await api("GET", "/api/tables");
       const configs = await Promise.all(
-        tables.map((t) => api("GET", `/api/tables/${encodeURIComponent(t.name)}/config`)),
+        tables.map((t) => api("GET", `/api/tables/${encodeURIComponent(t.name)}/config/toml`)),
       );
-      $("configs").replaceChildren(
-        ...tables.map((t, i) =>
-          el(
-            "details",
-            { class: "config", "data-table": t.name },
-            el("summary", { text: `${t.name} (${configs[i].game})` }),
-            el("pre", { text: JSON.stringify(configs[i], null, 2) }),
-          ),
-        ),
-      );
+      $("configs").replaceChildren(...tables.map((t, i) => configEditor(t.name, configs[i])));
+    } catch (error) {
+      showError(error.message);
+    }
+  }
+
+  // The whole configuration as TOML; the table refuses it during a round or with a bad setting, and
+  // the refusal (naming the key) stays under the editor until the next save.
+  function configEditor(name, config) {
+    const text = el("textarea", { name: "toml", rows: 24, cols: 70, spellcheck: "false", autocomplete: "off" });
+    text.value = config.toml;
+    const message = el("p", { class: "config-message", role: "status" });
+    const save = el("button", {
+      type: "button",
+      class: "big primary save-config",
+      text: "Save configuration",
+      onclick: async () => {
+        message.className = "config-message";
+        message.textContent = "";
+        try {
+          const done = await api("PUT", `/api/tables/${encodeURIComponent(name)}/config`, text.value, "application/toml");
+          text.value = done.toml;
+          message.textContent = done.changed.length ? `Saved: ${done.changed.join(", ")}` : "Saved: no change";
+          message.classList.add("ok");
+        } catch (error) {
+          message.textContent = error.message;
+          message.classList.add("error");
+        }
+        loadAudit();
+      },
+    });
+    return el(
+      "details",
+      { class: "config", "data-table": name },
+      el("summary", { text: `${name} (${config.game})` }),
+      text,
+      el("div", { class: "buttons" }, save),
+      message,
+    );
+  }
+
+  async function loadAudit() {
+    try {
       const audit = await api("GET", "/api/audit");
       $("audit").tBodies[0].replaceChildren(
         ...audit
@@ -83,6 +125,7 @@
       load();
     });
     load();
+    loadConfigs();
   }
 
   start();

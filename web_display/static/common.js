@@ -3,6 +3,7 @@
 
 const DA = (() => {
   let me = null;
+  let clockOffset = 0;
 
   async function whoami() {
     const response = await fetch("/api/me", { credentials: "same-origin" });
@@ -10,19 +11,34 @@ const DA = (() => {
       location.assign("/login?next=" + encodeURIComponent(location.pathname));
       return null;
     }
+    // The server's clock as its Date header gives it (whole seconds): a countdown to a deadline the
+    // server set must not run a display's wrong clock. Differences under 1.5 s are rounding, not skew.
+    const serverDate = Date.parse(response.headers.get("Date") || "");
+    if (!Number.isNaN(serverDate)) {
+      const skew = serverDate + 500 - Date.now();
+      clockOffset = Math.abs(skew) > 1500 ? skew : 0;
+    }
     me = await response.json();
     return me;
   }
 
+  // Milliseconds to add to this display's clock to read the server's.
+  function serverNow() {
+    return Date.now() + clockOffset;
+  }
+
   // Every change carries the session's CSRF token; every refusal comes back as {"error": "..."}.
-  async function api(method, path, body) {
-    const headers = { "Content-Type": "application/json" };
+  // A body is sent as JSON unless another content type is given (then it is sent as the text it is).
+  async function api(method, path, body, contentType) {
+    const headers = { "Content-Type": contentType || "application/json" };
     if (me && method !== "GET") headers[me.csrf_header] = me.csrf;
+    let payload;
+    if (body !== undefined) payload = contentType ? body : JSON.stringify(body);
     const response = await fetch(path, {
       method,
       headers,
       credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
+      body: payload,
     });
     let data = null;
     try {
@@ -156,5 +172,5 @@ const DA = (() => {
     return me;
   }
 
-  return { whoami, api, showError, clearError, money, parseMoney, cardElement, handName, live, el, signOut, user };
+  return { whoami, serverNow, api, showError, clearError, money, parseMoney, cardElement, handName, live, el, signOut, user };
 })();

@@ -6,6 +6,7 @@
   const tableName = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
   const base = `/api/tables/${encodeURIComponent(tableName)}`;
   const NO_QUALIFICATION = new Set(["holdem-bonus"]);
+  const EARLY_SHOW = new Set(["holdem-exchange"]); // games with the dealer's "dealer-shown" action
   let view = null;
   let me = null;
   let betsBuiltFor = null;
@@ -114,7 +115,10 @@
   function stakeLines(box) {
     const lines = box.stakes.map((s) => el("li", { "data-stake": s.bet, text: `${title(s.bet)} ${fmt(s.amount)}` }));
     if (box.bonus) lines.push(el("li", { "data-stake": "bonus", text: `Bonus ${fmt(box.bonus)}` }));
-    for (const p of box.bettors) lines.push(el("li", { class: "bettor", text: `${p.name}: ${fmt(p.ante)}` }));
+    for (const p of box.bettors) {
+      const bonus = p.bonus ? ` · bonus ${fmt(p.bonus)}` : "";
+      lines.push(el("li", { class: "bettor", text: `${p.name}: ${fmt(p.ante)}${bonus}` }));
+    }
     return el("ul", { class: "stakes" }, ...lines);
   }
 
@@ -179,6 +183,9 @@
         el("div", { class: "cards" }, ...box.cards.map(cardElement)),
         el("div", { class: "hand", text: hand ? handName(hand) : "" }),
         el("div", { class: "decisions", text: box.decisions.join(" · ") }),
+        view.decide && view.decide.box === box.box && view.decide.deadline
+          ? el("div", { class: "countdown", "data-deadline": view.decide.deadline, role: "timer" })
+          : null,
         result ? resultLines(result) : null,
       );
     });
@@ -235,10 +242,24 @@
         },
       }),
     );
-    put(panel, 
+    // Hold'em with exchange: a dealer who showed his hand before every box decided says so here;
+    // the boxes still to decide may then only fold or withdraw (their options come from the table).
+    const earlyShow =
+      EARLY_SHOW.has(view.table.game) && !view.dealer.every((c) => c.face_up)
+        ? el("button", {
+            id: "dealer-shown",
+            type: "button",
+            class: "big danger",
+            text: "Dealer hand shown early",
+            onclick: () => command("POST", "/actions", { box: 0, action: "dealer-shown" }),
+          })
+        : null;
+    put(
+      panel,
       el("h2", { text: `Box ${decide.box}: ${decide.stage ? decide.stage.replace(/-/g, " ") + " — " : ""}decide` }),
       picks,
       el("div", { class: "buttons" }, ...buttons),
+      earlyShow ? el("div", { class: "buttons dealer-actions" }, earlyShow) : null,
     );
   }
 
@@ -265,11 +286,96 @@
     );
   }
 
+  // Amount fields of a box's bettors, and the box's own fields (read-only totals while it is shared).
+  const bettorRows = (n) => [...$("bets").querySelectorAll(`.bettor-row[data-box='${n}']`)];
+  const plain = (amount, minorUnits) => {
+    if (minorUnits === 0) return String(amount);
+    const digits = String(amount).padStart(minorUnits + 1, "0");
+    return `${digits.slice(0, -minorUnits)}.${digits.slice(-minorUnits)}`;
+  };
+
+  // A shared box's ante and bonus are its bettors' sums: shown in the box's fields as they are typed.
+  function totalShares(n) {
+    const t = view.table;
+    const form = $("bets");
+    const rows = bettorRows(n);
+    const fields = [form.elements[`ante-${n}`], form.elements[`bonus-${n}`]].filter(Boolean);
+    for (const field of fields) field.readOnly = rows.length > 0;
+    if (!rows.length) return;
+    for (const [field, kind] of [
+      [form.elements[`ante-${n}`], "ante"],
+      [form.elements[`bonus-${n}`], "bonus"],
+    ]) {
+      if (!field) continue;
+      try {
+        const sum = rows.reduce((total, row) => total + DA.parseMoney(row.querySelector(`[data-field=${kind}]`).value, t.minor_units), 0);
+        field.value = sum ? plain(sum, t.minor_units) : "";
+      } catch (_) {
+        field.value = ""; // an amount that does not read: refused with its reason when the round opens
+      }
+    }
+  }
+
+  function bettorRow(n, { name = "", ante = "", bonus = "" } = {}) {
+    const t = view.table;
+    const input = (field, value, attrs) =>
+      el("input", { "data-field": field, value, autocomplete: "off", oninput: () => totalShares(n), ...attrs });
+    const row = el(
+      "div",
+      { class: "bettor-row", "data-box": n },
+      el("span", { class: "bettor-label" }),
+      el("label", {}, "Name ", input("name", name, { maxlength: 40, size: 10 })),
+      el("label", {}, "Ante ", input("ante", ante, { inputmode: "decimal" })),
+      t.bonus ? el("label", {}, "Bonus ", input("bonus", bonus, { inputmode: "decimal" })) : null,
+      el("button", {
+        type: "button",
+        class: "remove-bettor",
+        text: "✕",
+        "aria-label": "remove this bettor",
+        onclick: () => {
+          row.remove();
+          labelBettors(n);
+          totalShares(n);
+        },
+      }),
+    );
+    return row;
+  }
+
+  // The first bettor owns the box (decides and takes the remainder of a split); the label says so.
+  function labelBettors(n) {
+    bettorRows(n).forEach((row, i) => {
+      row.querySelector(".bettor-label").textContent = i === 0 ? "Owner" : `Bettor ${i + 1}`;
+    });
+  }
+
+  function addBettor(n) {
+    const form = $("bets");
+    const holder = form.querySelector(`.bettors[data-box='${n}']`);
+    if (!bettorRows(n).length) {
+      // Sharing starts from what is on the box: that is the owner's stake; the next bettor is added empty.
+      const bonusField = form.elements[`bonus-${n}`];
+      holder.append(bettorRow(n, { ante: form.elements[`ante-${n}`].value, bonus: bonusField ? bonusField.value : "" }));
+    }
+    holder.append(bettorRow(n));
+    labelBettors(n);
+    totalShares(n);
+    bettorRows(n).at(-1).querySelector("[data-field=name]").focus();
+  }
+
+  function clearBets() {
+    const form = $("bets");
+    form.reset();
+    for (const holder of form.querySelectorAll(".bettors")) holder.replaceChildren();
+    for (const field of form.querySelectorAll("input[readonly]")) field.readOnly = false;
+  }
+
   function buildBets() {
     const form = $("bets");
     const t = view.table;
-    if (betsBuiltFor === t.name + t.boxes + t.bonus) return;
-    betsBuiltFor = t.name + t.boxes + t.bonus;
+    const key = [t.name, t.game, t.boxes, t.bonus].join("|");
+    if (betsBuiltFor === key) return;
+    betsBuiltFor = key;
     const rows = [];
     for (let n = 1; n <= t.boxes; n++) {
       rows.push(
@@ -282,15 +388,11 @@
             ? el("label", {}, "Bonus ", el("input", { name: `bonus-${n}`, inputmode: "decimal", autocomplete: "off" }))
             : null,
           t.game === "oasis" ? el("label", {}, el("input", { name: `blind-${n}`, type: "checkbox" }), " blind") : null,
+          el("button", { type: "button", class: "add-bettor", "data-box": n, text: "+ Bettor", onclick: () => addBettor(n) }),
         ),
+        el("div", { class: "bettors", "data-box": n }),
       );
     }
-    rows.push(
-      el("p", {
-        class: "limits",
-        text: `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`,
-      }),
-    );
     put(form, ...rows);
   }
 
@@ -299,17 +401,37 @@
     const form = $("bets");
     const bets = [];
     for (let n = 1; n <= t.boxes; n++) {
+      const blindField = form.elements[`blind-${n}`];
+      const blind = Boolean(blindField && blindField.checked);
+      const rows = bettorRows(n);
+      if (rows.length) {
+        const bettors = rows.map((row, i) => {
+          const value = (field) => {
+            const input = row.querySelector(`[data-field=${field}]`);
+            return input ? input.value : "";
+          };
+          const name = value("name").trim();
+          if (!name) throw new Error(`box ${n}: ${i === 0 ? "the owner" : `bettor ${i + 1}`} needs a name`);
+          return { name, ante: DA.parseMoney(value("ante"), t.minor_units), bonus: DA.parseMoney(value("bonus"), t.minor_units) };
+        });
+        const ante = bettors.reduce((sum, b) => sum + b.ante, 0);
+        const bonus = bettors.reduce((sum, b) => sum + b.bonus, 0);
+        bets.push({ box: n, ante, bonus, blind, bettors });
+        continue;
+      }
       const ante = DA.parseMoney(form.elements[`ante-${n}`].value, t.minor_units);
       const bonusField = form.elements[`bonus-${n}`];
       const bonus = bonusField ? DA.parseMoney(bonusField.value, t.minor_units) : 0;
-      const blindField = form.elements[`blind-${n}`];
-      if (ante || bonus) bets.push({ box: n, ante, bonus, blind: Boolean(blindField && blindField.checked) });
+      if (ante || bonus) bets.push({ box: n, ante, bonus, blind });
     }
     return bets;
   }
 
   function renderControls() {
     buildBets();
+    // Outside the form: an admin may change the limits between rounds without the bets typed so far going.
+    const t = view.table;
+    $("limits").textContent = `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`;
     const idle = view.phase === "idle";
     $("bets-panel").hidden = !idle;
     $("repeat-bets").disabled = !view.last_bets;
@@ -448,11 +570,24 @@
     put($("history").tBodies[0], ...rows);
   }
 
+  // Casino Hold'em's decision timer: the box to decide folds by itself at the deadline (the server
+  // runs the timer; this only counts down to it). Ticks between snapshots, so it runs on its own.
+  function tickCountdown() {
+    for (const node of document.querySelectorAll(".countdown[data-deadline]")) {
+      const left = Math.max(0, Date.parse(node.dataset.deadline) - DA.serverNow());
+      const seconds = Math.ceil(left / 1000);
+      node.textContent = left > 0 ? `${seconds} s to decide` : "Time: folds now";
+      node.dataset.seconds = String(seconds);
+      node.classList.toggle("urgent", seconds <= 5);
+    }
+  }
+
   function render() {
     renderHeader();
     renderTilts();
     renderCards();
     renderBoxes();
+    tickCountdown();
     renderDecide();
     renderShowdown();
     renderControls();
@@ -481,9 +616,10 @@
         showError("enter at least one box's ante");
         return;
       }
-      if (await command("POST", "/rounds", { bets })) $("bets").reset();
+      if (await command("POST", "/rounds", { bets })) clearBets();
     });
     $("repeat-bets").addEventListener("click", () => command("POST", "/rounds/repeat"));
+    setInterval(tickCountdown, 250);
     DA.live(
       `/ws/tables/${encodeURIComponent(tableName)}`,
       (message) => {

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+import json
+import tomllib
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Request, Response
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field, StrictBool, StrictInt
 
 from controller.cards import Card
+from controller.config import build_config, to_toml
 from controller.engine import Action, Bettor, BoxBet
 from controller.table import TableError, TableService
 from controller.view import recalled
-from web_display.api.deps import ActingUser, AdminReader, CurrentUser, StateDep, SupervisorUser, TableDep
+from web_display.api.deps import (
+    ActingUser,
+    AdminReader,
+    AdminUser,
+    CurrentUser,
+    StateDep,
+    SupervisorUser,
+    TableDep,
+)
+from web_display.errors import InvalidInput
 
 router = APIRouter(prefix="/api/tables", tags=["tables"])
 
@@ -37,7 +50,8 @@ class OpenRound(BaseModel):
 
 
 class Decision(BaseModel):
-    box: Annotated[StrictInt, Field(ge=1, le=12)]
+    # Box 0 is the dealer's own action (Hold'em with exchange: "dealer-shown"); the engine checks it.
+    box: Annotated[StrictInt, Field(ge=0, le=12)]
     action: Annotated[str, Field(min_length=1, max_length=20)]
     # Which of the box's cards to exchange, by position (0 = first card): the display never knows
     # a face-down card's identity, so it names the place the player discarded from.
@@ -87,6 +101,39 @@ def table_config(user: AdminReader, table: TableDep) -> dict[str, Any]:
     return {"game": table.config.game, **table.table_settings}
 
 
+@router.get("/{name}/config/toml")
+def table_config_toml(user: AdminReader, table: TableDep) -> dict[str, Any]:
+    """The table's configuration as the TOML an admin edits (admin only)."""
+    return {"game": table.config.game, "toml": to_toml(table.config)}
+
+
+@router.put("/{name}/config")
+async def reconfigure(name: str, request: Request, user: AdminUser, state: StateDep, table: TableDep) -> dict[str, Any]:
+    """An admin replaces the table's configuration between rounds (same game); journaled and audited.
+
+    The body is the whole configuration: TOML text (``Content-Type: application/toml`` or
+    ``text/plain``) or a JSON object of the same settings.
+
+    Raises:
+        InvalidInput: the body is too long, not UTF-8, or not TOML / a JSON object.
+        ConfigError: a setting the configuration refuses (the message names the key and value).
+        TableError: a round is open, or the game would change.
+    """
+    body = await request.body()
+    settings = _config_settings(body, request.headers.get("content-type", ""))
+    config = build_config(settings)
+    old = table.table_settings
+    # In a worker thread: the table journals (fsyncs) the change.
+    entry = await run_in_threadpool(table.reconfigure, config, actor=user.actor)
+    changed = _changed_keys(old, table.table_settings)
+    state.accounts.audit(
+        who=str(user.actor),
+        action="table-configured",
+        detail=f"{name}: {', '.join(changed) or 'no change'}",
+    )
+    return {**_done(table, entry.seq), "changed": changed, "toml": to_toml(table.config)}
+
+
 @router.post("/{name}/rounds", status_code=201)
 def open_round(body: OpenRound, user: ActingUser, table: TableDep) -> dict[str, Any]:
     """Open a round with these bets (amounts in minor units)."""
@@ -112,6 +159,7 @@ def repeat_last_bets(user: ActingUser, table: TableDep) -> dict[str, Any]:
 @router.post("/{name}/actions")
 def decide(body: Decision, user: ActingUser, table: TableDep) -> dict[str, Any]:
     """A box's decision as the dealer enters it; exchanges name the discarded cards by position.
+    Box 0 is the dealer's own action (e.g. "dealer-shown": he showed his hand early).
 
     Raises:
         TableError: a discard position the box does not have.
@@ -167,3 +215,42 @@ def _discards(table: TableService, box: int, positions: list[int]) -> tuple[Card
         if p >= len(cards):
             raise TableError(f"box {box} has {len(cards)} cards: there is no card {p + 1} to exchange")
     return tuple(cards[p] for p in positions)
+
+
+MAX_CONFIG_BYTES = 64 * 1024  # a whole configuration is a few kilobytes
+
+
+def _config_settings(body: bytes, content_type: str) -> dict[str, Any]:
+    """The settings in a configuration request body, TOML or JSON by its content type.
+
+    Raises:
+        InvalidInput: too long, not UTF-8, not parseable, or not a table of settings.
+    """
+    if len(body) > MAX_CONFIG_BYTES:
+        raise InvalidInput(f"configuration: {len(body)} bytes, at most {MAX_CONFIG_BYTES}")
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("configuration: not UTF-8 text") from None
+    if content_type.split(";", maxsplit=1)[0].strip().lower() == "application/json":
+        try:
+            settings = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InvalidInput(f"configuration JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        if not isinstance(settings, dict):
+            raise InvalidInput("configuration JSON: expected an object of settings")
+        return settings
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InvalidInput(f"configuration TOML: {exc}") from None
+
+
+def _changed_keys(old: Any, new: Any, prefix: str = "") -> list[str]:
+    """Dotted keys whose values differ between two settings trees (for the audit line)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(set(old) | set(new)):
+            out.extend(_changed_keys(old.get(key), new.get(key), f"{prefix}{key}."))
+        return out
+    return [] if old == new else [prefix.rstrip(".")]

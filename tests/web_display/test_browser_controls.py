@@ -1,0 +1,197 @@
+"""The admin's configuration editor, shared boxes in the bets form, the decision countdown and the
+dealer's early show, in a real browser (Debian's Chromium)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from controller.engine import BoxBet
+from controller.table import Actor, utcnow
+from tests.controller.roundkit import passes
+from tests.web_display.browser import (
+    chromium,
+    click_and_wait,
+    money,
+    screenshot,
+    shown_version,
+    sign_in,
+    signed,
+)
+from tests.web_display.kit import deal, live_server, make_app, make_table
+from tests.web_display.test_early_show import CARDS
+
+pytestmark = pytest.mark.browser
+DEALER = Actor("dana", "dealer")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+def new_page(browser: Browser) -> Page:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    return context.new_page()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    page = new_page(browser)
+    try:
+        yield page
+    finally:
+        page.context.close()
+
+
+def test_an_admin_edits_the_configuration_and_the_dealer_sees_the_new_limit(tmp_path: Path, browser: Browser) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    admin, dealer = new_page(browser), new_page(browser)
+    try:
+        with live_server(make_app(tmp_path, {"T1": table})) as server:
+            sign_in(dealer, server.url, "dealer", next_path="/tables/T1")
+            expect(dealer.locator("#limits")).to_have_text(
+                f"Limits {money(10)} – {money(100)} · maximum payout {money(3000)}"
+            )
+            dealer.fill("input[name=ante-1]", "10")  # typed before the change: kept through it
+            sign_in(admin, server.url, "admin", next_path="/admin")
+            editor = admin.locator("#configs details[data-table=T1]")
+            editor.locator("summary").click()
+            text = editor.locator("textarea")
+            expect(text).to_have_value(re.compile("max_payout = 3000"))
+            # A bad value: refused, the key named under the editor, nothing changed.
+            text.fill(text.input_value().replace("max_payout = 3000", 'max_payout = "lots"'))
+            editor.locator("button.save-config").click()
+            expect(editor.locator(".config-message.error")).to_contain_text("max_payout = 'lots'")
+            assert table.config.max_payout == 3000
+            # A good one: the dealer display shows the new limit at once.
+            text.fill(text.input_value().replace('max_payout = "lots"', "max_payout = 4500"))
+            editor.locator("button.save-config").click()
+            expect(editor.locator(".config-message.ok")).to_have_text("Saved: max_payout")
+            assert table.config.max_payout == 4500
+            expect(dealer.locator("#limits")).to_have_text(
+                f"Limits {money(10)} – {money(100)} · maximum payout {money(4500)}"
+            )
+            expect(dealer.locator("input[name=ante-1]")).to_have_value("10")
+            expect(admin.locator("#audit tbody")).to_contain_text("table-configured")
+            screenshot(admin, "admin-config-editor")
+            # During a round the table refuses, and the admin is told why.
+            table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+            text.fill(text.input_value().replace("max_payout = 4500", "max_payout = 5000"))
+            editor.locator("button.save-config").click()
+            expect(editor.locator(".config-message.error")).to_contain_text("round 1 is open")
+            assert table.config.max_payout == 4500
+            shown_version(dealer, table.version)
+    finally:
+        admin.context.close()
+        dealer.context.close()
+
+
+def test_the_dealer_shows_his_hand_early_and_a_box_withdraws(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "holdem-exchange", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=20)], actor=DEALER)
+        deal(table, CARDS)
+        shown_version(page, table.version)
+        expect(page.locator("#decide button[data-action]")).to_have_text(["FOLD", "BET", "BUY"])
+        click_and_wait(page, table, "#decide button[data-action=bet]")
+        expect(page.locator("#decide h2")).to_contain_text("Box 2")
+        click_and_wait(page, table, "#dealer-shown")
+        # Box 2 has seen the dealer's hand: fold or withdraw only; the button has done its job.
+        expect(page.locator("#decide button[data-action]")).to_have_text(["FOLD", "WITHDRAW"])
+        expect(page.locator("#dealer-cards .card.up")).to_have_count(2)
+        expect(page.locator("#dealer-shown")).to_have_count(0)
+        expect(page.locator(".countdown")).to_have_count(0)  # no decision timer at this table
+        click_and_wait(page, table, "#decide button[data-action=withdraw]")
+        expect(page.locator("#box-2 .outcome")).to_have_text("WITHDRAWN")
+        expect(page.locator("#box-2 .bet-result[data-bet=ante] b")).to_have_text("push")
+        expect(page.locator("#box-2 .net")).to_have_text("Push")  # the ante comes back
+        expect(page.locator("#box-2 .card.up")).to_have_count(0)
+        screenshot(page, "dealer-holdem-exchange-early-show")
+
+
+def test_no_early_show_button_in_other_games(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+        deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"])
+        expect(page.locator("#decide button[data-action=raise]")).to_be_visible()
+        expect(page.locator("#dealer-shown")).to_have_count(0)
+        expect(page.locator(".countdown")).to_have_count(0)  # no decision timer at this table
+
+
+def test_a_shared_box_entered_in_the_bets_form_settles_each_bettors_share(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        form = page.locator("#bets")
+        page.fill("input[name=ante-1]", "20")
+        page.click(".add-bettor[data-box='1']")  # the box's 20 becomes the owner's stake
+        rows = form.locator(".bettor-row[data-box='1']")
+        expect(rows).to_have_count(2)
+        expect(rows.locator(".bettor-label")).to_have_text(["Owner", "Bettor 2"])
+        expect(rows.nth(0).locator("[data-field=ante]")).to_have_value("20")
+        rows.nth(1).locator("[data-field=ante]").fill("10")
+        rows.nth(1).locator("[data-field=bonus]").fill("5")
+        rows.nth(1).locator("[data-field=name]").fill("bob")
+        expect(page.locator("input[name=ante-1]")).to_have_value("30")  # the box's total, read only
+        expect(page.locator("input[name=bonus-1]")).to_have_value("5")
+        page.click("#open-round")  # the owner has no name yet: refused before anything is sent
+        expect(page.locator("#toast")).to_contain_text("box 1: the owner needs a name")
+        assert table.round is None
+        rows.nth(0).locator("[data-field=name]").fill("ann")
+        page.fill("input[name=ante-2]", "10")
+        click_and_wait(page, table, "#open-round")
+        assert table.round is not None
+        bet = table.round.bets[0]
+        assert (bet.box, bet.ante, bet.bonus) == (1, 30, 5)
+        assert [(p.name, p.ante, p.bonus) for p in bet.bettors] == [("ann", 20, 0), ("bob", 10, 5)]
+        expect(form.locator(".bettor-row")).to_have_count(0)  # the form is cleared for the next round
+        expect(page.locator("#box-1 .bettor")).to_have_text(["ann: EUR 20", "bob: EUR 10 · bonus EUR 5"])
+        # Box 1 full house (raise pays, bonus pays), box 2 folds; dealer two pair, qualifies.
+        deal(table, passes({1: "Kc Kd Kh 9s 9h", 2: "2c 3d 4h 7s 8c"}, "Jc Jd 4s 4c 3c", n=5))
+        click_and_wait(page, table, "#decide button[data-action=raise]")
+        click_and_wait(page, table, "#decide button[data-action=fold]")
+        assert table.settlement is not None
+        box = table.settlement.boxes[0]
+        assert [s.name for s in box.bettors] == ["ann", "bob"] and box.net > 0
+        for share in box.bettors:
+            expect(page.locator(f"#box-1 .share[data-bettor={share.name}] b")).to_have_text(signed(share.net))
+        expect(page.locator("#box-1 .net")).to_have_text(f"Pay {money(box.net)}")
+        screenshot(page, "dealer-shared-box")
+
+
+def test_the_deciding_box_counts_down_and_folds_at_its_deadline(tmp_path: Path, page: Page) -> None:
+    # The real clock: the server's deadline and the browser's countdown run on the same time.
+    table = make_table(tmp_path / "journal", "casino-holdem", "T1", clock=utcnow, rules={"decision_seconds": 6})
+    with live_server(make_app(tmp_path, {"T1": table}, tick_seconds=0.2)) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=10)], actor=DEALER)
+        deal(table, [*passes({1: "Ah Ad", 2: "7h 7d"}, "Kc Qd", n=2), "As", "4c", "2d"])
+        timer = page.locator("#box-1 .countdown")
+        expect(timer).to_have_text(re.compile(r"^[1-6] s to decide$"))
+        expect(page.locator(".countdown")).to_have_count(1)  # only on the box that decides
+        first = int(timer.get_attribute("data-seconds") or "0")
+        page.wait_for_function(
+            "n => Number(document.querySelector('#box-1 .countdown')?.dataset.seconds) < n", arg=first
+        )
+        screenshot(page, "dealer-decision-countdown")
+        # Nobody decides: the table folds box 1 at its deadline, and box 2's count starts afresh.
+        expect(page.locator("#box-1")).to_have_class(re.compile(r"\bfolded\b"))
+        assert table.round is not None and table.round.state.boxes[1].folded
+        expect(page.locator("#box-2 .countdown")).to_have_text(re.compile(r"^[1-6] s to decide$"))
+        expect(page.locator("#box-1 .countdown")).to_have_count(0)
+        click_and_wait(page, table, "#decide button[data-action=call]")
+        expect(page.locator(".countdown")).to_have_count(0)
+        assert [e.actor for e in table._store.entries() if e.kind == "action"] == [
+            "system:decision-timer",
+            "dealer:dealer",
+        ]
