@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from controller.cards import Card
 from controller.cards import card as parse_card
@@ -37,8 +37,15 @@ from controller.tilts import ROUND_ENDING, Resolution, Tilt, TiltKind
 
 Role = Literal["dealer", "supervisor", "admin", "system", "shoe", "camera"]
 RECALL = 10
+_T = TypeVar("_T")
 # What a dealer or the camera may report; link and shoe faults come from the shoe itself.
-REPORTABLE: tuple[TiltKind, ...] = ("dealer-card-exposed", "missing-card", "unexpected-card", "duplicate-card")
+REPORTABLE: tuple[TiltKind, ...] = (
+    "dealer-card-exposed",
+    "missing-card",
+    "unexpected-card",
+    "duplicate-card",
+    "camera-mismatch",
+)
 
 
 class TableError(ControllerError):
@@ -67,6 +74,7 @@ class Actor:
 
 SYSTEM = Actor("controller", "system")
 SHOE = Actor("shoe", "shoe")
+CAMERA = Actor("camera", "camera")
 
 
 def utcnow() -> datetime:
@@ -214,6 +222,13 @@ class TableService:
         with self._lock:
             return self.subscribe(callback), self.view()
 
+    def inspect(self, reader: Callable[[TableService], _T]) -> _T:
+        """Run ``reader`` on the table under its lock: a consistent read for an observer (the camera)
+        that needs more than the public snapshot shows, e.g. face-down cards' identities. ``reader``
+        must not block or call commands."""
+        with self._lock:
+            return reader(self)
+
     @property
     def decision_deadline(self) -> datetime | None:
         """When the box to decide folds by itself (Casino Hold'em's decision timer), if a timer runs."""
@@ -331,6 +346,7 @@ class TableService:
             message = {
                 "dealer-card-exposed": "a dealer card was exposed",
                 "missing-card": "a card is missing",
+                "camera-mismatch": "the camera and the shoe disagree",
             }.get(kind, kind.replace("-", " "))
             return self._raise_tilt(kind, f"{message}{f': {detail}' if detail else ''}", actor=actor)
 

@@ -13,6 +13,7 @@ TiltKind = Literal[
     "dealer-card-exposed",
     "shoe-link-lost",
     "shoe-fault",
+    "camera-mismatch",
 ]
 Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
 
@@ -31,6 +32,9 @@ RESOLUTIONS: Final[dict[str, tuple[Resolution, ...]]] = {
     "dealer-card-exposed": ("redeal", "cancel"),
     "shoe-link-lost": ("continue", "void", "cancel"),
     "shoe-fault": ("continue", "void", "cancel"),
+    # The camera read a face-up card as another card than the shoe dealt there: either the camera
+    # misread (continue, the shoe's card stands) or the cards are not what the round recorded.
+    "camera-mismatch": ("continue", "redeal", "cancel", "void"),
 }
 ROUND_ENDING: Final = frozenset({"redeal", "cancel", "void"})
 
@@ -42,6 +46,7 @@ INSTRUCTIONS: Final[dict[str, str]] = {
     "dealer-card-exposed": "Stop. A dealer card is exposed: call a supervisor (redeal or cancel).",
     "shoe-link-lost": "Stop dealing. The shoe is not connected: check its cable and call a technician.",
     "shoe-fault": "Stop dealing. Clear the shoe fault, then call a supervisor.",
+    "camera-mismatch": "Stop. The camera and the shoe disagree about a card: call a supervisor to compare them.",
 }
 
 

@@ -14,7 +14,7 @@ from controller.engine import Action, BoxBet
 from controller.errors import RuleViolation
 from controller.journal import SqliteJournal
 from controller.record import loads, parse_record, settle_record
-from controller.table import Actor, PermissionDenied, TableError, TableService
+from controller.table import CAMERA, Actor, PermissionDenied, TableError, TableService
 from tests.controller.roundkit import passes
 
 DEALER = Actor("dana", "dealer")
@@ -221,6 +221,19 @@ def test_dealer_card_exposed_redeal_keeps_the_bets_and_starts_a_new_round(data: 
     assert t.round is not None and t.round.cards_dealt == 0
     assert [b.ante for b in t.round.bets] == [10, 20]
     assert t.recall[-1].settlement.void is not None
+
+
+def test_the_camera_reports_a_mismatch_and_continue_keeps_the_round(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 7)
+    dealt = t.inspect(lambda tab: tab.round.cards_dealt if tab.round else 0)
+    entry = t.report("camera-mismatch", actor=CAMERA, detail="camera reads Qh in box 1")
+    assert entry.actor == "camera:camera"
+    tilt = only_tilt(t)
+    assert tilt.kind == "camera-mismatch" and "disagree" in tilt.message and "call a supervisor" in tilt.instruction
+    assert tilt.resolutions == ("continue", "redeal", "cancel", "void")
+    t.clear_tilt(tilt.id, resolution="continue", actor=SUPER, why="camera misread a glare")
+    assert t.round is not None and t.round.cards_dealt == dealt and not t.tilts
 
 
 def test_cancel_and_supervisor_void(data: Path) -> None:

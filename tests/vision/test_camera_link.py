@@ -1,0 +1,259 @@
+"""Misdeals end to end: the simulated shoe in its own process feeds the live table, the test deals
+the cards onto the simulated camera's table as a dealer would, and the camera link raises tilts.
+
+The link is stepped frame by frame, so what it has seen is exact; one test runs it in its thread.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from controller.cards import DECK
+from controller.config import build_config
+from controller.engine import Action, BoxBet, CardDealt, Complete, Deal, Decide, Slot
+from controller.live import LiveConfig, LiveTable
+from controller.table import Actor
+from drivers.camera.base import ByteImage, FrameSource
+from drivers.camera.sim import Scene, SimCard, SimulatedCamera, TableView, to_px
+from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from vision.calibration import Calibration
+from vision.checks import CheckSettings
+from vision.config import PointConfig, TableVision, VisionSettings, ZoneConfig
+from vision.deck import DeckProfile
+from vision.errors import ConfigError
+from vision.link import CameraLink, LinkSettings
+
+pytestmark = pytest.mark.hil
+DEALER = Actor("dana", "dealer")
+VIEW = TableView(width_px=1280, height_px=720, table_w_mm=700, table_h_mm=394)
+
+
+def rect(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+BOX_LEFT = {1: 20.0, 2: 250.0, 3: 480.0}
+ZONES = [
+    ZoneConfig(name="dealer", kind="dealer", polygon_mm=rect(200, 10, 500, 120)),
+    ZoneConfig(name="board", kind="board", polygon_mm=rect(150, 128, 550, 232)),
+    *(ZoneConfig(name=f"box{n}", polygon_mm=rect(x, 260, x + 200, 390)) for n, x in BOX_LEFT.items()),
+]
+# Short holds, so a scenario needs few frames; the defaults are sized for 30 frames a second.
+CHECKS = CheckSettings(confirm_frames=2, settle_frames=4)
+
+
+def wait_for(condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.005)
+
+
+def spot(slot: Slot) -> tuple[float, float]:
+    """Where the dealer puts the card for a slot, in table millimetres."""
+    if slot.target == "box":
+        return BOX_LEFT[slot.box] + 50 + 70 * slot.index, 325
+    if slot.target == "dealer":
+        return 300 + 70 * slot.index, 65
+    return 190 + 70 * slot.index, 180
+
+
+class Rig:
+    """A simulated shoe process, a live casino hold'em table on it, and a camera over the table."""
+
+    def __init__(self, tmp: Path, deck: DeckProfile) -> None:
+        self.sim = SimulatedShoeProcess(config=SimConfig(seed=5, shoe_id="CAM-1"))
+        self.sim.start()
+        config = build_config({"game": "casino-holdem"})
+        self.live = LiveTable(config=LiveConfig(data=tmp, shoe=self.sim.device_path, table=config))
+        self.live.start()
+        wait_for(self.live.link_up.is_set, "the shoe link")
+        self.table = self.live.table
+        self.camera = SimulatedCamera(deck=deck, view=VIEW, seed=1)
+        self.link = CameraLink(
+            table=self.table,
+            source=self.camera,
+            deck=deck,
+            calibration=Calibration(homography=VIEW.homography(), rms_px=0.0),
+            zones=ZONES,
+            settings=LinkSettings(checks=CHECKS, max_fps=None),
+        )
+        self.cards: list[SimCard] = []
+
+    def close(self) -> None:
+        self.link.stop()
+        self.live.stop()
+        self.sim.stop()
+
+    def open_round(self) -> None:
+        self.sim.command("shuffle")
+        self.table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=20)], actor=DEALER)
+
+    def draw(self) -> CardDealt:
+        """Draw the next card from the shoe; return where the round put it."""
+        before = self.table.version
+        self.sim.draw()
+        wait_for(lambda: self.table.version > before, "the card to reach the table")
+        assert self.table.round is not None and not self.table.tilts, self.table.expected()
+        event = self.table.round.events[-1]
+        assert isinstance(event, CardDealt)
+        return event
+
+    def put(self, code: str, slot: Slot, *, face_up: bool | None = None) -> None:
+        """The dealer lays a card down for ``slot`` (face as the slot says unless told)."""
+        x, y = spot(slot)
+        up = slot.face_up if face_up is None else face_up
+        self.cards.append(SimCard(code=code, x_mm=x, y_mm=y, angle_deg=2.0 * (slot.index % 3 - 1), face_up=up))
+        self.camera.scene = Scene(cards=tuple(self.cards))
+
+    def turn_up(self, *, where: Callable[[SimCard], bool]) -> None:
+        self.cards = [SimCard(c.code, c.x_mm, c.y_mm, c.angle_deg, face_up=True) if where(c) else c for c in self.cards]
+        self.camera.scene = Scene(cards=tuple(self.cards))
+
+    def deal(self, *, until: Callable[[], bool] | None = None) -> None:
+        """Draw and lay down every card the round expects now, each where it belongs."""
+        while self.table.round is not None and isinstance(self.table.round.expected(), Deal):
+            if until is not None and until():
+                return
+            event = self.draw()
+            self.put(event.card.code, event.slot)
+
+    def frames(self, count: int) -> None:
+        for _ in range(count):
+            assert self.link.step() is not None
+
+    def frames_until_tilt(self, limit: int = 30) -> str:
+        """Step frames until a tilt is open (at most ``limit``); the tilt's kind."""
+        for _ in range(limit):
+            self.link.step()
+            if self.table.tilts:
+                (tilt,) = self.table.tilts.values()
+                return tilt.kind
+        raise AssertionError(f"no tilt after {limit} frames")
+
+
+def next_slot(rig: Rig) -> Slot:
+    assert rig.table.round is not None
+    step = rig.table.round.expected()
+    assert isinstance(step, Deal)
+    return step.slot
+
+
+@pytest.fixture
+def rig(tmp_path: Path, kennard: DeckProfile) -> Iterator[Rig]:
+    r = Rig(tmp_path, kennard)
+    yield r
+    r.close()
+
+
+def test_a_correct_round_raises_nothing_through_the_showdown(rig: Rig) -> None:
+    rig.open_round()
+    rig.deal()
+    assert rig.table.round is not None and isinstance(rig.table.round.expected(), Decide)
+    rig.frames(CHECKS.settle_frames + 6)
+    rig.table.act(Action(1, "call"), actor=DEALER)
+    rig.table.act(Action(3, "call"), actor=DEALER)
+    rig.deal()
+    assert isinstance(rig.table.round.expected(), Complete)
+    rig.frames(5)
+    # The showdown: the dealer turns his cards and the boxes' cards; every read is the shoe's card.
+    rig.turn_up(where=lambda c: True)
+    rig.frames(CHECKS.settle_frames + 6)
+    assert rig.table.tilts == {} and rig.link.reported == []
+    counts = rig.link.tracker.counts()
+    assert {z: counts[z].face_up for z in ("dealer", "board", "box1", "box2", "box3")} == {
+        "dealer": 2,
+        "board": 5,
+        "box1": 2,
+        "box2": 0,
+        "box3": 2,
+    }
+    rig.table.confirm_settlement(actor=DEALER)
+
+
+def test_a_card_dealt_to_a_box_that_is_not_playing(rig: Rig) -> None:
+    rig.open_round()
+    first = rig.draw()
+    assert first.slot.box == 1
+    rig.put(first.card.code, Slot("box", 0, box=2))  # box 1's card, laid in the empty box 2
+    assert rig.frames_until_tilt() == "unexpected-card"
+    (entry,) = rig.link.reported
+    assert entry.actor == "camera:camera" and "box 2" in entry.data["message"]
+
+
+def test_a_dealer_card_flipped_face_up_early(rig: Rig) -> None:
+    rig.open_round()
+    rig.deal(until=lambda: rig.table.round is not None and rig.table.round.cards_dealt == 2)
+    dealer = rig.draw()
+    assert dealer.slot.target == "dealer" and not dealer.slot.face_up
+    rig.put(dealer.card.code, dealer.slot, face_up=True)
+    assert rig.frames_until_tilt() == "dealer-card-exposed"
+
+
+def test_a_box_short_of_a_card_after_the_deal(rig: Rig) -> None:
+    rig.open_round()
+    while rig.table.round is not None and isinstance(rig.table.round.expected(), Deal):
+        event = rig.draw()
+        if not (event.slot.target == "box" and event.slot.box == 3 and event.slot.index == 1):
+            rig.put(event.card.code, event.slot)  # box 3's second card never reaches the felt
+    assert rig.frames_until_tilt() == "missing-card"
+    (tilt,) = rig.table.tilts.values()
+    assert "box 3 holds 1 card(s); the shoe dealt 2" in tilt.message
+
+
+def test_a_face_up_card_that_is_not_the_shoes(rig: Rig) -> None:
+    rig.open_round()
+    rig.deal(until=lambda: next_slot(rig).target == "board")
+    rig.frames(4)
+    assert rig.table.tilts == {}
+    flop = rig.draw()
+    assert rig.table.round is not None
+    other = next(c.code for c in DECK if c not in rig.table.round.state.seen)
+    rig.put(other, flop.slot)  # the camera sees another card than the one the shoe read
+    assert rig.frames_until_tilt() == "camera-mismatch"
+    (tilt,) = rig.table.tilts.values()
+    assert other in tilt.message
+
+
+def test_the_link_runs_in_its_thread(rig: Rig) -> None:
+    rig.open_round()
+    first = rig.draw()
+    rig.link.start()
+    rig.put(first.card.code, Slot("box", 0, box=2))
+    wait_for(lambda: rig.table.tilts, "the camera's tilt", timeout=60)
+    (tilt,) = rig.table.tilts.values()
+    assert tilt.kind == "unexpected-card"
+    rig.link.stop()
+    assert not rig.link.failed.is_set()
+
+
+class _Still(FrameSource):
+    """A camera that is not simulated and cannot calibrate itself."""
+
+    def _grab(self) -> ByteImage | None:
+        return None
+
+
+def test_a_link_from_the_table_configuration(rig: Rig) -> None:
+    corners = np.array([[0.0, 0.0], [700.0, 0.0], [700.0, 394.0], [0.0, 394.0]])
+    points = [
+        PointConfig(x_mm=mm[0], y_mm=mm[1], u_px=px[0], v_px=px[1])
+        for mm, px in zip(corners, to_px(VIEW.homography(), corners), strict=True)
+    ]
+    vision = TableVision(vision=VisionSettings(points=points, vote_frames=4, vote_needed=2), zones=ZONES)
+    link = CameraLink.from_config(table=rig.table, vision=vision, source=rig.camera)
+    assert link.tracker.settings.vote_needed == 2 and link.places == rig.link.places
+    for mine, theirs in zip(link.tracker.zones.polygons_px, rig.link.tracker.zones.polygons_px, strict=True):
+        assert np.allclose(mine, theirs, atol=0.01)
+    # The simulated camera calibrates itself from its own geometry; another camera must be told.
+    assert CameraLink.from_config(table=rig.table, vision=TableVision(zones=ZONES), source=rig.camera).places
+    with pytest.raises(ConfigError, match="markers or points"):
+        CameraLink.from_config(table=rig.table, vision=TableVision(zones=ZONES), source=_Still(name="still"))
+    with pytest.raises(ConfigError, match="zones"):
+        CameraLink.from_config(table=rig.table, vision=TableVision(), source=rig.camera)

@@ -1,0 +1,263 @@
+"""The camera beside the shoe: frames → recognition → tracking → checks → tilts on the live table.
+
+One :class:`CameraLink` per table. It runs in its own thread at the camera's frame rate
+(:meth:`CameraLink.start`) or one frame at a time (:meth:`CameraLink.step`, for tests and tools).
+For every frame the round's expectations are taken *after* the frame was read: every card in the
+frame left the shoe before, so a card the camera sees is never ahead of the round.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.engine import Complete, Deal
+from controller.errors import ControllerError
+from controller.journal import Entry, JournalError
+from controller.table import CAMERA, Actor, TableService
+from controller.view import visible_cards
+from drivers.camera import open_frame_source
+from drivers.camera.base import FrameSource
+from drivers.camera.errors import CameraError
+from drivers.camera.sim import SimulatedCamera
+from vision.calibration import Calibration, ZoneMap, calibrate_markers, calibrate_points
+from vision.checks import Checker, CheckSettings, Expectations, Finding, ZoneExpectation, ZonePlace, zone_places
+from vision.config import TableVision, ZoneConfig
+from vision.deck import DeckProfile, default_deck, load_deck
+from vision.errors import ConfigError
+from vision.recognize import Recognizer, RecognizerSettings
+from vision.tracking import Tracker, TrackerSettings, TrackerUpdate
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkSettings:
+    """How the link runs: tracking and check settings, and a frame-rate cap.
+
+    ``max_fps`` paces sources that do not pace themselves (the simulated camera, a folder); a
+    real camera's own rate is slower and wins. None: as fast as frames come.
+    """
+
+    tracker: TrackerSettings = field(default_factory=TrackerSettings)
+    checks: CheckSettings = field(default_factory=CheckSettings)
+    recognizer: RecognizerSettings | None = None
+    max_fps: float | None = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class LinkStep:
+    """What one frame did: the tracker's update and the tilts it raised."""
+
+    update: TrackerUpdate
+    findings: tuple[Finding, ...]
+    entries: tuple[Entry, ...]
+
+
+def expectations(table: TableService, places: Mapping[str, ZonePlace]) -> Expectations:
+    """The round as the camera checks it, read consistently under the table's lock."""
+    return table.inspect(lambda t: _expectations(t, places))
+
+
+def _expectations(table: TableService, places: Mapping[str, ZonePlace]) -> Expectations:
+    rnd = table.round
+    if rnd is None:
+        return Expectations(round=None, paused=bool(table.tilts))
+    state = rnd.state
+    step = rnd.expected()
+    shown = visible_cards(rnd)
+    dealing = isinstance(step, Deal)
+    zones: dict[str, ZoneExpectation] = {}
+    for zone, place in places.items():
+        if place.place == "box":
+            box = state.boxes.get(place.box)
+            if box is None:
+                zones[zone] = ZoneExpectation(place=place, playing=False)
+                continue
+            codes = tuple(c.code for c in box.cards)
+            # A folded box's cards are mucked: however many are left is the dealer's business.
+            due = not dealing and not box.folded
+        elif place.place == "dealer":
+            codes = tuple(c.code for c in state.dealer)
+            due = not dealing
+        else:
+            codes = tuple(c.code for c in state.board_cards())
+            due = not dealing
+        zones[zone] = ZoneExpectation(
+            place=place, playing=True, cards=codes, face_up=frozenset(shown.intersection(codes)), count_due=due
+        )
+    return Expectations(
+        round=table.round_no, zones=zones, showdown=isinstance(step, Complete), paused=bool(table.tilts)
+    )
+
+
+def _calibrate(source: FrameSource, vision: TableVision) -> Calibration:
+    s = vision.vision
+    if s.points:
+        return calibrate_points(s.points)
+    if s.markers:
+        frame = source.read()
+        if frame is None:
+            raise CameraError(f"{source.name}: no frame to find the calibration markers in")
+        return calibrate_markers(frame.image, s.markers)
+    if isinstance(source, SimulatedCamera):
+        return Calibration(homography=source.renderer.homography, rms_px=0.0)
+    raise ConfigError("vision: give calibration markers or points (vision.markers or vision.points)")
+
+
+class CameraLink:
+    """Runs one camera against one live table and reports what the checks find as tilts.
+
+    Each finding is reported once per round, as the actor ``camera:camera``.
+    """
+
+    def __init__(
+        self,
+        *,
+        table: TableService,
+        source: FrameSource,
+        deck: DeckProfile,
+        calibration: Calibration,
+        zones: Sequence[ZoneConfig],
+        settings: LinkSettings | None = None,
+        actor: Actor = CAMERA,
+    ) -> None:
+        """Set the pipeline up; nothing is read until :meth:`step` or :meth:`start`.
+
+        Raises:
+            ConfigError: a box zone without a number, or two zones for one place.
+            ValueError: tracker or check settings that contradict themselves.
+        """
+        self.settings = settings or LinkSettings()
+        self.table = table
+        self.source = source
+        self.actor = actor
+        self.places = zone_places(zones)
+        self.recognizer = Recognizer(deck=deck, settings=self.settings.recognizer)
+        self.tracker = Tracker(zones=ZoneMap.build(zones, calibration), settings=self.settings.tracker)
+        self.checker = Checker(settings=self.settings.checks)
+        self.frames = 0  # frames processed
+        self.reported: list[Entry] = []
+        self.failure = ""
+        self.failed = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()  # one frame at a time, whether stepped or threaded
+
+    @classmethod
+    def from_config(
+        cls,
+        *,
+        table: TableService,
+        vision: TableVision,
+        source: FrameSource | None = None,
+        calibration: Calibration | None = None,
+        checks: CheckSettings | None = None,
+        max_fps: float | None = 30.0,
+    ) -> CameraLink:
+        """A link as a table configuration's ``[vision]`` and ``[[zones]]`` describe it.
+
+        ``source`` defaults to the configured camera. Calibration, unless given: the configured
+        points, else the configured markers found in the source's first frame, else (simulated
+        camera only) the simulated view's own geometry.
+
+        Raises:
+            CameraError: the camera cannot be opened or gives no frame to calibrate from.
+            CalibrationError: the configured markers are not in the first frame.
+            DeckError: the configured deck profile cannot be loaded.
+            ConfigError: no zones, no way to calibrate, or zones as :meth:`__init__` refuses them.
+        """
+        s = vision.vision
+        if not vision.zones:
+            raise ConfigError("zones: the camera link needs the table's zones (boxes, dealer, board)")
+        deck = load_deck(Path(s.deck)) if s.deck else default_deck()
+        source = source or open_frame_source(s.camera)
+        try:
+            calibration = calibration or _calibrate(source, vision)
+        except BaseException:
+            source.close()
+            raise
+        settings = LinkSettings(
+            tracker=TrackerSettings.from_config(s),
+            checks=checks or CheckSettings(),
+            recognizer=RecognizerSettings.from_config(s),
+            max_fps=max_fps,
+        )
+        return cls(
+            table=table, source=source, deck=deck, calibration=calibration, zones=vision.zones, settings=settings
+        )
+
+    def step(self) -> LinkStep | None:
+        """Read, recognise and track one frame, check it against the round and report findings.
+
+        Returns None when a finite source has ended.
+
+        Raises:
+            CameraError: the source failed for good.
+            JournalError: the table could not record a tilt (nothing more can be recorded).
+        """
+        with self._lock:
+            frame = self.source.read()
+            if frame is None:
+                return None
+            update = self.tracker.update(self.recognizer.read(frame.image))
+            expect = expectations(self.table, self.places)
+            findings = self.checker.update(expect, update.events, covered=update.covered)
+            entries = []
+            for finding in findings:
+                entry = self._report(finding)
+                if entry is not None:
+                    entries.append(entry)
+            self.frames += 1
+            return LinkStep(update=update, findings=tuple(findings), entries=tuple(entries))
+
+    def _report(self, finding: Finding) -> Entry | None:
+        kind = finding.tilt
+        try:
+            entry = self.table.report(kind, actor=self.actor, detail=f"camera: {finding.detail}")
+        except JournalError:
+            raise
+        except ControllerError as exc:
+            # The table refused (e.g. the round ended meanwhile): the finding is stale, not fatal.
+            log.warning("camera finding %s not reported: %s", finding.kind, exc)
+            return None
+        self.reported.append(entry)
+        log.info("camera raised %s: %s", kind, finding.detail)
+        return entry
+
+    def start(self) -> None:
+        """Run :meth:`step` in a thread until :meth:`stop`, the source's end or a failure
+        (then :attr:`failed` is set and :attr:`failure` says why).
+
+        Raises:
+            RuntimeError: already started.
+        """
+        if self._thread is not None:
+            raise RuntimeError("the camera link is already running")
+        self._thread = threading.Thread(target=self._run, name="camera-link", daemon=True)
+        self._thread.start()
+
+    def stop(self, *, timeout: float = 5.0) -> None:
+        """Stop the thread (after the frame in hand) and close the source."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self.source.close()
+
+    def _run(self) -> None:
+        period = 1.0 / self.settings.max_fps if self.settings.max_fps else 0.0
+        next_at = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                if self.step() is None:
+                    break
+                next_at = max(next_at + period, time.monotonic())
+                self._stop.wait(max(0.0, next_at - time.monotonic()))
+        except (CameraError, JournalError) as exc:
+            self.failure = str(exc)
+            log.critical("the camera link stops: %s", exc)
+            self.failed.set()
