@@ -11,6 +11,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import cv2
@@ -37,18 +38,33 @@ def _view(rng: np.random.Generator) -> TableView:
     return TableView(keystone=float(rng.uniform(0.0, 0.06)), roll_deg=float(rng.uniform(-4, 4)))
 
 
-def accuracy(deck: DeckProfile, *, scenes: int, seed: int) -> tuple[Tally, list[float], float]:
+Breakdown = dict[str, Counter[str]]
+
+
+def _face_up_groups(conditions: Conditions, position: int) -> list[str]:
+    """The groups one face-up card is counted in for the breakdown (random_scene puts the fans'
+    cards first, three per fan, the lowest card first).
+    """
+    role = ("fan, bottom card", "fan, middle card", "fan, top card")[position % 3] if position < 6 else "single card"
+    jpeg = f"JPEG q{conditions.jpeg}" if conditions.jpeg else "no JPEG"
+    return [role, f"blur {conditions.blur:.1f} px", f"noise {conditions.noise:.0f}", jpeg]
+
+
+def accuracy(deck: DeckProfile, *, scenes: int, seed: int) -> tuple[Tally, list[float], float, Breakdown]:
     """Random tables (20 cards: singles at any angle, fans, overlapping backs) under random light
-    and camera degradations; returns the tally, per-frame read times (ms) and the smallest card.
+    and camera degradations; returns the tally, per-frame read times (ms), the smallest card and
+    the face-up outcomes broken down by card role and condition.
     """
     recognizer = Recognizer(deck=deck)
     total = Tally()
+    breakdown: Breakdown = defaultdict(Counter)
     times: list[float] = []
     smallest = float("inf")
     for i in range(scenes):
         rng = np.random.default_rng(seed + i)
         renderer = TableRenderer(deck=deck, view=_view(rng), seed=seed + i)
-        scene = random_scene(rng, count=20, conditions=random_conditions(rng))
+        conditions = random_conditions(rng)
+        scene = random_scene(rng, count=20, conditions=conditions)
         frame = renderer.render(scene, seed=seed + i)
         start = time.perf_counter()
         reading = recognizer.read(frame)
@@ -58,8 +74,23 @@ def accuracy(deck: DeckProfile, *, scenes: int, seed: int) -> tuple[Tally, list[
             quad = renderer.card_quad_px(card)
             smallest = min(smallest, float(np.hypot(*(quad[3] - quad[0]))))
             truth.append((card, (float(quad[:, 0].mean()), float(quad[:, 1].mean()))))
-        total.add(score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22))
-    return total, times, smallest
+        outcomes: list[str] = []
+        total.add(score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes))
+        for position, (card, outcome) in enumerate(zip(scene.cards, outcomes, strict=True)):
+            if card.face_up:
+                for group in _face_up_groups(conditions, position):
+                    breakdown[group][outcome] += 1
+    return total, times, smallest, breakdown
+
+
+def _print_breakdown(breakdown: Breakdown) -> None:
+    print("  face-up outcomes by card role and condition (each card counts once per line group):")
+    print(f"    {'':20s} {'cards':>6s} {'correct':>8s} {'unknown':>8s} {'missed':>8s} {'misread':>8s}")
+    for group in sorted(breakdown, key=lambda g: (g.split()[0], g)):
+        c = breakdown[group]
+        n = sum(c.values())
+        cells = " ".join(f"{100.0 * c[k] / n:7.1f}%" for k in ("correct", "unknown", "missed"))
+        print(f"    {group:20s} {n:6d} {cells} {c['misread']:8d}")
 
 
 def _deal_script(rng: np.random.Generator) -> tuple[list[Scene], list[ZoneConfig]]:
@@ -182,7 +213,7 @@ def main() -> int:
     print("            roll +-4 deg, random blur (0-1.3 px), noise (0-6), JPEG (q60-95), uneven light, glare")
     ok = True
     for name, deck in decks if args.scenes > 0 else []:  # --scenes 0: speed only
-        tally, times, smallest = accuracy(deck, scenes=args.scenes, seed=args.seed)
+        tally, times, smallest, breakdown = accuracy(deck, scenes=args.scenes, seed=args.seed)
         read_ok = tally.correct / tally.face_up if tally.face_up else 0.0
         mis = tally.misread / tally.face_up if tally.face_up else 0.0
         backs = tally.backs_found / tally.face_down if tally.face_down else 0.0
@@ -198,6 +229,7 @@ def main() -> int:
         print(f"    counted          {tally.backs_found:6d}  {counted}   target >= 99 %")
         print(f"  phantom detections {tally.phantoms:6d}")
         print(f"  read time, mixed frames: median {statistics.median(times):.1f} ms, max {max(times):.1f} ms")
+        _print_breakdown(breakdown)
         track = tracking(deck, sequences=args.sequences, seed=args.seed)
         print(
             f"  tracking: {track['sequences']} deal videos, {track['frames']} frames: "

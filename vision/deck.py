@@ -376,6 +376,10 @@ def shipped_deck(variant: str) -> DeckProfile:
     return load_deck(raw)
 
 
+def _no_scores() -> npt.NDArray[np.floating[Any]]:
+    return np.zeros(0, np.float32)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexMatch:
     """The best card for one corner index and how sure the match is."""
@@ -383,6 +387,9 @@ class IndexMatch:
     code: str
     score: float  # colour-adjusted correlation with the best template, -1..1
     margin: float  # lead over the best *other* card
+    # Every rank's (13) and every suit's (4) score, to pool several corners' evidence.
+    rank_scores: npt.NDArray[np.floating[Any]] = field(repr=False, compare=False, default_factory=_no_scores)
+    suit_scores: npt.NDArray[np.floating[Any]] = field(repr=False, compare=False, default_factory=_no_scores)
 
 
 def _variant_scores(
@@ -406,9 +413,16 @@ def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:
     # Ink of the wrong colour (a red suit read as black) costs score in proportion.
     colour_gap = np.abs(profile.suit_chromas - feature.chroma).sum(axis=1)
     suit_scores = suit_scores - 2.0 * np.maximum(colour_gap - 0.25, 0.0)
+    return match_scores(rank_scores, suit_scores)
+
+
+def match_scores(rank_scores: npt.NDArray[np.floating[Any]], suit_scores: npt.NDArray[np.floating[Any]]) -> IndexMatch:
+    """The best card for per-rank and per-suit scores (one corner's, or several corners' mean)."""
     r_order = np.argsort(rank_scores)[::-1]
     s_order = np.argsort(suit_scores)[::-1]
     rank, suit = int(r_order[0]), int(s_order[0])
     score = min(float(rank_scores[rank]), float(suit_scores[suit]))
     margin = min(float(rank_scores[rank] - rank_scores[r_order[1]]), float(suit_scores[suit] - suit_scores[s_order[1]]))
-    return IndexMatch(code=CODES[rank * 4 + suit], score=score, margin=margin)
+    return IndexMatch(
+        code=CODES[rank * 4 + suit], score=score, margin=margin, rank_scores=rank_scores, suit_scores=suit_scores
+    )

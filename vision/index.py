@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -19,6 +20,8 @@ RANK_W: Final = 16
 RANK_H: Final = 20
 SUIT_W: Final = 16
 SUIT_H: Final = 16
+# Ink thresholds tried in turn, as a share of the paper's brightness (in the sharpened patch).
+INK_LEVELS: Final = (0.62, 0.8)
 
 FloatArray = npt.NDArray[np.float32]
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
@@ -84,6 +87,7 @@ class IndexFeature:
     rank: FloatArray  # RANK_W * RANK_H, zero mean, unit norm
     suit: FloatArray  # SUIT_W * SUIT_H, zero mean, unit norm
     chroma: FloatArray  # ink colour relative to the paper, (b, g, r) summing to 1
+    pale: bool = False  # found only at the paler ink level (a soft image): reads need more
 
 
 def _union(boxes: list[Box]) -> Box:
@@ -106,6 +110,29 @@ def _raster(gray: ByteImage, box: Box, paper: float, size: tuple[int, int]) -> F
     return np.asarray(vec / norm, dtype=np.float32)
 
 
+def _split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
+    """Rank and suit boxes of an index whose glyphs ran together: the row of least ink in the
+    middle of the blob is the gap between them; each part is then trimmed to its own ink.
+    """
+    x0, y0, x1, y1 = box
+    h = y1 - y0
+    if h < 6:
+        return None
+    profile = ink[y0:y1, x0:x1].sum(axis=1).astype(np.float32)
+    lo, hi = int(0.35 * h), int(0.7 * h)
+    if hi <= lo:
+        return None
+    cut = y0 + lo + int(np.argmin(profile[lo:hi]))
+    parts = []
+    for top, bottom in ((y0, cut), (cut + 1, y1)):
+        sub = ink[top:bottom, x0:x1]
+        ys, xs = np.nonzero(sub)
+        if len(ys) < 3:
+            return None
+        parts.append((x0 + int(xs.min()), top + int(ys.min()), x0 + int(xs.max()) + 1, top + int(ys.max()) + 1))
+    return parts[0], parts[1]
+
+
 def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
@@ -116,7 +143,6 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     # as dark as a black one, while white paper stays bright in every channel.
     b, g, r = cv2.split(patch_bgr)
     gray = cv2.min(cv2.min(b, g), r)
-    h, w = gray.shape
     flat = gray.reshape(-1)
     k90 = int(0.9 * (flat.size - 1))
     paper = float(np.partition(flat, k90)[k90])
@@ -126,7 +152,22 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     # brings them back below the ink threshold without moving them. The raster uses the original.
     soft = cv2.GaussianBlur(gray, (5, 5), 1.5)
     crisp = cv2.addWeighted(gray, 1.8, soft, -0.8, 0)
-    ink = (crisp < paper * 0.62).astype(np.uint8)
+    # Blur leaves thin strokes (a "5", a "J") pale grey beside a solid suit: when the usual ink
+    # level finds no index, a paler one is tried.
+    for level in INK_LEVELS:
+        feature = _feature(patch_bgr, gray, (crisp < paper * level).astype(np.uint8), paper=paper, k90=k90, box=box)
+        if feature is not None and level != INK_LEVELS[0]:
+            feature = dataclasses.replace(feature, pale=True)
+        if feature is not None:
+            return feature
+    return None
+
+
+def _feature(
+    patch_bgr: ByteImage, gray: ByteImage, ink: ByteImage, *, paper: float, k90: int, box: IndexBox
+) -> IndexFeature | None:
+    """The index from one ink mask: glyphs cut out, split into rank and suit, rastered."""
+    h, w = gray.shape
     count, _labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8)
     min_area = max(3, (w * h) // 400)
     # Touching the patch border means felt, a neighbour's edge or artwork running on past the
@@ -141,7 +182,7 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
         return None
     (x0, y0, x1, y1), joined = found
     expect_h = (box.y1 - box.y0) * CARD_PX_H
-    if (y1 - y0) < 0.45 * expect_h or (x1 - x0) < 2 or len(joined) < 2:
+    if (y1 - y0) < 0.45 * expect_h or (x1 - x0) < 2:
         return None
     # Blobs that overlap vertically form a row; the last row is the suit, the rows above it the
     # rank (a "10" is two blobs side by side; a suit drawn in pieces is one row).
@@ -151,10 +192,15 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
             rows[-1].append(c)
         else:
             rows.append([c])
-    if len(rows) < 2:
-        return None
-    suit_box = _union(rows[-1])
-    rank_box = _union([c for row in rows[:-1] for c in row])
+    if len(rows) >= 2:
+        suit_box = _union(rows[-1])
+        rank_box = _union([c for row in rows[:-1] for c in row])
+    else:
+        # A soft camera runs rank and suit into one blob: cut it where the least ink crosses.
+        split = _split_rank_suit(ink, (x0, y0, x1, y1))
+        if split is None:
+            return None
+        rank_box, suit_box = split
     rank = _raster(gray, rank_box, paper, (RANK_W, RANK_H))
     suit = _raster(gray, suit_box, paper, (SUIT_W, SUIT_H))
     if rank is None or suit is None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, NamedTuple
@@ -11,13 +12,26 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.config import VisionSettings
-from vision.deck import CODES, DeckProfile, face_thumb, match_index
+from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, match_index, match_scores
 from vision.errors import ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, index_feature
 
 BACK: Final = "back"
 UNKNOWN: Final = "unknown"
 CARD_ASPECT: Final = 88.0 / 63.0
+# The margin two agreeing index corners need together, as a share of one corner's margin.
+COMBINED_MARGIN: Final = 0.75
+# The least score each of the two corners needs then, as a share of the accepting score.
+COMBINED_FLOOR: Final = 1.0
+# What an index seen only at the paler ink level (a soft image) adds to the accepting score.
+PALE_EXTRA_SCORE: Final = 0.08
+# What a card found only by scanning a fan (one index in view, no face to check) adds to it.
+FAN_EXTRA_SCORE: Final = 0.04
+# The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
+FACE_SUIT_MARGIN: Final = 0.025
+# ... and the least correlation of the face with the suit it picks (a face half hidden or
+# mislocated matches neither well and settles nothing).
+FACE_SUIT_LEAST: Final = 0.8
 
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
 ByteImage = npt.NDArray[Any]
@@ -123,15 +137,17 @@ class _CornerRead(NamedTuple):
     code: str  # the accepted code, or UNKNOWN
     confidence: float
     best: str | None  # the best match even when too weak to accept; None if no index was seen
+    match: IndexMatch | None = None  # the scores behind it
 
 
 def _unit(v: Vec) -> Vec:
-    n = float(np.hypot(v[0], v[1]))
-    return v / n if n > 1e-9 else v
+    x, y = float(v[0]), float(v[1])
+    n = math.hypot(x, y)
+    return np.array((x / n, y / n)) if n > 1e-9 else v
 
 
 def _cross(a: Vec, b: Vec) -> float:
-    return float(a[0] * b[1] - a[1] * b[0])
+    return float(a[0]) * float(b[1]) - float(a[1]) * float(b[0])
 
 
 class Recognizer:
@@ -144,6 +160,10 @@ class Recognizer:
         # Only saturated back colours are told apart by hue; white borders are not "back" colour.
         self._back_hues = [int(h) for h, s, _v in hsv.reshape(-1, 3) if s >= 70]
         self._search = deck.index_box.search_size()
+        self._face_size = (CARD_PX_W // 2, CARD_PX_H // 2)
+        self._faces = np.stack(
+            [_face_vector(cv2.resize(face, self._face_size, interpolation=cv2.INTER_AREA)) for face in deck.faces]
+        )
 
     # -- masks ---------------------------------------------------------------------------------
 
@@ -241,33 +261,102 @@ class Recognizer:
         )
         feat = index_feature(np.asarray(patch, dtype=np.uint8), self.deck.index_box)
         if feat is None:
-            return _CornerRead(UNKNOWN, 0.0, None)
+            return _CornerRead(UNKNOWN, 0.0, None, None)
         match = match_index(self.deck, feat)
         s = self.settings
         # Confidence: how far the read clears both thresholds, on 0..1; 0.5 is the bar.
         conf = 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)
         conf = max(0.0, min(1.0, conf))
-        if match.score >= s.accept_score and match.margin >= s.accept_margin:
-            return _CornerRead(match.code, conf, match.code)
-        return _CornerRead(UNKNOWN, conf, match.code)
+        # An index found only at the paler ink level is a soft one: it must match more closely.
+        need = s.accept_score + (PALE_EXTRA_SCORE if feat.pale else 0.0)
+        if match.score >= need and match.margin >= s.accept_margin:
+            return _CornerRead(match.code, conf, match.code, match)
+        return _CornerRead(UNKNOWN, conf, match.code, match)
 
     def _read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
         c0, c1, c2, c3 = corners
         first = self._read_corner(image, c0, c1 - c0, c3 - c0)
         second = self._read_corner(image, c2, c3 - c2, c1 - c2)
         reads = [r for r in (first, second) if r.code != UNKNOWN]
-        if not reads:
-            return UNKNOWN, max(first.confidence, second.confidence)
         if len({r.code for r in reads}) > 1:
             # The two corners of one card disagree: that is never a read.
             return UNKNOWN, 0.0
-        code = reads[0].code
-        if alone and any(r.best != code for r in (first, second)):
-            # Alone, both corners are in view: the weaker one must at least lean the same way.
-            return UNKNOWN, 0.0
+        both = self._combined(first, second)
+        if reads:
+            code, conf = reads[0].code, max(r.confidence for r in reads)
+            # Alone, both corners are in view: a corner that saw an index must lean the same way,
+            # or the two corners' scores together must still pick this card.
+            leans_away = any(r.best not in (None, code) for r in (first, second))
+            if alone and leans_away and (both is None or both[0] != code):
+                return UNKNOWN, 0.0
+        elif both is not None:
+            # Neither corner alone is sure enough, but both saw the same card: two looks at one
+            # index halve the noise, so their mean scores decide.
+            code, conf = both
+        else:
+            matches = [r.match for r in (first, second) if r.match is not None]
+            by_face = self._suit_by_face(image, corners, matches) if alone else None
+            if by_face is None:
+                return UNKNOWN, max(first.confidence, second.confidence)
+            code, conf = by_face
         if not self._face_agrees(image, corners, code, alone=alone):
             return UNKNOWN, 0.0
-        return code, max(r.confidence for r in reads)
+        return code, conf
+
+    def _suit_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
+        """A clear rank whose small index suit is torn between the two suits of one colour (a
+        blurred heart and diamond, club and spade): the card's face, whose pips or court picture
+        are many times the index's size, picks between them. Only for a card lying alone: a strip
+        of a card fanned under others proved no safe guide (its pips misled in tests).
+        """
+        if not matches:
+            return None
+        s = self.settings
+        rank_scores = np.mean([m.rank_scores for m in matches], axis=0)
+        suit_scores = np.mean([m.suit_scores for m in matches], axis=0)
+        r_order = np.argsort(rank_scores)[::-1]
+        rank = int(r_order[0])
+        if rank_scores[rank] < s.accept_score or rank_scores[rank] - rank_scores[r_order[1]] < s.accept_margin:
+            return None
+        s_order = [int(k) for k in np.argsort(suit_scores)[::-1]]
+        pair = s_order[:2]
+        # Both candidates of one colour (suits run c d h s: c and s black, d and h red), each
+        # well clear of the other two suits.
+        if {pair[0], pair[1]} not in ({0, 3}, {1, 2}):
+            return None
+        if (
+            suit_scores[pair[1]] < s.accept_score - 0.15
+            or suit_scores[pair[1]] - suit_scores[s_order[2]] < s.accept_margin
+        ):
+            return None
+        w, h = self._face_size
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+        card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
+        face = _face_vector(np.asarray(card))
+        scores = [
+            max(float(self._faces[rank * 4 + k] @ face), float(self._faces[rank * 4 + k] @ face[::-1])) for k in pair
+        ]
+        lead = scores[0] - scores[1]
+        if abs(lead) < FACE_SUIT_MARGIN or max(scores) < FACE_SUIT_LEAST:
+            return None
+        suit = pair[0] if lead > 0 else pair[1]
+        return CODES[rank * 4 + suit], min(1.0, 0.5 * abs(lead) / FACE_SUIT_MARGIN)
+
+    def _combined(self, first: _CornerRead, second: _CornerRead) -> tuple[str, float] | None:
+        """The card both index corners' mean scores pick, when they pick one clearly enough."""
+        if first.match is None or second.match is None:
+            return None
+        a, b = first.match, second.match
+        both = match_scores((a.rank_scores + b.rank_scores) / 2, (a.suit_scores + b.suit_scores) / 2)
+        s = self.settings
+        need = s.accept_margin * COMBINED_MARGIN
+        if both.score < s.accept_score or both.margin < need:
+            return None
+        # Each corner must lean to that card on its own, and neither may be a poor match.
+        if a.code != both.code or b.code != both.code or min(a.score, b.score) < COMBINED_FLOOR * s.accept_score:
+            return None
+        return both.code, max(0.0, min(1.0, 0.5 * min(both.score / s.accept_score, both.margin / need, 2.0)))
 
     def _face_agrees(self, image: ByteImage, corners: Vec, code: str, *, alone: bool) -> bool:
         """Second opinion from the whole face: it must not look more like another card.
@@ -324,21 +413,53 @@ class Recognizer:
         # the edges and drops the pips.
         step = np.median(grad, axis=0)
         lo, hi = int(0.15 * card_w), int(length - 0.5 * card_w)
+        steps = [int(t) for t in np.argsort(step[lo:hi])[::-1][:5] + lo if step[t] >= 8.0]
         found: list[_Hypothesis] = []
         taken: list[int] = []
-        for t in np.argsort(step[lo:hi])[::-1][:5] + lo:
-            if step[t] < 8.0 or any(abs(int(t) - u) < 0.12 * card_w for u in taken):
+        for t in steps + self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w):
+            if not lo <= t < hi or any(abs(t - u) < 0.12 * card_w for u in taken):
                 continue
-            taken.append(int(t))
+            taken.append(t)
             shift = x_unit * float(t)
             corners = hyp.corners + shift * scale
             # A card already read from its own corner needs no second read from here.
             if any(float(np.hypot(*(corners[0] - k.corners[i]))) < 0.1 * card_w * scale for k in known for i in (0, 2)):
                 continue
-            code, conf, _best = self._read_corner(image, c0 + shift, c1 - c0, y_vec)
-            if code != UNKNOWN:
+            code, conf, _best, match = self._read_corner(image, c0 + shift, c1 - c0, y_vec)
+            # A fanned card shows one index and no face to check it against: it must match closer.
+            if code != UNKNOWN and match is not None and match.score >= self.settings.accept_score + FAN_EXTRA_SCORE:
                 found.append(_Hypothesis(corners=corners, code=code, confidence=conf, fill=1.0))
         return found
+
+    def _fan_index_starts(
+        self, image: ByteImage, c0: Vec, x_unit: Vec, y_vec: Vec, *, length: int, card_w: float
+    ) -> list[int]:
+        """Where the indices of cards fanned along an edge start: ink in the band the index
+        occupies, below the edge; a card's edge on white paper can be too faint to show as a step.
+        """
+        box = self.deck.index_box
+        band_h = 16
+        top, bottom = 0.7 * box.y0, box.y1
+        m = np.array(
+            [
+                [x_unit[0], y_vec[0] * (bottom - top) / band_h, c0[0] + top * y_vec[0]],
+                [x_unit[1], y_vec[1] * (bottom - top) / band_h, c0[1] + top * y_vec[1]],
+            ]
+        )
+        band = cv2.warpAffine(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+        b, g, r = cv2.split(band)
+        dark = cv2.min(cv2.min(b, g), r).min(axis=0).astype(np.float32)
+        paper = float(np.percentile(dark, 90))
+        ink = dark < 0.6 * paper
+        # A run of ink columns after a clear gap: an index's left edge (or a pip's: its read fails).
+        gap = max(2, int(0.03 * card_w))
+        starts = []
+        clear = 0
+        for t, is_ink in enumerate(ink.tolist()):
+            if is_ink and clear >= gap:
+                starts.append(max(0, t - round(box.x0 * card_w)))
+            clear = 0 if is_ink else clear + 1
+        return starts
 
     # -- main ----------------------------------------------------------------------------------
 
@@ -516,6 +637,16 @@ class Recognizer:
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, poly, 255)
         return chosen
+
+
+def _face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
+    """A card face in the canonical frame at half size as a soft grey unit vector (row-major, so
+    the vector reversed is the same face half a turn round).
+    """
+    gray = cv2.GaussianBlur(cv2.cvtColor(card_bgr, cv2.COLOR_BGR2GRAY), (0, 0), 1.2).astype(np.float32)
+    gray -= gray.mean()
+    gray /= max(float(np.linalg.norm(gray)), 1e-6)
+    return np.asarray(gray.reshape(-1), dtype=np.float32)
 
 
 def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:

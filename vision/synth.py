@@ -230,8 +230,13 @@ def score_reading(
     reads: list[tuple[str, tuple[float, float]]],
     *,
     tol_px: float,
+    outcomes: list[str] | None = None,
 ) -> Tally:
-    """Match detections to true cards by centre (nearest first, within ``tol_px``) and count."""
+    """Match detections to true cards by centre (nearest first, within ``tol_px``) and count.
+
+    ``outcomes``, when given, gets one word per true card in order: ``correct``, ``unknown``,
+    ``misread`` or ``missed`` for a face-up card, ``counted``, ``missed`` or ``other`` for a back.
+    """
     tally = Tally()
     used: set[int] = set()
     for card, (tx, ty) in truth_px:
@@ -246,16 +251,24 @@ def score_reading(
             tally.face_down += 1
         if best < 0:
             tally.missed += 1
+            if outcomes is not None:
+                outcomes.append("missed")
             continue
         used.add(best)
         code = reads[best][0]
         if not card.face_up:
             tally.backs_found += code == "back"
+            outcome = "counted" if code == "back" else "other"
         elif code == card.code:
             tally.correct += 1
+            outcome = "correct"
         elif code == "unknown":
             tally.unknown += 1
+            outcome = "unknown"
         else:
             tally.misread += 1
+            outcome = "misread"
+        if outcomes is not None:
+            outcomes.append(outcome)
     tally.phantoms = len(reads) - len(used)
     return tally

@@ -11,7 +11,7 @@ import pytest
 
 from vision.deck import CODES, DeckProfile, load_deck, match_index, register_deck, save_deck
 from vision.errors import DeckError, ImageError
-from vision.index import index_feature
+from vision.index import _split_rank_suit, index_feature
 from vision.recognize import RecognizerSettings
 
 
@@ -115,3 +115,14 @@ def test_a_design_with_identical_indices_is_refused(second_design_dir: tuple[Pat
     shutil.copy(twin / "Kd.png", twin / "Qd.png")
     with pytest.raises(DeckError, match="too close"):
         register_deck(faces_dir=twin, back_path=back)
+
+
+def test_rank_and_suit_run_together_are_cut_at_the_least_ink() -> None:
+    ink = np.zeros((40, 20), np.uint8)
+    ink[5:18, 4:14] = 1  # the rank
+    ink[21:33, 5:15] = 1  # the suit
+    ink[18:21, 9:10] = 1  # blur's thin bridge between them
+    split = _split_rank_suit(ink, (4, 5, 15, 33))
+    assert split is not None
+    rank, suit = split
+    assert rank[1] == 5 and rank[3] <= 21 and suit[1] >= 18 and suit[3] == 33
