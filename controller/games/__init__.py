@@ -10,13 +10,15 @@ import pkgutil
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Annotated, Any, TypeVar
+
+from pydantic import AfterValidator
 
 from controller.cards import RANKS
-from controller.config import GameRules, Qualification, TableConfig
+from controller.config import GameRules, Multiple, Qualification, TableConfig
 from controller.engine import Action, BoxBet, BoxState, RoundState, Slot, Step
 from controller.errors import ConfigError, RuleViolation
-from controller.hands import HAND_NAMES, HandValue
+from controller.hands import CATEGORIES, HAND_NAMES, HandValue
 from controller.settlement import BetResult, DealerResult, MainResult, Outcome, Stake
 
 
@@ -188,6 +190,29 @@ def compare(player: HandValue, dealer: HandValue) -> Outcome:
     if player > dealer:
         return "win"
     return "lose" if player < dealer else "push"
+
+
+def _priced(required: Sequence[str]) -> Callable[[dict[str, int]], dict[str, int]]:
+    def check(table: dict[str, int]) -> dict[str, int]:
+        paytable_check(table, required=required)
+        return table
+
+    return check
+
+
+# A main-game paytable that prices every hand (Oasis names ace-king too); validated where it is declared.
+Paytable = Annotated[dict[str, Multiple], AfterValidator(_priced(HAND_NAMES))]
+CategoryPaytable = Annotated[dict[str, Multiple], AfterValidator(_priced(CATEGORIES))]
+
+R = TypeVar("R", bound=GameRules)
+
+
+def rules_of(config: TableConfig, model: type[R]) -> R:
+    """The configuration's rules section as the game's own model."""
+    rules = config.rules
+    if not isinstance(rules, model):
+        raise TypeError(f"{config.game} rules are {type(rules).__name__}, not {model.__name__}")
+    return rules
 
 
 @cache

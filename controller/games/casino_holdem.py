@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt
 
-from controller.config import GameRules, Multiple, Qualification, TableConfig
+from controller.config import GameRules, Qualification, TableConfig
 from controller.engine import BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
-from controller.games import Game, compare, paytable_check, qualifies, showdown
-from controller.hands import CATEGORIES, HandValue, evaluate
+from controller.games import CategoryPaytable, Game, compare, qualifies, rules_of, showdown
+from controller.hands import HandValue, evaluate
 from controller.settlement import DealerResult, MainResult, Stake
 
 _ACE = 12
@@ -25,7 +25,7 @@ class CasinoHoldemRules(GameRules):
 
     qualify: Qualification = Qualification(category="pair", min_rank="4")
     call_multiple: StrictInt = Field(default=2, ge=1, description="the call, in antes")
-    ante_paytable: dict[str, Multiple] = Field(
+    ante_paytable: CategoryPaytable = Field(
         default_factory=lambda: {
             "royal-flush": 100,
             "straight-flush": 20,
@@ -42,17 +42,9 @@ class CasinoHoldemRules(GameRules):
     decision_seconds: StrictInt = Field(default=0, ge=0, description="fold after this long; 0 = no timer")
     bonus_lost_on_fold: StrictBool = True
 
-    @field_validator("ante_paytable")
-    @classmethod
-    def _paytable(cls, table: dict[str, int]) -> dict[str, int]:
-        paytable_check(table, required=CATEGORIES)
-        return table
-
 
 def _rules(state: RoundState) -> CasinoHoldemRules:
-    rules = state.config.rules
-    assert isinstance(rules, CasinoHoldemRules)
-    return rules
+    return rules_of(state.config, CasinoHoldemRules)
 
 
 def advance(state: RoundState) -> Step:
@@ -69,8 +61,7 @@ def advance(state: RoundState) -> Step:
 
 
 def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
-    rules = config.rules
-    assert isinstance(rules, CasinoHoldemRules)
+    rules = rules_of(config, CasinoHoldemRules)
     placed = [Stake("ante", box.bet.ante)]
     if box.did("call"):
         placed.append(Stake("call", box.bet.ante * rules.call_multiple))

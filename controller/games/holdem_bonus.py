@@ -8,7 +8,7 @@ from pydantic import Field, StrictBool, StrictInt, field_validator
 
 from controller.config import GameRules, TableConfig
 from controller.engine import BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
-from controller.games import Game, compare, showdown
+from controller.games import Game, compare, rules_of, showdown
 from controller.hands import CATEGORIES, HandValue, evaluate
 from controller.settlement import DealerResult, MainResult, Stake
 
@@ -47,9 +47,7 @@ class HoldemBonusRules(GameRules):
 
 
 def _rules(state: RoundState) -> HoldemBonusRules:
-    rules = state.config.rules
-    assert isinstance(rules, HoldemBonusRules)
-    return rules
+    return rules_of(state.config, HoldemBonusRules)
 
 
 def advance(state: RoundState) -> Step:
@@ -75,8 +73,7 @@ def advance(state: RoundState) -> Step:
 
 
 def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
-    rules = config.rules
-    assert isinstance(rules, HoldemBonusRules)
+    rules = rules_of(config, HoldemBonusRules)
     ante = box.bet.ante
     placed = [Stake("ante", ante)]
     for stage, name, multiple in (

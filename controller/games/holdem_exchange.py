@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt
 
-from controller.config import GameRules, Multiple, Qualification, TableConfig
+from controller.config import GameRules, Qualification, TableConfig
 from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
 from controller.errors import RuleViolation
-from controller.games import Game, compare, paytable_check, qualifies, showdown
-from controller.hands import CATEGORIES, HandValue, evaluate
+from controller.games import CategoryPaytable, Game, compare, qualifies, rules_of, showdown
+from controller.hands import HandValue, evaluate
 from controller.settlement import DealerResult, MainResult, Stake
 
 # The two face-down board cards (4th and 5th) come out of the shoe before the flop.
@@ -36,7 +36,7 @@ class HoldemExchangeRules(GameRules):
         default=True,
         description="dealer shows his hand before all decisions: the undecided may fold or withdraw (decided)",
     )
-    bet_paytable: dict[str, Multiple] = Field(
+    bet_paytable: CategoryPaytable = Field(
         default_factory=lambda: {
             "royal-flush": 100,
             "straight-flush": 15,
@@ -51,17 +51,9 @@ class HoldemExchangeRules(GameRules):
         }
     )
 
-    @field_validator("bet_paytable")
-    @classmethod
-    def _paytable(cls, table: dict[str, int]) -> dict[str, int]:
-        paytable_check(table, required=CATEGORIES)
-        return table
-
 
 def _rules(state: RoundState) -> HoldemExchangeRules:
-    rules = state.config.rules
-    assert isinstance(rules, HoldemExchangeRules)
-    return rules
+    return rules_of(state.config, HoldemExchangeRules)
 
 
 def advance(state: RoundState) -> Step:
@@ -140,8 +132,7 @@ def apply_action(state: RoundState, action: Action) -> list[Slot]:
 
 
 def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
-    rules = config.rules
-    assert isinstance(rules, HoldemExchangeRules)
+    rules = rules_of(config, HoldemExchangeRules)
     ante = box.bet.ante
     placed = [Stake("ante", ante)]
     if box.did("bet"):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictBool, StrictInt, field_validator
+from pydantic import Field, StrictBool, StrictInt
 
-from controller.config import GameRules, Multiple, Qualification, TableConfig
+from controller.config import GameRules, Qualification, TableConfig
 from controller.engine import Action, BoxState, Complete, Decide, RoundState, Slot, Step, deal_passes
 from controller.errors import RuleViolation
-from controller.games import Game, compare, paytable_check, qualifies, showdown
+from controller.games import Game, Paytable, compare, qualifies, rules_of, showdown
 from controller.hands import HandValue, evaluate
 from controller.settlement import DealerResult, MainResult, Stake
 
@@ -23,7 +23,7 @@ class OasisRules(GameRules):
     raise_multiple: StrictInt = Field(default=2, ge=1, description="the raise, in antes")
     exchange_fee: StrictInt = Field(default=1, ge=0, description="the exchange fee, in antes")
     exchanges: StrictInt = Field(default=1, ge=0, le=1, description="exchanges allowed per box")
-    raise_paytable: dict[str, Multiple] = Field(
+    raise_paytable: Paytable = Field(
         default_factory=lambda: {
             "royal-flush": 100,
             "straight-flush": 50,
@@ -41,17 +41,9 @@ class OasisRules(GameRules):
     bonus_lost_on_exchange: StrictBool = True
     bonus_lost_on_fold: StrictBool = True  # decided
 
-    @field_validator("raise_paytable")
-    @classmethod
-    def _paytable(cls, table: dict[str, int]) -> dict[str, int]:
-        paytable_check(table)
-        return table
-
 
 def _rules(state: RoundState) -> OasisRules:
-    rules = state.config.rules
-    assert isinstance(rules, OasisRules)
-    return rules
+    return rules_of(state.config, OasisRules)
 
 
 def _plan(state: RoundState) -> list[Slot]:
@@ -95,8 +87,7 @@ def apply_action(state: RoundState, action: Action) -> list[Slot]:
 
 
 def stakes(config: TableConfig, box: BoxState) -> list[Stake]:
-    rules = config.rules
-    assert isinstance(rules, OasisRules)
+    rules = rules_of(config, OasisRules)
     ante = box.bet.ante
     placed = [Stake("ante", ante)]
     if box.bet.blind or box.did("raise"):
