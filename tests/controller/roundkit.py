@@ -58,3 +58,19 @@ def box(settlement: dict[str, Any], number: int) -> dict[str, Any]:
 def bets(settlement: dict[str, Any], number: int) -> dict[str, int]:
     """A box's results by bet name (e.g. {"ante": 10, "raise": 140})."""
     return {b["bet"]: b["result"] for b in box(settlement, number)["bets"]}
+
+
+def holdem_round(
+    game: str,
+    boxes: dict[int, str],
+    dealer: str,
+    board: str,
+    *,
+    actions: list[dict[str, Any]],
+    stakes: list[dict[str, Any]] | None = None,
+    **kw: Any,
+) -> dict[str, Any]:
+    """Settle a hold'em round: two hole cards each (ante 10 unless ``stakes``), then ``board`` as drawn."""
+    stakes = stakes or [{"box": b, "ante": 10} for b in sorted(boxes)]
+    cards = passes(boxes, dealer, n=2) + board.split()
+    return settle(record(game, boxes=stakes, cards=cards, actions=actions, **kw))

@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from controller.errors import RuleViolation
-from tests.controller.roundkit import bets, box, passes, record, settle
+from tests.controller.roundkit import bets, box, holdem_round
 
 
-def thb(
-    boxes: dict[int, str],
-    dealer: str,
-    board: str,
-    *,
-    actions: list[dict[str, object]],
-    stakes: list[dict[str, object]] | None = None,
-    **kw: object,
-) -> dict[str, object]:
-    stakes = stakes or [{"box": b, "ante": 10} for b in sorted(boxes)]
-    cards = passes(boxes, dealer, n=2) + board.split()
-    return settle(record("holdem-bonus", boxes=stakes, cards=cards, actions=actions, **kw))  # type: ignore[arg-type]
+def thb(*args: Any, **kw: Any) -> dict[str, Any]:
+    return holdem_round("holdem-bonus", *args, **kw)
 
 
 def a(b: int, name: str) -> dict[str, object]:

@@ -109,8 +109,6 @@ def test_rounds_of_every_game_from_the_shoe_settle_as_settle_does(tmp_path: Path
             check=True,
         )
         assert json.loads(settled.stdout) == json.loads(line)["settlement"]
-        counters = len(json.loads(line)["cards"])
-        assert counters > 0
 
 
 def open_round(r: Rig) -> None:

@@ -33,6 +33,13 @@ def chromium() -> Iterator[Browser]:
             browser.close()
 
 
+def new_page(browser: Browser) -> Page:
+    """A page in a fresh context (its own cookies): desk-sized, with a patient default timeout."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(10_000)
+    return context.new_page()
+
+
 def sign_in(page: Page, base: str, name: str, *, next_path: str) -> None:
     page.goto(f"{base}/login?next={next_path}")
     page.fill("#name", name)

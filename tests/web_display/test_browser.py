@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,9 +12,9 @@ from playwright.sync_api import Browser, Page, expect
 from controller.engine import Action, BoxBet
 from controller.table import Actor, TableService
 from tests.web_display.browser import (
-    chromium,
     click_and_wait,
     money,
+    new_page,
     screenshot,
     shown_version,
     sign_in,
@@ -26,23 +25,6 @@ from tests.web_display.rounds import OASIS, SCRIPTS, Act, Card, Script, fed_card
 
 pytestmark = pytest.mark.browser
 DEALER = Actor("dana", "dealer")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
-    page = context.new_page()
-    try:
-        yield page
-    finally:
-        context.close()
 
 
 def enter_bets(page: Page, script: Script) -> None:
@@ -178,9 +160,8 @@ def test_a_supervisor_confirms_the_jackpot_and_voids_a_round(tmp_path: Path, bro
             table.act(Action(step.box, step.action, discard=tuple(cards[p] for p in step.discard)), actor=DEALER)
     table.confirm_settlement(actor=DEALER)
     table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
-    page = context.new_page()
+    page = new_page(browser)
+    context = page.context
     try:
         with live_server(make_app(tmp_path, {"T1": table})) as server:
             sign_in(page, server.url, "supervisor", next_path="/tables/T1")

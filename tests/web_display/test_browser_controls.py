@@ -4,7 +4,6 @@ dealer's early show, in a real browser (Debian's Chromium)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,9 +13,9 @@ from controller.engine import BoxBet
 from controller.table import Actor, utcnow
 from tests.controller.roundkit import passes
 from tests.web_display.browser import (
-    chromium,
     click_and_wait,
     money,
+    new_page,
     screenshot,
     shown_version,
     sign_in,
@@ -27,27 +26,6 @@ from tests.web_display.test_early_show import CARDS
 
 pytestmark = pytest.mark.browser
 DEALER = Actor("dana", "dealer")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as b:
-        yield b
-
-
-def new_page(browser: Browser) -> Page:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(10_000)
-    return context.new_page()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    page = new_page(browser)
-    try:
-        yield page
-    finally:
-        page.context.close()
 
 
 def test_an_admin_edits_the_configuration_and_the_dealer_sees_the_new_limit(tmp_path: Path, browser: Browser) -> None:
