@@ -347,7 +347,13 @@ def load_deck(source: Path | bytes) -> DeckProfile:
     return _derive(name, np.stack(decoded[:52]), decoded[52], box)
 
 
-SHIPPED_DECKS: Final = {"default": "default_deck.npz", "4color": "default_deck_4color.npz"}
+# Kennard's design in the package's four variants: two or four suit colours, standard or large index.
+SHIPPED_DECKS: Final = {
+    "default": "default_deck.npz",
+    "large-index": "default_deck_large.npz",
+    "4color": "default_deck_4color.npz",
+    "4color-large-index": "default_deck_4color_large.npz",
+}
 
 
 def default_deck() -> DeckProfile:
@@ -361,7 +367,8 @@ def default_deck() -> DeckProfile:
 
 @functools.cache
 def shipped_deck(variant: str) -> DeckProfile:
-    """A profile shipped with the package: ``"default"`` or ``"4color"`` (four colours, large faces).
+    """A profile shipped with the package: ``"default"``, ``"large-index"``, ``"4color"`` (clubs green,
+    diamonds blue) or ``"4color-large-index"``.
 
     Raises:
         DeckError: no such variant, or the package data is missing or corrupt.

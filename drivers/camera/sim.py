@@ -21,7 +21,8 @@ CARD_W_MM: Final = 63.0
 CARD_H_MM: Final = 88.0
 MARKER_DICT: Final = "DICT_4X4_50"
 _SKIN_BGR: Final = (120, 160, 215)
-_FELT_BGR: Final = (45, 105, 20)
+_FELT_BGR: Final = (45, 105, 20)  # casino green
+PURPLE_FELT_BGR: Final = (95, 30, 70)  # for four-colour decks: their green clubs and blue diamonds are felt colours
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +90,7 @@ class TableView:
     """Where the camera looks: the table rectangle in millimetres and how it lands in the frame.
 
     ``keystone`` > 0 shrinks the far (top) edge, as a camera tilted towards the dealer sees it;
-    ``roll_deg`` turns the whole picture.
+    ``roll_deg`` turns the whole picture; ``felt_bgr`` is the cloth's colour.
     """
 
     width_px: int = 1920
@@ -98,6 +99,7 @@ class TableView:
     table_h_mm: float = 560.0
     keystone: float = 0.0
     roll_deg: float = 0.0
+    felt_bgr: tuple[int, int, int] = _FELT_BGR
 
     def homography(self) -> npt.NDArray[np.float64]:
         """The 3x3 map from table millimetres to image pixels."""
@@ -171,7 +173,7 @@ class TableRenderer:
     def _draw_felt(self, zones: Sequence[npt.NDArray[np.float64]], markers: Sequence[Marker]) -> ByteImage:
         v = self.view
         base = np.empty((v.height_px, v.width_px, 3), np.float32)
-        base[:] = _FELT_BGR
+        base[:] = v.felt_bgr
         # Slow mottling plus fine weave, as real cloth has.
         low = cv2.resize(self._rng.normal(0, 1, (9, 16)).astype(np.float32), (v.width_px, v.height_px))
         fine = self._rng.normal(0, 3.0, (v.height_px, v.width_px)).astype(np.float32)

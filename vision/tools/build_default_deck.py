@@ -1,4 +1,4 @@
-"""Build vision/data/default_deck.npz from Adrian Kennard's CC0 SVG cards (npm) with rsvg-convert.
+"""Build the shipped deck profiles (vision/data/*.npz) from Adrian Kennard's CC0 SVG cards with rsvg-convert.
 
 Run from the repository root: ``.venv/bin/python -m vision.tools.build_default_deck``.
 Needs ``npm`` (to fetch the package tarball) and Debian's ``rsvg-convert``
@@ -25,7 +25,13 @@ import numpy.typing as npt
 from vision.deck import CODES, register_deck, save_deck
 
 PACKAGE = "@heruka_urgyen/react-playing-cards@0.5.0"
-VARIANTS = {"2color": "default_deck.npz", "4color-bf": "default_deck_4color.npz"}
+# The package's folders: two or four colours, and "-bf" for the large ("big font") corner index.
+VARIANTS = {
+    "2color": "default_deck.npz",
+    "2color-bf": "default_deck_large.npz",
+    "4color": "default_deck_4color.npz",
+    "4color-bf": "default_deck_4color_large.npz",
+}
 
 
 def plain_back(width: int = 480, height: int = 672) -> npt.NDArray[np.uint8]:
