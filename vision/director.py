@@ -141,6 +141,18 @@ class SceneDirector:
 
     # ------------------------------------------------------------------ the cards
 
+    def spot(self, zone: str, index: int) -> tuple[float, float]:
+        """The centre of a zone's ``index``-th card spot, in table millimetres.
+
+        Raises:
+            KeyError: no such zone; IndexError: the zone has fewer spots.
+        """
+        return self._spots[zone][index]
+
+    def zone_of(self, place: ZonePlace) -> str | None:
+        """The zone that watches a place in the game (a box, the dealer, the board), if any."""
+        return self._zone_of.get(place)
+
     def lay(self) -> tuple[SimCard, ...]:
         """The cards a dealer would have on the table now, read under the table's lock."""
         return self.table.inspect(lambda t: self._lay(t.round_no, t.round))
