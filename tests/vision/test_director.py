@@ -10,12 +10,16 @@ from pathlib import Path
 import pytest
 
 from controller.autoplay import AutoplayConfig, AutoPlayer
+from controller.cards import DECK
 from controller.config import build_config
-from controller.engine import Complete
+from controller.engine import Action, BoxBet, Complete
 from controller.live import LiveConfig, LiveTable
+from controller.table import Actor
+from drivers.camera.sim import Lighting, SimulatedCamera, TableView
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from vision.config import load_table_vision
 from vision.deck import DeckProfile
-from vision.director import DemoCamera, DirectorSettings, spots
+from vision.director import DEMO_LAYOUT, DemoCamera, DirectorSettings, SceneDirector, spots
 from vision.tracking import CardTurnedUp
 
 pytestmark = pytest.mark.hil
@@ -92,6 +96,73 @@ def test_spots_fill_rows_inside_the_zone() -> None:
     # Too many for the zone: the rows overlap rather than leave it.
     tight = spots([(0.0, 0.0), (215.0, 0.0), (215.0, 120.0), (0.0, 120.0)], 6)
     assert all(44 <= y <= 120 - 44 for _, y in tight)
+
+
+@pytest.fixture
+def quiet_table(tmp_path: Path) -> Iterator[LiveTable]:
+    """An Oasis table with no shoe: the test hands it the shoe's reads itself."""
+    live = LiveTable(config=LiveConfig(data=tmp_path, shoe=None, table=build_config({"game": "oasis"})))
+    yield live
+    live.stop()
+
+
+def test_the_director_lays_the_round_as_a_dealer_would(quiet_table: LiveTable, kennard: DeckProfile) -> None:
+    table = quiet_table.table
+    zones = load_table_vision(DEMO_LAYOUT).zones
+    camera = SimulatedCamera(deck=kennard, view=TableView(width_px=320, height_px=180))
+    director = SceneDirector(table=table, camera=camera, zones=zones, settings=DirectorSettings(jitter_mm=0.0))
+    director.attach()
+    dealer = Actor("dana", "dealer")
+    table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=10), BoxBet(box=5, ante=10)], actor=dealer)
+    deck = iter(DECK)
+    for _ in range(20):
+        table.on_card(next(deck).code)
+    assert table.round is not None and not table.tilts
+    state = table.round.state
+    where = {c.code: c for c in camera.scene.cards}
+    assert len(where) == 20
+    # Each box's five cards in its own spots, face down; the dealer's fifth card face up.
+    box1 = [c.code for c in state.boxes[1].cards]
+    assert [(where[c].x_mm, where[c].y_mm) for c in box1] == [director.spot("box1", k) for k in range(5)]
+    assert [where[c.code].face_up for c in state.dealer] == [False] * 4 + [True]
+    assert not any(where[c].face_up for b in state.boxes.values() for c in (x.code for x in b.cards))
+    # Box 1 exchanges its second card: the discard is mucked and the replacement takes its spot.
+    discard = state.boxes[1].cards[1]
+    table.act(Action(1, "exchange", discard=(discard,)), actor=dealer)
+    assert discard.code not in {c.code for c in camera.scene.cards}
+    replacement = next(deck).code
+    table.on_card(replacement)
+    new = next(c for c in camera.scene.cards if c.code == replacement)
+    assert (new.x_mm, new.y_mm) == director.spot("box1", 1) and not new.face_up
+    # Box 1 raises, box 3 folds (its hand is mucked), box 5 raises: the showdown turns the rest.
+    table.act(Action(1, "raise"), actor=dealer)
+    table.act(Action(3, "fold"), actor=dealer)
+    table.act(Action(5, "raise"), actor=dealer)
+    shown = camera.scene.cards
+    assert {c.code for c in shown} == {
+        c.code for c in [*state.dealer, *state.boxes[1].cards, *state.boxes[5].cards]
+    } and all(c.face_up for c in shown)
+    # Settled: the layout is cleared.
+    table.confirm_settlement(actor=dealer)
+    assert camera.scene.cards == ()
+
+
+def test_the_room_changes_on_ticks(quiet_table: LiveTable, kennard: DeckProfile) -> None:
+    zones = load_table_vision(DEMO_LAYOUT).zones
+    camera = SimulatedCamera(deck=kennard, view=TableView(width_px=320, height_px=180))
+    settings = DirectorSettings(hand_rate=1.0, hand_ticks=2, light_rate=1.0, seed=1)
+    director = SceneDirector(table=quiet_table.table, camera=camera, zones=zones, settings=settings)
+    director.tick()
+    (hand,) = camera.scene.hands
+    assert camera.scene.lighting != Lighting()
+    # The hand reaches from the dealer's side over one zone, stays its ticks, then goes.
+    assert 60 <= hand.angle_deg <= 120
+    director.tick()
+    assert len(camera.scene.hands) == 1
+    director.tick()
+    assert camera.scene.hands == ()
+    with pytest.raises(ValueError, match="hand_rate"):
+        DirectorSettings(hand_rate=1.5)
 
 
 @pytest.mark.parametrize("game", GAMES)
