@@ -185,7 +185,7 @@ def test_the_demo_table_plays_rounds_without_a_camera_tilt(rig_for: Callable[[st
         if done == "waiting for the card from the shoe":
             wait_for(lambda v=before: table.version > v, "the card from the shoe")
             continue
-        rig.frames(2)
+        rig.frames(1)
         if table.round is not None and isinstance(table.round.expected(), Complete):
             rig.frames(4)  # the showdown: every card in play turned and read
         if done == "confirmed the settlement":
