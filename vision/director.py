@@ -77,7 +77,7 @@ class DirectorSettings:
             raise ValueError("jitter_mm and jitter_deg must not be negative")
 
 
-def spots(polygon_mm: Sequence[tuple[float, float]], count: int) -> list[tuple[float, float]]:
+def spots(polygon_mm: Sequence[tuple[float, float]], *, count: int) -> list[tuple[float, float]]:
     """Centres of ``count`` card spots in rows inside a zone's bounding box, left to right, top to
     bottom; when they do not all fit, the rows overlap (a spread) rather than leave the zone."""
     xs = [p[0] for p in polygon_mm]
@@ -115,9 +115,10 @@ class SceneDirector:
         settings: DirectorSettings | None = None,
         capacity: Mapping[str, int] | None = None,
     ) -> None:
-        """Raises:
-        ConfigError: zones as :func:`vision.checks.zone_places` refuses them.
-        ValueError: settings that contradict themselves.
+        """Lay out every zone's spots; nothing is shown until :meth:`refresh` or :meth:`attach`.
+
+        Raises:
+            ConfigError: zones as :func:`vision.checks.zone_places` refuses them.
         """
         self.table = table
         self.camera = camera
@@ -127,7 +128,7 @@ class SceneDirector:
         by_name = {z.name: z for z in zones}
         want = {"box": 6, "dealer": 5, "board": 5, **(capacity or {})}
         self._spots: dict[str, list[tuple[float, float]]] = {
-            name: spots(by_name[name].polygon_mm, want[place.place]) for name, place in places.items()
+            name: spots(by_name[name].polygon_mm, count=want[place.place]) for name, place in places.items()
         }
         self._centres = {name: _centre(by_name[name].polygon_mm) for name in places}
         self._rng = random.Random(self.settings.seed)
@@ -308,10 +309,13 @@ class DemoCamera:
         checks: CheckSettings = DEMO_CHECKS,
         director: DirectorSettings | None = None,
     ) -> None:
-        """Raises:
-        ConfigError: the layout cannot be read or its zones are refused.
-        CalibrationError: the layout's markers are not found in the first frame.
-        CameraError: the simulated camera cannot render its first frame.
+        """Build the camera, the director and the link (calibrated); nothing runs until :meth:`start`.
+
+        Raises:
+            ConfigError: the layout cannot be read or its zones are refused.
+            DeckError: the shipped deck profile cannot be loaded.
+            CalibrationError: the layout's markers are not found in the first frame.
+            CameraError: the simulated camera cannot render its first frame.
         """
         vision = layout or load_table_vision(DEMO_LAYOUT)
         markers = [Marker(id=m.id, x_mm=m.x_mm, y_mm=m.y_mm, size_mm=m.size_mm) for m in vision.vision.markers]
@@ -331,10 +335,12 @@ class DemoCamera:
         self.link.start()
 
     def stop(self) -> None:
+        """Stop the camera (after the frame in hand) and the director."""
         self.link.stop()
         self.director.stop()
 
     def health(self) -> LinkHealth:
+        """The camera link's health (:meth:`CameraLink.health`)."""
         return self.link.health()
 
     def wait_until_clear(self, *, timeout: float = 10.0) -> bool:

@@ -89,12 +89,12 @@ def rig_for(tmp_path: Path, kennard: DeckProfile) -> Iterator[Callable[[str], De
 
 def test_spots_fill_rows_inside_the_zone() -> None:
     box = [(0.0, 0.0), (215.0, 0.0), (215.0, 196.0), (0.0, 196.0)]
-    got = spots(box, 6)
+    got = spots(box, count=6)
     assert len(got) == 6 and len({round(y) for _, y in got}) == 2 and len({round(x) for x, _ in got}) == 3
     # Every card lies wholly inside the zone.
     assert all(31.5 <= x <= 215 - 31.5 and 44 <= y <= 196 - 44 for x, y in got)
     # Too many for the zone: the rows overlap rather than leave it.
-    tight = spots([(0.0, 0.0), (215.0, 0.0), (215.0, 120.0), (0.0, 120.0)], 6)
+    tight = spots([(0.0, 0.0), (215.0, 0.0), (215.0, 120.0), (0.0, 120.0)], count=6)
     assert all(44 <= y <= 120 - 44 for _, y in tight)
 
 
