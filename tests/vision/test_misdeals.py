@@ -82,7 +82,7 @@ class Rig:
         while self.table.round is not None and isinstance(self.table.round.expected(), Deal):
             before = self.table.version
             self.sim.draw()
-            wait_for(lambda v=before: self.table.version > v, "the card to reach the table")  # type: ignore[misc]
+            wait_for(lambda v=before: self.table.version > v, "the card to reach the table")
             assert not self.table.tilts, list(self.table.tilts.values())
         self.show()
 
