@@ -26,7 +26,7 @@ from typing import Literal
 from controller.tilts import TiltKind
 from vision.config import ZoneConfig
 from vision.errors import ConfigError
-from vision.tracking import CardArrived, CardRemoved, CardTurnedUp, TableEvent, ZoneCleared
+from vision.tracking import CardArrived, CardFlipped, CardRemoved, CardTurnedUp, TableEvent, ZoneCleared
 
 Place = Literal["box", "dealer", "board"]
 FindingKind = Literal["card-in-idle-box", "too-few-cards", "too-many-cards", "dealer-card-up", "identity-mismatch"]
@@ -133,6 +133,12 @@ class CameraSight:
             match event:
                 case CardArrived():
                     cards[event.track] = SeenCard(event.track, event.face_up, None, round_no)
+                case CardFlipped():
+                    # Turned over, readable or not: the side counts at once (a dealer card exposed
+                    # but unreadable is still exposed); the identity, if any, follows.
+                    old = cards.get(event.track)
+                    if old is not None:
+                        cards[event.track] = SeenCard(event.track, event.face_up, None, old.round)
                 case CardTurnedUp():
                     # A card the tracker saw turn face up without an arrival of its own keeps the
                     # round it arrived in; one never seen arriving is new now.
@@ -183,7 +189,9 @@ def find(expect: Expectations, sight: CameraSight, *, covered: frozenset[str] = 
         up = [c for c in seen if c.face_up]
         if zx.place.place == "dealer" and not expect.showdown and len(up) > len(zx.face_up):
             early = len(up) - len(zx.face_up)
-            out.append(Finding("dealer-card-up", zone, f"{early} dealer card(s) face up before the showdown"))
+            unread = sum(1 for c in up if c.code is None)
+            why = f" ({unread} unreadable)" if unread else ""
+            out.append(Finding("dealer-card-up", zone, f"{early} dealer card(s) face up before the showdown{why}"))
         for card in up:
             if card.code is not None and card.code not in zx.cards:
                 out.append(

@@ -50,6 +50,23 @@ class LinkSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkHealth:
+    """What a technician checks: is the camera running, how far it got, what it sees now.
+
+    ``state``: ``idle`` (not started), ``running``, ``stopped`` or ``failed`` (``failure`` says
+    why); ``covered``: zones the last frame skipped (a hand, or a camera that is blocked);
+    ``cards``: committed cards per zone after the last frame.
+    """
+
+    state: str
+    frames: int
+    failure: str = ""
+    covered: frozenset[str] = frozenset()
+    cards: Mapping[str, int] = field(default_factory=dict)
+    tilts: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class LinkStep:
     """What one frame did: the tracker's update and the tilts it raised."""
 
@@ -141,6 +158,7 @@ class CameraLink:
         self.tracker = Tracker(zones=ZoneMap.build(zones, calibration), settings=self.settings.tracker)
         self.checker = Checker(settings=self.settings.checks)
         self.frames = 0  # frames processed
+        self.last: TrackerUpdate | None = None  # the last frame's update, for health()
         self.reported: list[Entry] = []
         self.failure = ""
         self.failed = threading.Event()
@@ -213,6 +231,7 @@ class CameraLink:
                 if entry is not None:
                     entries.append(entry)
             self.frames += 1
+            self.last = update
             return LinkStep(update=update, findings=tuple(findings), entries=tuple(entries))
 
     def _report(self, finding: Finding) -> Entry | None:
@@ -228,6 +247,24 @@ class CameraLink:
         self.reported.append(entry)
         log.info("camera raised %s: %s", kind, finding.detail)
         return entry
+
+    def health(self) -> LinkHealth:
+        """A snapshot for the console and the displays; cheap, safe from any thread."""
+        if self.failed.is_set():
+            state = "failed"
+        elif self._thread is None:
+            state = "idle"
+        else:
+            state = "running" if self._thread.is_alive() else "stopped"
+        last = self.last
+        return LinkHealth(
+            state=state,
+            frames=self.frames,
+            failure=self.failure,
+            covered=last.covered if last else frozenset(),
+            cards={zone: count.total for zone, count in last.counts.items()} if last else {},
+            tilts=len(self.reported),
+        )
 
     def start(self) -> None:
         """Run :meth:`step` in a thread until :meth:`stop`, the source's end or a failure

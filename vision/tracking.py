@@ -38,6 +38,21 @@ class CardTurnedUp:
 
 
 @dataclass(frozen=True, slots=True)
+class CardFlipped:
+    """A committed card now lies the other side up, whether or not its face can be read.
+
+    Face up: emitted before any :class:`CardTurnedUp`, so a card turned face up that stays
+    unreadable (blur, glare, its index under another card) is still known to be face up. Face down:
+    an unidentified face-up card turned back over (a known one is removed and arrives again).
+    """
+
+    zone: str
+    track: int
+    face_up: bool
+    frame: int
+
+
+@dataclass(frozen=True, slots=True)
 class CardRemoved:
     """A committed card is gone from its zone (``code`` None if it was never identified)."""
 
@@ -55,7 +70,7 @@ class ZoneCleared:
     frame: int
 
 
-TableEvent = CardArrived | CardTurnedUp | CardRemoved | ZoneCleared
+TableEvent = CardArrived | CardFlipped | CardTurnedUp | CardRemoved | ZoneCleared
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +256,8 @@ class Tracker:
                 track.id, self._next_id = self._next_id, self._next_id + 1
                 track.code = None
                 events.append(CardArrived(zone=track.zone, track=track.id, face_up=False, frame=frame))
+            else:
+                events.append(CardFlipped(zone=track.zone, track=track.id, face_up=face_up, frame=frame))
             track.face_up = face_up
         if track.face_up and len(identities) == 1:
             (code,) = identities

@@ -15,9 +15,10 @@ from typing import Any
 
 from controller.errors import ControllerError
 from drivers.errors import DriverError
+from vision.errors import VisionError
 from web_display.errors import WebError
 
-ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError, WebError)
+ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError, WebError, VisionError)
 DEFAULT_DATA = Path("dealer-assist-data")
 
 
@@ -43,10 +44,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     demo = subparsers.add_parser(
         "demo",
-        help="a whole simulated table: simulated shoe, table service, dealer display, simulated players",
+        help="a whole simulated table: simulated shoe and camera, table service, displays, simulated players",
         description="A complete simulated table on the embedded store (SQLite under --data): the simulated "
         "shoe on a pseudo-terminal, the table service, the dealer and floor displays on --port (opened in "
-        "the browser), and simulated players and dealer dealing rounds on their own. Accounts dealer, "
+        "the browser), and simulated players and dealer dealing rounds on their own. A simulated camera "
+        "watches the layout and checks the deal (misdeals become tilts) unless --no-camera. Accounts dealer, "
         "supervisor and admin get --demo-password (or a random password, printed). Stops cleanly on "
         "Ctrl-C or SIGTERM.",
     )
@@ -59,6 +61,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     demo.add_argument("--demo-password", help="password of the demo accounts (default: a random one, printed)")
     demo.add_argument("--seed", type=int, default=None, help="shuffle and play reproducibly")
     demo.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    demo.add_argument(
+        "--no-camera", action="store_true", help="no simulated camera over the table (and no camera checks)"
+    )
+    demo.add_argument(
+        "--camera-fps",
+        type=float,
+        default=3.0,
+        help="frames the simulated camera reads per second (default 3; each 1920x1080 frame costs tens of ms)",
+    )
     demo.set_defaults(run=run_demo)
 
 
@@ -163,6 +174,8 @@ def run_demo(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.pace < 0:
         raise ControllerError("--pace must be 0 or more seconds")
+    if not 0.1 <= args.camera_fps <= 30:
+        raise ControllerError("--camera-fps must be between 0.1 and 30")
     config = build_config({"game": args.game, "name": "Demo table"})
     stop = _stop_on_signals()
     # The table first: its journal says where the shoe's draw counter must continue from.
@@ -186,11 +199,22 @@ def run_demo(args: argparse.Namespace) -> int:
             live.stop()
             raise ControllerError("the simulated shoe did not connect within 15 s")
 
+        try:
+            camera = None if args.no_camera else _demo_camera(live, fps=args.camera_fps, seed=args.seed)
+        except BaseException:
+            web.stop()
+            live.stop()
+            raise
+
         def draw() -> None:
             sim.draw()
 
         def shuffle() -> None:
             sim.command("shuffle")
+            if camera is not None:
+                # A dealer opens the next round on a clear layout: the camera must have seen the
+                # last round's cards go, or the new ones on the same spots would pass for them.
+                camera.wait_until_clear()
 
         player = AutoPlayer(
             table=live.table, draw=draw, new_round=shuffle, config=AutoplayConfig(pace=args.pace, seed=args.seed)
@@ -199,6 +223,8 @@ def run_demo(args: argparse.Namespace) -> int:
 
         def show(view: dict[str, Any]) -> None:
             if view["phase"] == "showdown" or view["tilts"] or view["round"] != last_round[0]:
+                if camera is not None and view["phase"] == "showdown":
+                    print(_camera_line(camera.health()), flush=True)
                 last_round[0] = view["round"]
                 print(render(view) + "\n", flush=True)
 
@@ -208,22 +234,56 @@ def run_demo(args: argparse.Namespace) -> int:
         print(f"dealer display: {url}   floor: {web.url}/floor   admin: {web.url}/admin")
         shown = "(given with --demo-password)" if args.demo_password else password
         print(f"sign in as dealer, supervisor or admin with the password {shown}")
+        if camera is not None:
+            camera.start()
+            print(
+                f"camera: simulated {camera.camera.renderer.view.width_px}x{camera.camera.renderer.view.height_px} "
+                f"at {args.camera_fps:g} frames/s over zones {', '.join(camera.link.places)}; "
+                "misdeals it sees become tilts (--no-camera to turn it off)"
+            )
         print(render(snapshot(live.table)) + "\n", flush=True)
         if not args.no_browser:
             _open_browser(url)
         started = live.table.now()
         player.start()
+        camera_down = False
         try:
             while not stop.wait(0.2):
                 if live.failed.is_set():
                     raise ControllerError(f"stopped: {live.failure}")
+                if camera is not None and camera.link.failed.is_set() and not camera_down:
+                    # The table plays on without its camera, as a real one would; say so loudly.
+                    camera_down = True
+                    print(_camera_line(camera.health()), file=sys.stderr, flush=True)
                 if args.rounds is not None and live.table.rounds_since(started) >= args.rounds:
                     break
         finally:
             player.stop()
+            if camera is not None:
+                camera.stop()
+                print(_camera_line(camera.health()), file=sys.stderr)
             web.stop()
             live.stop()
     finally:
         sim.stop()
     print(f"demo stopped after round {live.table.round_no}; journal in {args.data}", file=sys.stderr)
     return 0
+
+
+def _demo_camera(live: Any, *, fps: float, seed: int | None) -> Any:
+    """The simulated camera over the demo layout, calibrated from its markers; not yet running."""
+    from vision.director import DemoCamera, DirectorSettings
+
+    return DemoCamera(table=live.table, fps=fps, director=DirectorSettings(seed=seed))
+
+
+def _camera_line(health: Any) -> str:
+    """The camera's health in one line, for the console and the log."""
+    if health.state == "failed":
+        return f"camera: FAILED after {health.frames} frames: {health.failure}"
+    cards = sum(health.cards.values())
+    covered = ", ".join(sorted(health.covered)) or "none"
+    return (
+        f"camera: {health.state}, {health.frames} frames, {cards} card(s) on the layout, "
+        f"covered zones: {covered}, {health.tilts} tilt(s) raised"
+    )

@@ -344,7 +344,8 @@ class SimulatedCamera(FrameSource):
     """A frame source that renders the current :class:`Scene`; set :attr:`scene` to change the table.
 
     Never ends unless ``frames`` is given. Thread-safe: the demo updates the scene from the
-    table's thread while another reads frames.
+    table's thread while another reads frames. A scene without sensor noise renders to the same
+    picture every time, so an unchanged one is not drawn again (:attr:`renders` counts drawings).
     """
 
     def __init__(
@@ -363,6 +364,8 @@ class SimulatedCamera(FrameSource):
         self._scene = scene or Scene()
         self._lock = threading.Lock()
         self._left = frames
+        self._last: tuple[Scene, ByteImage] | None = None
+        self.renders = 0
 
     @property
     def scene(self) -> Scene:
@@ -380,7 +383,14 @@ class SimulatedCamera(FrameSource):
             if self._left <= 0:
                 return None
             self._left -= 1
+        scene = self.scene
+        if self._last is not None and self._last[0] == scene:
+            return self._last[1].copy()
         try:
-            return self.renderer.render(self.scene)
+            image = self.renderer.render(scene)
         except DeckError as exc:
             raise CameraError(f"sim://: {exc}") from exc
+        self.renders += 1
+        # With noise every frame differs (as a real sensor's do): nothing to reuse.
+        self._last = (scene, image.copy()) if scene.optics.noise_sigma == 0 else None
+        return image

@@ -224,13 +224,25 @@ def test_a_face_up_card_that_is_not_the_shoes(rig: Rig) -> None:
 def test_the_link_runs_in_its_thread(rig: Rig) -> None:
     rig.open_round()
     first = rig.draw()
+    assert rig.link.health().state == "idle"
     rig.link.start()
     rig.put(first.card.code, Slot("box", 0, box=2))
     wait_for(lambda: rig.table.tilts, "the camera's tilt", timeout=60)
     (tilt,) = rig.table.tilts.values()
     assert tilt.kind == "unexpected-card"
+    health = rig.link.health()
+    assert health.state == "running" and health.frames >= 1 and health.tilts == 1
+    assert health.cards["box2"] == 1 and health.cards["box1"] == 0
     rig.link.stop()
-    assert not rig.link.failed.is_set()
+    assert not rig.link.failed.is_set() and rig.link.health().state == "stopped"
+
+
+def test_a_camera_that_fails_shows_in_the_links_health(rig: Rig) -> None:
+    rig.link.start()
+    rig.camera.scene = Scene(cards=(SimCard(code="Zz", x_mm=100, y_mm=100),))  # cannot be drawn
+    assert rig.link.failed.wait(60)
+    health = rig.link.health()
+    assert health.state == "failed" and "Zz" in health.failure
 
 
 class _Still(FrameSource):

@@ -17,7 +17,7 @@ from vision.checks import (
 )
 from vision.config import ZoneConfig
 from vision.errors import ConfigError
-from vision.tracking import CardArrived, CardRemoved, CardTurnedUp, TableEvent, ZoneCleared
+from vision.tracking import CardArrived, CardFlipped, CardRemoved, CardTurnedUp, TableEvent, ZoneCleared
 
 SQUARE = [(0.0, 0.0), (10.0, 0.0), (10.0, 10.0)]
 BOX1, BOX2, DEALER = ZonePlace("box", 1), ZonePlace("box", 2), ZonePlace("dealer")
@@ -96,6 +96,26 @@ def test_a_dealer_card_face_up_before_the_showdown() -> None:
     # Dealt face up by the plan, or at the showdown: allowed.
     assert find(expect(dealer_up=frozenset({"3c"})), sight(*events)) == []
     assert find(expect(showdown=True), sight(*events)) == []
+
+
+def test_a_dealer_card_exposed_but_unreadable() -> None:
+    flipped = CardFlipped(zone="dealer", track=4, face_up=True, frame=1)
+    s = sight(*CORRECT, flipped)
+    assert [(c.face_up, c.code) for c in s.cards("dealer")] == [(False, None), (True, None)]
+    found = find(expect(), s)
+    assert kinds(found) == [("dealer-card-up", "dealer")] and "unreadable" in found[0].detail
+    # Turned back down before anyone saw it: nothing left to report.
+    s.apply([CardFlipped(zone="dealer", track=4, face_up=False, frame=2)], round_no=1)
+    assert find(expect(), s) == []
+
+
+def test_a_flip_keeps_the_round_the_card_arrived_in() -> None:
+    s = sight(down("dealer", 3), round_no=1)
+    s.apply([CardFlipped(zone="dealer", track=3, face_up=True, frame=1)], round_no=2)
+    assert [c.round for c in s.cards("dealer")] == [1]
+    # A flip of a card the sight never committed (it arrived before the camera started) adds none.
+    s.apply([CardFlipped(zone="box1", track=8, face_up=True, frame=1)], round_no=2)
+    assert s.cards("box1") == []
 
 
 def test_a_face_up_card_the_shoe_did_not_deal_there() -> None:

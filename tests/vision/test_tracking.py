@@ -12,6 +12,7 @@ from vision.deck import DeckProfile
 from vision.recognize import CardRead, FrameReading, Recognizer
 from vision.tracking import (
     CardArrived,
+    CardFlipped,
     CardRemoved,
     CardTurnedUp,
     TableEvent,
@@ -56,7 +57,7 @@ def _kinds(events: list[TableEvent]) -> list[tuple[str, str, str | None]]:
     out: list[tuple[str, str, str | None]] = []
     for e in events:
         code = e.code if isinstance(e, CardTurnedUp | CardRemoved) else None
-        if isinstance(e, CardArrived):
+        if isinstance(e, CardArrived | CardFlipped):
             code = "up" if e.face_up else "down"
         out.append((type(e).__name__, e.zone, code))
     return out
@@ -105,10 +106,41 @@ def test_turn_remove_and_clear() -> None:
     frames += [_frame() for _ in range(5)]
     assert _kinds(_events(tracker, frames)) == [
         ("CardArrived", "box1", "down"),
+        ("CardFlipped", "box1", "up"),
         ("CardTurnedUp", "box1", "Td"),
         ("CardRemoved", "box1", "Td"),
         ("ZoneCleared", "box1", None),
     ]
+
+
+def test_a_card_turned_face_up_is_reported_even_when_it_cannot_be_read() -> None:
+    tracker = Tracker(zones=ZONES)
+    frames = [_frame(_card("back", 100, 100)) for _ in range(3)]
+    # Turned over but never read (blur, glare, its index hidden): the side is committed alone.
+    frames += [_frame(_card("unknown", 100, 100, conf=0.0)) for _ in range(6)]
+    assert _kinds(_events(tracker, frames)) == [("CardArrived", "box1", "down"), ("CardFlipped", "box1", "up")]
+    assert tracker.counts()["box1"] == ZoneCount(unidentified=1)
+    # Read at last: the identity follows, without a second flip; turned back down, it is removed
+    # and arrives again face down (a known card's identity never lingers on a face-down card).
+    frames = [_frame(_card("9c", 100, 100)) for _ in range(3)] + [_frame(_card("back", 100, 100)) for _ in range(3)]
+    assert _kinds(_events(tracker, frames)) == [
+        ("CardTurnedUp", "box1", "9c"),
+        ("CardRemoved", "box1", "9c"),
+        ("CardArrived", "box1", "down"),
+    ]
+
+
+def test_an_unread_face_up_card_turned_back_down_flips_back() -> None:
+    tracker = Tracker(zones=ZONES)
+    frames = [_frame(_card("back", 400, 100)) for _ in range(3)]
+    frames += [_frame(_card("unknown", 400, 100, conf=0.0)) for _ in range(3)]
+    frames += [_frame(_card("back", 400, 100)) for _ in range(3)]
+    assert _kinds(_events(tracker, frames)) == [
+        ("CardArrived", "box2", "down"),
+        ("CardFlipped", "box2", "up"),
+        ("CardFlipped", "box2", "down"),
+    ]
+    assert tracker.counts()["box2"] == ZoneCount(face_down=1)
 
 
 def test_settings_are_checked() -> None:
@@ -150,6 +182,7 @@ def test_rendered_deal_with_a_hand_passing_over(kennard: DeckProfile) -> None:
     assert _kinds(events) == [
         ("CardArrived", "box1", "down"),
         ("CardArrived", "box2", "down"),
+        ("CardFlipped", "box1", "up"),
         ("CardTurnedUp", "box1", "Jh"),
         ("CardRemoved", "box1", "Jh"),
         ("ZoneCleared", "box1", None),

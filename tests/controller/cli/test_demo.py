@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -58,21 +59,26 @@ def test_demo_plays_rounds_on_its_own_and_stops_cleanly_on_a_signal(tmp_path: Pa
     _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
+    # The simulated camera watched the layout and saw no misdeal in normal play.
+    assert re.search(r"camera: stopped, [1-9]\d* frames, .*, 0 tilt\(s\) raised", err), err
     history = subprocess.run(cli("history", "--data", str(tmp_path)), capture_output=True, text=True, check=True)
     rounds = [json.loads(line) for line in history.stdout.splitlines()]
     assert len(rounds) >= 1 and all(r["game"] == "holdem-bonus" for r in rounds)
 
 
 def test_demo_continues_the_same_journal_after_a_restart(tmp_path: Path) -> None:
-    for _ in range(2):
+    for camera in ([], ["--no-camera"]):
         done = subprocess.run(
-            cli("demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--rounds", "2", "--port", "0"),
+            cli(
+                "demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--rounds", "2", "--port", "0", *camera
+            ),
             capture_output=True,
             text=True,
             timeout=120,
             check=False,
         )
         assert done.returncode == 0, done.stderr
+        assert ("camera:" in done.stdout) == (not camera)
     history = subprocess.run(cli("history", "--data", str(tmp_path)), capture_output=True, text=True, check=True)
     rounds = [json.loads(line) for line in history.stdout.splitlines()]
     numbers = [r["round"] for r in rounds]
