@@ -68,6 +68,10 @@ class SimulatedShoeProcess:
             text=True,
             bufsize=1,
             env=env,
+            # Its own session: Ctrl-C at a terminal signals the whole foreground group, and the
+            # shoe must not vanish before its owner has stopped reading it (a false link-lost tilt).
+            # It still ends with its owner: end of stdin means quit.
+            start_new_session=True,
         )
         first: queue.Queue[str] = queue.Queue()
         self._reader = threading.Thread(target=self._read, args=(first,), name="shoe-sim-stdout", daemon=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -64,6 +65,29 @@ def test_demo_plays_rounds_on_its_own_and_stops_cleanly_on_a_signal(tmp_path: Pa
     history = subprocess.run(cli("history", "--data", str(tmp_path)), capture_output=True, text=True, check=True)
     rounds = [json.loads(line) for line in history.stdout.splitlines()]
     assert len(rounds) >= 1 and all(r["game"] == "holdem-bonus" for r in rounds)
+
+
+def test_ctrl_c_at_a_terminal_stops_the_demo_without_a_shoe_tilt(tmp_path: Path) -> None:
+    # A terminal's Ctrl-C goes to the whole foreground process group, the simulated shoe included.
+    proc = subprocess.Popen(
+        cli("demo", "--data", str(tmp_path), "--pace", "0", "--no-browser", "--no-camera", "--port", "0"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    assert proc.stdout is not None
+    showdowns = 0
+    deadline = time.monotonic() + 60
+    while showdowns < 2 and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        assert line, proc.stderr.read() if proc.stderr else ""
+        showdowns += "· showdown ·" in line
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert "demo stopped" in err
+    assert "shoe-link-lost" not in out + err
 
 
 def test_demo_continues_the_same_journal_after_a_restart(tmp_path: Path) -> None:
