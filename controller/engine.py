@@ -567,6 +567,33 @@ class Round:
 
         return void_round(self, reason)
 
+    def copy(self) -> Round:
+        """A scratch copy rebuilt from this round's events (the engine is deterministic)."""
+        items: list[Card | Action | Reveal | None] = []
+        for event in self._events:
+            if isinstance(event, CardDealt):
+                items.append(None if isinstance(event.card, Placeholder) else event.card)
+            elif isinstance(event, CardRevealed):
+                items.append(Reveal(event.dealt, event.card))
+            else:
+                items.append(_by_number(event.action))
+        return Round.replay(config=self.config, bets=self.bets, events=items, jackpot_meter=self.jackpot_meter)
+
+    def upcoming(self) -> tuple[Slot, ...]:
+        """The slots the deal fills from now until the next decision (or the end), in order."""
+        from controller.cards import DECK
+
+        scratch = self.copy()
+        out: list[Slot] = []
+        while isinstance(step := scratch.expected(), Deal):
+            out.append(step.slot)
+            if step.slot.face_up:
+                # Any card not yet in the round stands in: only where cards go is asked.
+                scratch.deal(next(c for c in DECK if c not in scratch.state.seen))
+            else:
+                scratch.deal_unknown()
+        return tuple(out)
+
     @classmethod
     def replay(
         cls,
@@ -593,3 +620,11 @@ class Round:
             else:
                 rnd.deal(item)
         return rnd
+
+
+def _by_number(action: Action) -> Action:
+    """An action as a replay takes it: discards dealt without identity named by number (``?n``)."""
+    if not any(isinstance(c, Placeholder) for c in action.discard):
+        return action
+    refs = tuple(Placeholder(c.number) if isinstance(c, Placeholder) else c for c in action.discard)
+    return Action(box=action.box, action=action.action, discard=refs)

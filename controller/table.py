@@ -22,13 +22,10 @@ from controller.engine import (
     ActionTaken,
     Bettor,
     BoxBet,
-    CardDealt,
-    CardRevealed,
     Complete,
     Deal,
     Decide,
     Placeholder,
-    Reveal,
     Round,
     Slot,
     placeholder_ref,
@@ -762,15 +759,7 @@ def _resolution_cards(tilt: Tilt, entered: str | None) -> list[str]:
 
 def _clone(rnd: Round) -> Round:
     """A scratch copy of a round, rebuilt from its events (the engine is deterministic)."""
-    items: list[Card | Action | Reveal | None] = []
-    for event in rnd.events:
-        if isinstance(event, CardDealt):
-            items.append(None if isinstance(event.card, Placeholder) else event.card)
-        elif isinstance(event, CardRevealed):
-            items.append(Reveal(event.dealt, event.card))
-        else:
-            items.append(_as_dealt(event.action))
-    return Round.replay(config=rnd.config, bets=rnd.bets, events=items, jackpot_meter=rnd.jackpot_meter)
+    return rnd.copy()
 
 
 def _settings(config: TableConfig) -> dict[str, Any]:
@@ -784,14 +773,6 @@ def _drop_none(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: _drop_none(v) for k, v in value.items() if v is not None}
     return value
-
-
-def _as_dealt(action: Action) -> Action:
-    """An action as replay takes it: discards dealt without identity named by number (``?n``)."""
-    if not any(isinstance(c, Placeholder) for c in action.discard):
-        return action
-    refs = tuple(Placeholder(c.number) if isinstance(c, Placeholder) else c for c in action.discard)
-    return Action(box=action.box, action=action.action, discard=refs)
 
 
 def card_slots(rnd: Round) -> dict[Card, Slot]:

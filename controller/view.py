@@ -34,7 +34,7 @@ def visible_cards(rnd: Round) -> set[str]:
             shown.add(card.code)
     if showdown:
         for box in state.in_play():
-            shown.update(c.code for c in box.cards)
+            shown.update(c.code for c in box.cards if not isinstance(c, Placeholder))
     for box in state.boxes.values():
         shown.difference_update(c.code for c in box.discards)
     return shown
