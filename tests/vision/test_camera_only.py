@@ -11,6 +11,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -98,7 +99,7 @@ class Rig:
         self.link.stop()
         self.live.stop()
 
-    def settlement(self) -> dict[str, object] | None:
+    def settlement(self) -> dict[str, Any] | None:
         paid = self.table.settlement
         return None if paid is None else paid.to_json()
 
@@ -354,3 +355,48 @@ def test_a_card_where_none_is_due(make_rig: Callable[[str], Rig]) -> None:
     (tilt,) = rig.table.tilts.values()
     assert tilt.kind == "unexpected-card" and "the board" in tilt.message
     assert rig.round.cards_dealt == 9
+
+
+def test_a_holdem_exchange_round_with_a_bought_card_and_an_exchange(make_rig: Callable[[str], Rig]) -> None:
+    rig = make_rig("holdem-exchange")
+    rig.table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=10)], actor=DEALER)
+    rig.deal()  # two passes, board cards 4 and 5 face down, the flop face up
+    assert [slot.target for _, slot in rig.round.unrevealed()].count("board") == 2
+    rig.table.act(Action(1, "buy"), actor=DEALER)
+    rig.table.act(Action(3, "bet"), actor=DEALER)
+    # Box 1 bought: the dealer turns board card 4, and the camera reads it.
+    fourth = next(n for n, (_, s) in enumerate(rig.round.dealt(), 1) if s.target == "board" and s.index == 3)
+    rig.turn_up(lambda c: c.code == rig.truth[fourth])
+    rig.frames_until(lambda: rig.round.card_number(fourth).code == rig.truth[fourth], "board card 4 revealed")
+    assert rig.table.view()["board"][3] == {"code": rig.truth[fourth], "face_up": True}
+    # Box 1 exchanges its first hole card, still unknown: the dealer takes it away face down ...
+    thrown = rig.round.state.boxes[1].cards[0]
+    assert isinstance(rig.round.card_number(1), type(thrown)) and thrown.code == "?1"
+    rig.table.act(Action(1, "exchange", discard=(thrown,)), actor=DEALER)
+    gone = next(c for c in rig.cards if c.code == rig.truth[1])
+    rig.take_away(lambda c: c is gone)
+    rig.frames(8)
+    assert rig.table.tilts == {}
+    # ... and deals the replacement where it lay.
+    slot = rig.next_slot()
+    assert slot.target == "box" and slot.box == 1 and slot.index == 2
+    before = rig.round.cards_dealt
+    code = rig.shoe.pop(0)
+    rig.cards.append(replace(gone, code=code))
+    rig.show()
+    rig.frames_until(lambda: rig.round.cards_dealt > before, "the replacement dealt")
+    rig.truth[before + 1] = code
+    rig.table.act(Action(1, "bet"), actor=DEALER)
+    rig.showdown()
+    paid = rig.settlement()
+    truth = rig.truth_round().settle().to_json()
+    assert paid is not None
+    # The thrown card was never read: the record keeps it as "?1"; everything paid is the shoe's.
+    assert paid["boxes"][0]["discards"] == ["?1"]
+    assert {**paid, "boxes": None} == {**truth, "boxes": None}
+    for mine, real in zip(paid["boxes"], truth["boxes"], strict=True):
+        assert {**mine, "discards": None} == {**real, "discards": None}
+    rig.table.confirm_settlement(actor=DEALER)
+    recorded, again = resettled(rig)
+    assert again.to_json() == recorded.to_json()
+    assert rig.link.reported == []
