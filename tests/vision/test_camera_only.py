@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -40,34 +40,84 @@ def rect(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]
     return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
 
 
-BOX_LEFT = {1: 20.0, 2: 250.0, 3: 480.0}
-ZONES = [
-    ZoneConfig(name="dealer", kind="dealer", polygon_mm=rect(200, 10, 500, 120)),
-    ZoneConfig(name="board", kind="board", polygon_mm=rect(150, 128, 550, 232)),
-    *(ZoneConfig(name=f"box{n}", polygon_mm=rect(x, 260, x + 200, 390)) for n, x in BOX_LEFT.items()),
-]
+@dataclass(frozen=True)
+class Layout:
+    """Where the camera looks, the zones, where each box lies and how far apart a dealer lays cards."""
+
+    view: TableView
+    box_left: dict[int, float]
+    box_width: float
+    dealer: tuple[float, float, float, float]  # x0, y0, x1, y1 (mm)
+    board: tuple[float, float, float, float] | None
+    box_y: tuple[float, float]
+    pitch: float = 70.0
+
+    @property
+    def zones(self) -> list[ZoneConfig]:
+        zones = [ZoneConfig(name="dealer", kind="dealer", polygon_mm=rect(*self.dealer))]
+        if self.board is not None:
+            zones.append(ZoneConfig(name="board", kind="board", polygon_mm=rect(*self.board)))
+        y0, y1 = self.box_y
+        zones += [
+            ZoneConfig(name=f"box{n}", polygon_mm=rect(x, y0, x + self.box_width, y1)) for n, x in self.box_left.items()
+        ]
+        return zones
+
+    def spot(self, slot: Slot) -> tuple[float, float]:
+        if slot.target == "box":
+            return self.box_left[slot.box] + 50 + self.pitch * slot.index, (self.box_y[0] + self.box_y[1]) / 2
+        if slot.target == "dealer":
+            return self.dealer[0] + 100 + self.pitch * slot.index, (self.dealer[1] + self.dealer[3]) / 2
+        assert self.board is not None
+        return self.board[0] + 40 + self.pitch * slot.index, (self.board[1] + self.board[3]) / 2
+
+    def box_of(self, c: SimCard) -> int | None:
+        y0, y1 = self.box_y
+        for n, x in self.box_left.items():
+            if x <= c.x_mm <= x + self.box_width and y0 <= c.y_mm <= y1:
+                return n
+        return None
+
+
+HOLDEM = Layout(
+    view=VIEW,
+    box_left={1: 20.0, 2: 250.0, 3: 480.0},
+    box_width=200,
+    dealer=(200, 10, 500, 120),
+    board=(150, 128, 550, 232),
+    box_y=(260, 390),
+)
+# Oasis: five cards a box and five for the dealer, on a wider table seen by a larger frame.
+OASIS = Layout(
+    view=TableView(width_px=1600, height_px=900, table_w_mm=820, table_h_mm=461),
+    box_left={1: 20.0, 2: 420.0},
+    box_width=380,
+    dealer=(150, 10, 670, 130),
+    board=None,
+    box_y=(300, 440),
+)
+BOX_LEFT = HOLDEM.box_left
 CHECKS = CheckSettings(confirm_frames=2, settle_frames=4)
 IDENTIFY = CameraOnlySettings(identify_frames=12)
 
 
 def spot(slot: Slot) -> tuple[float, float]:
-    if slot.target == "box":
-        return BOX_LEFT[slot.box] + 50 + 70 * slot.index, 325
-    if slot.target == "dealer":
-        return 300 + 70 * slot.index, 65
-    return 190 + 70 * slot.index, 180
+    return HOLDEM.spot(slot)
 
 
 class Rig:
     """A live table with no shoe, a simulated camera over it and a shuffled deck in the dealer's hand."""
 
-    def __init__(self, tmp: Path, deck: DeckProfile, game: str, *, seed: int = 3) -> None:
+    def __init__(
+        self, tmp: Path, deck: DeckProfile, settings: dict[str, Any], *, layout: Layout = HOLDEM, seed: int = 3
+    ) -> None:
         self.tmp = tmp
         self.deck_profile = deck
-        self.config = build_config({"game": game})
+        self.layout = layout
+        self.config = build_config(settings)
         self.live = LiveTable(config=LiveConfig(data=tmp, shoe=None, table=self.config))
         self.table = self.live.table
-        self.camera = SimulatedCamera(deck=deck, view=VIEW, seed=1)
+        self.camera = SimulatedCamera(deck=deck, view=layout.view, seed=1)
         self.link = self._link()
         self.shoe = [c.code for c in DECK]
         random.Random(seed).shuffle(self.shoe)
@@ -79,8 +129,8 @@ class Rig:
             table=self.table,
             source=self.camera,
             deck=self.deck_profile,
-            calibration=Calibration(homography=VIEW.homography(), rms_px=0.0),
-            zones=ZONES,
+            calibration=Calibration(homography=self.layout.view.homography(), rms_px=0.0),
+            zones=self.layout.zones,
             settings=LinkSettings(checks=CHECKS, max_fps=None, camera_only=IDENTIFY),
         )
 
@@ -89,7 +139,7 @@ class Rig:
         with a fresh tracker (the cards on the felt stay where they are)."""
         self.link.stop()
         self.live.stop()
-        self.camera = SimulatedCamera(deck=self.deck_profile, view=VIEW, seed=1)
+        self.camera = SimulatedCamera(deck=self.deck_profile, view=self.layout.view, seed=1)
         self.camera.scene = Scene(cards=tuple(self.cards))
         self.live = LiveTable(config=LiveConfig(data=self.tmp, shoe=None, table=self.config))
         self.table = self.live.table
@@ -112,7 +162,7 @@ class Rig:
         self.camera.scene = Scene(cards=tuple(self.cards), hands=hands)
 
     def put(self, code: str, slot: Slot, *, face_up: bool | None = None) -> None:
-        x, y = spot(slot)
+        x, y = self.layout.spot(slot)
         up = slot.face_up if face_up is None else face_up
         self.cards.append(SimCard(code=code, x_mm=x, y_mm=y, angle_deg=2.0 * (slot.index % 3 - 1), face_up=up))
         self.show()
@@ -161,8 +211,10 @@ class Rig:
     def showdown(self) -> None:
         """The dealer turns every card still in play; the camera reveals what the settlement needs."""
         in_play = {b.box for b in self.round.state.in_play()}
-        self.turn_up(lambda c: c.y_mm < 250 or any(abs(c.x_mm - BOX_LEFT[b] - 85) < 100 for b in in_play))
-        self.frames_until(lambda: isinstance(self.round.expected(), Complete) or bool(self.table.tilts), "showdown")
+        self.turn_up(lambda c: self.layout.box_of(c) in (None, *in_play))
+        self.frames_until(
+            lambda: isinstance(self.round.expected(), Complete) or bool(self.table.tilts), "showdown", limit=30
+        )
         assert not self.table.tilts, self.table.expected()
 
     def truth_round(self) -> Round:
@@ -181,11 +233,12 @@ class Rig:
 
 
 @pytest.fixture
-def make_rig(tmp_path: Path, kennard: DeckProfile) -> Iterator[Callable[[str], Rig]]:
+def make_rig(tmp_path: Path, kennard: DeckProfile) -> Iterator[Callable[..., Rig]]:
     rigs: list[Rig] = []
 
-    def make(game: str) -> Rig:
-        rigs.append(Rig(tmp_path / game, kennard, game))
+    def make(game: str, **settings: Any) -> Rig:
+        layout = OASIS if game == "oasis" else HOLDEM
+        rigs.append(Rig(tmp_path / game, kennard, {"game": game, **settings}, layout=layout))
         return rigs[-1]
 
     yield make
@@ -200,7 +253,7 @@ def resettled(rig: Rig) -> tuple[RoundSettlement, RoundSettlement]:
     return recalled.settlement, again
 
 
-def test_a_casino_holdem_round_dealt_and_settled_by_the_camera_alone(make_rig: Callable[[str], Rig]) -> None:
+def test_a_casino_holdem_round_dealt_and_settled_by_the_camera_alone(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("casino-holdem")
     rig.table.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=3, ante=20)], actor=DEALER)
     rig.deal()
@@ -231,7 +284,7 @@ def test_a_casino_holdem_round_dealt_and_settled_by_the_camera_alone(make_rig: C
     assert rig.table.tilts == {} and rig.link.reported == []
 
 
-def test_a_folded_box_keeps_its_cards_unknown(make_rig: Callable[[str], Rig]) -> None:
+def test_a_folded_box_keeps_its_cards_unknown(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("holdem-bonus")
     rig.table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=10)], actor=DEALER)
     rig.deal()
@@ -260,7 +313,7 @@ def test_a_folded_box_keeps_its_cards_unknown(make_rig: Callable[[str], Rig]) ->
     assert again.to_json() == recorded.to_json()
 
 
-def test_a_restart_mid_round_replays_placeholders_and_reveals(make_rig: Callable[[str], Rig]) -> None:
+def test_a_restart_mid_round_replays_placeholders_and_reveals(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("casino-holdem")
     rig.table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=10)], actor=DEALER)
     for _ in range(4):
@@ -292,7 +345,7 @@ def test_a_restart_mid_round_replays_placeholders_and_reveals(make_rig: Callable
     assert again.to_json() == recorded.to_json()
 
 
-def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[[str], Rig]) -> None:
+def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("casino-holdem")
     rig.table.open_round([BoxBet(box=2, ante=10)], actor=DEALER)
     rig.deal()
@@ -333,7 +386,7 @@ def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[[str], Rig])
     assert again.to_json() == recorded.to_json() == truth
 
 
-def test_a_hand_over_the_table_deals_nothing(make_rig: Callable[[str], Rig]) -> None:
+def test_a_hand_over_the_table_deals_nothing(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("casino-holdem")
     rig.table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
     slot = rig.next_slot()
@@ -345,7 +398,7 @@ def test_a_hand_over_the_table_deals_nothing(make_rig: Callable[[str], Rig]) -> 
     assert rig.round.cards_dealt == 1
 
 
-def test_a_card_where_none_is_due(make_rig: Callable[[str], Rig]) -> None:
+def test_a_card_where_none_is_due(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("casino-holdem")
     rig.table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=10)], actor=DEALER)
     rig.deal()
@@ -357,7 +410,7 @@ def test_a_card_where_none_is_due(make_rig: Callable[[str], Rig]) -> None:
     assert rig.round.cards_dealt == 9
 
 
-def test_a_holdem_exchange_round_with_a_bought_card_and_an_exchange(make_rig: Callable[[str], Rig]) -> None:
+def test_a_holdem_exchange_round_with_a_bought_card_and_an_exchange(make_rig: Callable[..., Rig]) -> None:
     rig = make_rig("holdem-exchange")
     rig.table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=10)], actor=DEALER)
     rig.deal()  # two passes, board cards 4 and 5 face down, the flop face up
@@ -400,3 +453,42 @@ def test_a_holdem_exchange_round_with_a_bought_card_and_an_exchange(make_rig: Ca
     recorded, again = resettled(rig)
     assert again.to_json() == recorded.to_json()
     assert rig.link.reported == []
+
+
+def test_an_oasis_round_where_the_bonus_needs_a_thrown_card(make_rig: Callable[..., Rig]) -> None:
+    # The bonus is judged on the five cards as dealt, and here an exchange does not kill it: the
+    # card box 1 throws (face down, never read) is needed to settle, and a supervisor enters it.
+    rig = make_rig("oasis", rules={"bonus_lost_on_exchange": False})
+    rig.table.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=10)], actor=DEALER)
+    rig.deal()
+    dealt = rig.round.dealt()
+    assert [s.target for c, s in dealt if not c.code.startswith("?")] == ["dealer"]  # the dealer's 5th, face up
+    thrown = rig.round.state.boxes[1].cards[2]
+    rig.table.act(Action(1, "exchange", discard=(thrown,)), actor=DEALER)
+    gone = next(c for c in rig.cards if c.code == rig.truth[thrown.number])  # type: ignore[attr-defined]
+    rig.take_away(lambda c: c is gone)
+    rig.frames(8)
+    before = rig.round.cards_dealt
+    code = rig.shoe.pop(0)
+    rig.cards.append(replace(gone, code=code))
+    rig.show()
+    rig.frames_until(lambda: rig.round.cards_dealt > before, "the replacement dealt")
+    rig.truth[before + 1] = code
+    rig.table.act(Action(1, "raise"), actor=DEALER)
+    rig.table.act(Action(2, "fold"), actor=DEALER)
+    rig.take_away(lambda c: rig.layout.box_of(c) == 2)
+    in_play = {1}
+    rig.turn_up(lambda c: rig.layout.box_of(c) in (None, *in_play))
+    rig.frames_until(lambda: bool(rig.table.tilts), "the camera asking for the thrown card", limit=40)
+    (tilt,) = rig.table.tilts.values()
+    assert tilt.kind == "unknown-card" and tilt.card == thrown.number  # type: ignore[attr-defined]
+    rig.table.clear_tilt(tilt.id, resolution="enter-card", actor=SUPERVISOR, why="read the thrown card", card=gone.code)
+    assert isinstance(rig.round.expected(), Complete)
+    paid = rig.settlement()
+    truth = rig.truth_round().settle().to_json()
+    assert paid is not None
+    assert paid["boxes"][0] == truth["boxes"][0] and paid["dealer"] == truth["dealer"]
+    assert paid["boxes"][1]["net"] == truth["boxes"][1]["net"] == -10 and paid["boxes"][1]["hand"] is None
+    rig.table.confirm_settlement(actor=DEALER)
+    recorded, again = resettled(rig)
+    assert again.to_json() == recorded.to_json()
