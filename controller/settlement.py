@@ -253,19 +253,19 @@ def _bonus_results(rnd: Round, box: BoxState, jackpot_replaces_bonus: bool) -> l
 
 
 def _settle_mains(rnd: Round) -> tuple[DealerResult, dict[int, MainResult]]:
-    """The game's main results. A box that folded with cards never revealed (a table with no
-    reading shoe: the cards were mucked face down) loses every stake whatever they were, so the
-    game judges the other boxes and the folded box gets its fold with no hand. Anything else that
-    needs an unrevealed card (a bonus, the jackpot, a withdrawal) raises ``Unrevealed``."""
+    """The game's main results. A box that folded loses every stake whatever its cards, so when
+    its hand cannot be read (a table with no reading shoe: its cards were mucked face down, or the
+    board has cards nobody turned) the game judges the other boxes and the folded box gets its fold
+    with no hand. Anything else that needs an unrevealed card (a bonus, the jackpot, a withdrawal,
+    a box in play) raises ``Unrevealed``."""
     from controller.engine import Placeholder
 
     state = rnd.state
+    board_unread = any(isinstance(c, Placeholder) for c in state.board_cards())
     hidden = [
         n
         for n, box in state.boxes.items()
-        if box.folded
-        and box.did("fold")
-        and any(isinstance(c, Placeholder) for c in (*box.cards, *box.received, *box.discards))
+        if box.folded and box.did("fold") and (board_unread or any(isinstance(c, Placeholder) for c in box.cards))
     ]
     if not hidden:
         return rnd.game.settle_main(state)

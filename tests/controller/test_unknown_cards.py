@@ -287,18 +287,15 @@ def camera_rounds(draw: st.DrawFn) -> tuple[Round, Round]:
 def test_a_camera_only_round_pays_what_the_same_round_dealt_by_a_shoe_pays(case: tuple[Round, Round]) -> None:
     camera, shoe = case
     ours, theirs = camera.settle().to_json(), shoe.settle().to_json()
-    hidden = {slot.box for _, slot in camera.unrevealed() if slot.target == "box"}
     for mine, real in zip(ours["boxes"], theirs["boxes"], strict=True):
-        if mine["box"] not in hidden:
-            assert mine == real
-        elif all(not c.startswith("?") for c in mine["cards"]):
-            # Only discards stayed unread (thrown face down): everything else is the shoe's.
-            assert {**mine, "discards": []} == {**real, "discards": []}
-        else:
-            # A box that folded with cards nobody read: its stakes are lost, it has no hand.
+        mask: dict[str, Any] = {}
+        if any(c.startswith("?") for c in mine["cards"]) or (mine["hand"] is None and real["hand"] is not None):
+            # A box that folded with a hand nobody could read: its stakes are lost, it has no hand.
             assert mine["outcome"] == "fold" and mine["hand"] is None
-            unread: dict[str, Any] = {"cards": [], "discards": [], "hand": None}
-            assert {**mine, **unread} == {**real, **unread}
+            mask = {"cards": [], "discards": [], "hand": None}
+        elif any(c.startswith("?") for c in mine["discards"]):
+            mask = {"discards": []}  # thrown face down, never read: everything else is the shoe's
+        assert {**mine, **mask} == {**real, **mask}
     if ours["dealer"]["hand"] is None:
         # No showdown (every box folded): the dealer's hand was never needed, nor perhaps read.
         ours["dealer"]["cards"] = theirs["dealer"]["cards"] = []
@@ -320,3 +317,16 @@ def test_a_replay_item_list_rebuilds_a_camera_only_round() -> None:
         events=[None, None, None, None, None, None, card("Qs"), card("Js"), card("Ts"), Reveal(4, card(truth[4]))],
     )
     assert [(c.code, s) for c, s in copy.dealt()] == [(c.code, s) for c, s in rnd.dealt()]
+
+
+def test_no_card_is_needed_when_every_box_folds() -> None:
+    # Hold'em with exchange deals board cards 4 and 5 face down; nobody buys, everybody folds.
+    rnd = Round(config=build_config({"game": "holdem-exchange"}), bets=[BoxBet(box=1, ante=10)])
+    truth = hidden_deal(rnd, "As Kd Ah Kh 2c 3c Qs Js Ts".split())
+    rnd.reveal(1, card(truth[1]))  # the player looked at both his cards
+    rnd.reveal(3, card(truth[3]))
+    rnd.act(Action(1, "fold"))
+    assert isinstance(rnd.expected(), Complete)
+    paid = rnd.settle().to_json()
+    assert paid["boxes"][0]["hand"] is None and paid["boxes"][0]["net"] == -10
+    assert paid["board"][3:] == ["?5", "?6"] and paid["dealer"]["hand"] is None
