@@ -391,11 +391,19 @@ def test_a_hand_over_the_table_deals_nothing(make_rig: Callable[..., Rig]) -> No
     rig.table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
     slot = rig.next_slot()
     x, y = spot(slot)
-    rig.show(hands=(SimHand(x_mm=x, y_mm=y + 20),))
-    rig.frames(8)
+    # The dealer's hand comes in with the card and stays over it: the zone is covered, not read.
+    code = rig.shoe.pop(0)
+    rig.cards.append(SimCard(code=code, x_mm=x, y_mm=y, face_up=False))
+    rig.show(hands=(SimHand(x_mm=x, y_mm=y + 30),))
+    for _ in range(8):
+        done = rig.link.step()
+        assert done is not None and "box1" in done.update.covered
     assert rig.round.cards_dealt == 0 and rig.table.tilts == {}
-    rig.deal_one()
-    assert rig.round.cards_dealt == 1
+    # The hand leaves: the card is dealt, once.
+    rig.show()
+    rig.frames_until(lambda: rig.round.cards_dealt == 1, "the card dealt")
+    rig.frames(8)
+    assert rig.round.cards_dealt == 1 and rig.table.tilts == {}
 
 
 def test_a_card_where_none_is_due(make_rig: Callable[..., Rig]) -> None:
