@@ -7,7 +7,10 @@ The link is stepped frame by frame, so what it has seen is exact.
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -282,6 +285,12 @@ def test_a_casino_holdem_round_dealt_and_settled_by_the_camera_alone(make_rig: C
     record = rig.table.recall[-1].record.to_json()
     assert record["cards"][0] is None and {"card": 1, "code": rig.truth[1]} in record["reveals"]
     assert rig.table.tilts == {} and rig.link.reported == []
+    # From the journal on disk: `history` prints the round, `settle` pays it again the same.
+    cli = [sys.executable, "-m", "controller.cli"]
+    history = subprocess.run([*cli, "history", "--data", str(rig.tmp)], capture_output=True, text=True, check=True)
+    (line,) = history.stdout.splitlines()
+    settled = subprocess.run([*cli, "settle", "-"], input=line, capture_output=True, text=True, check=True)
+    assert json.loads(settled.stdout) == json.loads(line)["settlement"] == truth.to_json()
 
 
 def test_a_folded_box_keeps_its_cards_unknown(make_rig: Callable[..., Rig]) -> None:
