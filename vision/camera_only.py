@@ -23,15 +23,18 @@ from controller.errors import ControllerError
 from controller.journal import Entry, JournalError
 from controller.table import CAMERA, Actor, TableService
 from vision.checks import ZonePlace
-from vision.tracking import CardArrived, CardRemoved, CardTurnedUp, TableEvent
+from vision.tracking import CardArrived, CardRemoved, CardTurnedUp, TableEvent, ZoneCount
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
 class CameraOnlySettings:
-    """``identify_frames``: processed frames a needed identity may stay unread (the card face up,
-    its zone uncovered) before the camera raises ``unknown-card`` for a supervisor to enter it."""
+    """``identify_frames``: processed frames a needed identity may stay unread before the camera
+    raises ``unknown-card`` for a supervisor to enter it. Only frames that show the problem count:
+    the zone uncovered and holding a face-up card the camera cannot read, or (for a face-down card
+    the settlement needs) the card nowhere on the table. A needed card still lying face down is the
+    dealer's to turn (the display says which), not a tilt."""
 
     identify_frames: int = 90
 
@@ -92,9 +95,16 @@ class CameraDealer:
 
     # ------------------------------------------------------------------ frame
 
-    def update(self, events: Sequence[TableEvent], *, covered: frozenset[str] = frozenset()) -> list[Entry]:
+    def update(
+        self,
+        events: Sequence[TableEvent],
+        *,
+        covered: frozenset[str] = frozenset(),
+        counts: Mapping[str, ZoneCount] | None = None,
+    ) -> list[Entry]:
         """Fold one frame's events in, deal what the round expects, reveal what turned up, raise
-        what cannot be accepted. Returns the journal entries written.
+        what cannot be accepted. ``counts`` are the tracker's committed cards per zone (which zones
+        hold a face-up card it cannot read). Returns the journal entries written.
 
         Raises:
             JournalError: the table could not record (nothing more can be recorded).
@@ -108,9 +118,10 @@ class CameraDealer:
         sight = self.sight
         self._fold(sight, events)
         entries: list[Entry] = []
-        entries.extend(self._deal(sight, covered))
+        unreadable = frozenset(z for z, c in (counts or {}).items() if c.unidentified and z not in covered)
+        entries.extend(self._deal(sight, covered, unreadable))
         entries.extend(self._reveal(sight))
-        entries.extend(self._identify(sight, covered))
+        entries.extend(self._identify(sight, covered, unreadable))
         return entries
 
     def _fold(self, sight: _RoundSight, events: Sequence[TableEvent]) -> None:
@@ -162,7 +173,7 @@ class CameraDealer:
 
     # ------------------------------------------------------------------ deal
 
-    def _deal(self, sight: _RoundSight, covered: frozenset[str]) -> list[Entry]:
+    def _deal(self, sight: _RoundSight, covered: frozenset[str], unreadable: frozenset[str]) -> list[Entry]:
         entries: list[Entry] = []
         while sight.pending:
             now = self.table.inspect(partial(_now, ahead=True))
@@ -181,7 +192,7 @@ class CameraDealer:
             if arrival is None:
                 return entries  # the expected card has not arrived yet; later ones wait their turn
             if step.slot.face_up and arrival.code is None:
-                if arrival.zone not in covered:
+                if arrival.zone in unreadable:
                     arrival.waited += 1
                 if (
                     arrival.waited >= self.settings.identify_frames
@@ -292,13 +303,17 @@ class CameraDealer:
 
     # -------------------------------------------------------------- identify
 
-    def _identify(self, sight: _RoundSight, covered: frozenset[str]) -> list[Entry]:
+    def _identify(self, sight: _RoundSight, covered: frozenset[str], unreadable: frozenset[str]) -> list[Entry]:
         now = self.table.inspect(_now)
         step, paused = now.step, now.paused
         if paused or not isinstance(step, Identify):
             return []
         zone = self.zones.get(_place_of(step.slot))
         if zone is not None and zone in covered:
+            return []
+        on_table = step.number in sight.tracks.values()
+        if on_table and zone not in unreadable:
+            sight.identify_wait.pop(step.number, None)  # face down still: the dealer's to turn
             return []
         waited = sight.identify_wait.get(step.number, 0) + 1
         sight.identify_wait[step.number] = waited

@@ -223,7 +223,7 @@ class CameraLink:
             entries: list[Entry] = []
             if self.dealer is not None:
                 # Deal and reveal first: the checks then see this frame's cards in the round.
-                entries.extend(self.dealer.update(update.events, covered=update.covered))
+                entries.extend(self.dealer.update(update.events, covered=update.covered, counts=update.counts))
             expect = expectations(self.table, self.places)
             findings = self.checker.update(expect, update.events, covered=update.covered)
             if self.dealer is not None:

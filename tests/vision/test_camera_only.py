@@ -25,7 +25,7 @@ from controller.live import LiveConfig, LiveTable
 from controller.record import parse_record, settle_record
 from controller.settlement import RoundSettlement
 from controller.table import Actor
-from drivers.camera.sim import Scene, SimCard, SimHand, SimulatedCamera, TableView
+from drivers.camera.sim import Glare, Lighting, Scene, SimCard, SimHand, SimulatedCamera, TableView
 from vision.calibration import Calibration
 from vision.camera_only import CameraOnlySettings
 from vision.checks import CheckSettings
@@ -365,7 +365,7 @@ def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[..., Rig]) -
     flop = rig.truth[5]
     rig.cards = [replace(c, code=flop) if c.code == rig.truth[2] else c for c in rig.cards]
     rig.truth[2] = flop
-    # ... and box 2's second card is never turned (the dealer forgets it).
+    # ... and box 2's second card is not turned yet.
     rig.turn_up(lambda c: c.code != rig.truth[3])
     rig.frames_until(lambda: bool(rig.table.tilts), "tilt")
     (tilt,) = rig.table.tilts.values()
@@ -379,7 +379,16 @@ def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[..., Rig]) -
     rig.truth[2] = real
     rig.show()
     rig.frames_until(lambda: rig.round.card_number(2).code == real, "reveal of the replacement")
-    # Box 2's second card stays face down: after identify_frames the camera asks for it.
+    # Box 2's second card lies face down: the round waits for the dealer to turn it, no tilt.
+    rig.frames(IDENTIFY.identify_frames + 4)
+    assert rig.table.tilts == {} and rig.table.expected() == "turn up card 3 (box 2 card 2): the settlement needs it"
+    # The dealer mucks it unread. The checks see box 2 a card short; the supervisor lets play go on ...
+    rig.take_away(lambda c: c.code == rig.truth[3])
+    rig.frames_until(lambda: bool(rig.table.tilts), "missing-card tilt")
+    (tilt,) = rig.table.tilts.values()
+    assert tilt.kind == "missing-card" and "box 2 holds 1 card(s)" in tilt.message
+    rig.table.clear_tilt(tilt.id, resolution="continue", actor=SUPERVISOR, why="card mucked by mistake")
+    # ... and after identify_frames the camera asks a supervisor for the mucked card's identity.
     rig.frames_until(lambda: bool(rig.table.tilts), "unknown-card tilt", limit=IDENTIFY.identify_frames + 4)
     (tilt,) = rig.table.tilts.values()
     assert tilt.kind == "unknown-card" and tilt.card == 3
@@ -509,3 +518,24 @@ def test_an_oasis_round_where_the_bonus_needs_a_thrown_card(make_rig: Callable[.
     rig.table.confirm_settlement(actor=DEALER)
     recorded, again = resettled(rig)
     assert again.to_json() == recorded.to_json()
+
+
+def test_a_card_turned_up_that_the_camera_cannot_read(make_rig: Callable[..., Rig]) -> None:
+    rig = make_rig("casino-holdem")
+    rig.table.open_round([BoxBet(box=2, ante=10)], actor=DEALER)
+    rig.deal()
+    rig.table.act(Action(2, "call"), actor=DEALER)
+    rig.deal()
+    # The showdown under a strong reflection on the dealer's first card (card 2): it lies face up,
+    # the camera sees a card there but cannot read it.
+    x, y = spot(Slot("dealer", 0))
+    rig.camera.scene = Scene(
+        cards=tuple(replace(c, face_up=True) for c in rig.cards),
+        lighting=Lighting(glare=(Glare(x_mm=x, y_mm=y, radius_mm=40, strength=1.0),)),
+    )
+    rig.frames_until(lambda: bool(rig.table.tilts), "unknown-card tilt", limit=IDENTIFY.identify_frames + 12)
+    (tilt,) = rig.table.tilts.values()
+    assert tilt.kind == "unknown-card" and tilt.card == 2 and "the dealer card 1" in tilt.message
+    assert [n for n, _ in rig.round.unrevealed()] == [2]  # the other three were read
+    rig.table.clear_tilt(tilt.id, resolution="enter-card", actor=SUPERVISOR, why="glare", card=rig.truth[2])
+    assert rig.settlement() == rig.truth_round().settle().to_json()
