@@ -223,7 +223,9 @@ class CameraLink:
             entries: list[Entry] = []
             if self.dealer is not None:
                 # Deal and reveal first: the checks then see this frame's cards in the round.
-                entries.extend(self.dealer.update(update.events, covered=update.covered, counts=update.counts))
+                dealt = self.dealer.update(update.events, covered=update.covered, counts=update.counts)
+                self.reported.extend(e for e in dealt if e.kind == "tilt-raised")
+                entries.extend(dealt)
             expect = expectations(self.table, self.places)
             findings = self.checker.update(expect, update.events, covered=update.covered)
             if self.dealer is not None:

@@ -370,6 +370,7 @@ def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[..., Rig]) -
     rig.frames_until(lambda: bool(rig.table.tilts), "tilt")
     (tilt,) = rig.table.tilts.values()
     assert tilt.kind == "duplicate-card" and tilt.card is None
+    assert [e.data["kind"] for e in rig.link.reported] == ["duplicate-card"]
     # The displays never name a card that is not face up; this one is (on the board).
     assert flop in rig.table.view()["tilts"][0]["message"]
     rig.table.clear_tilt(tilt.id, resolution="burn", actor=SUPERVISOR, why="foreign card taken out")
