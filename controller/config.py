@@ -197,6 +197,9 @@ def to_toml(config: TableConfig) -> str:
     return tomli_w.dumps(strip_none(config.model_dump(mode="json")))
 
 
+VISION_KEYS = frozenset({"vision", "zones"})
+
+
 def load_config(path: str | Path) -> TableConfig:
     """Read and validate a table configuration from a TOML file.
 
@@ -214,4 +217,6 @@ def load_config(path: str | Path) -> TableConfig:
         settings = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    # The camera's part of the same file ([vision], [[zones]]) is vision.config's to check.
+    settings = {k: v for k, v in settings.items() if k not in VISION_KEYS}
     return build_config(settings, where=str(path))

@@ -38,6 +38,70 @@ class BoxBet:
     bettors: tuple[Bettor, ...] = ()
 
 
+class Placeholder(Card):
+    """A card dealt without its identity (a table with no reading shoe): it fills its slot until
+    the camera or a supervisor reveals it.
+
+    Its ``code`` is ``?n``, n its number among the round's cards (from 1). Its rank, suit and
+    index cannot be read: any rule that would judge a hand on it raises :class:`Unrevealed`, so
+    nothing is ever settled on a card nobody has read. A placeholder that only names a card
+    number (parsed from ``?n``) is resolved by the round to the card it points at.
+    """
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int) -> None:
+        # Card's index, rank and suit slots stay empty: the properties below stand in for them.
+        self.number = number
+        self.code = f"?{number}"
+
+    def __repr__(self) -> str:
+        return f"Placeholder({self.number})"
+
+    def _unread(self) -> int:
+        raise Unrevealed(self.number)
+
+    @property
+    def index(self) -> int:
+        return self._unread()
+
+    @index.setter
+    def index(self, value: int) -> None:
+        raise AttributeError("a placeholder has no index")
+
+    @property
+    def rank(self) -> int:
+        return self._unread()
+
+    @rank.setter
+    def rank(self, value: int) -> None:
+        raise AttributeError("a placeholder has no rank")
+
+    @property
+    def suit(self) -> int:
+        return self._unread()
+
+    @suit.setter
+    def suit(self, value: int) -> None:
+        raise AttributeError("a placeholder has no suit")
+
+
+class Unrevealed(RuleViolation):
+    """A rule needed the identity of a card dealt without one (``number``: its number in the round)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__("settle.unrevealed", f"card {number} has not been revealed")
+        self.number = number
+
+
+def placeholder_ref(code: str) -> Placeholder | None:
+    """``?n`` (a card dealt without identity, by number) as a reference, or None for any other text."""
+    text = code.strip()
+    if len(text) > 1 and text[0] == "?" and text[1:].isdigit() and int(text[1:]) >= 1:
+        return Placeholder(int(text[1:]))
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class Slot:
     """Where one card from the shoe goes: a box, the dealer or the board, at a position."""
@@ -53,6 +117,11 @@ class Slot:
         face = "face up" if self.face_up else "face down"
         what = self.label or f"card {self.index + 1}"
         return f"deal {what} to {where}, {face}"
+
+    def where(self) -> str:
+        """The place, e.g. ``box 3 card 2``, ``the dealer card 1``, ``the board flop card 1``."""
+        owner = {"box": f"box {self.box}", "dealer": "the dealer", "board": "the board"}[self.target]
+        return f"{owner} {self.label or f'card {self.index + 1}'}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +154,19 @@ class Complete:
         return "round complete: settle"
 
 
-Step = Deal | Decide | Complete
+@dataclass(frozen=True, slots=True)
+class Identify:
+    """Everything is dealt and decided, but the settlement needs the identity of card ``number``
+    (dealt without one, in ``slot``): the camera reads it when it is turned up, or a supervisor enters it."""
+
+    slot: Slot
+    number: int
+
+    def describe(self) -> str:
+        return f"turn up card {self.number} ({self.slot.where()}): the settlement needs it"
+
+
+Step = Deal | Decide | Complete | Identify
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +196,25 @@ class ActionTaken:
     stage: str
 
 
-Event = CardDealt | ActionTaken
+@dataclass(frozen=True, slots=True)
+class CardRevealed:
+    """Event: card ``dealt`` (its number among the round's cards), dealt without identity, is ``card``."""
+
+    number: int
+    dealt: int
+    card: Card
+    slot: Slot
+
+
+@dataclass(frozen=True, slots=True)
+class Reveal:
+    """A replay item: card ``dealt`` of the round is ``card`` (see :meth:`Round.reveal`)."""
+
+    dealt: int
+    card: Card
+
+
+Event = CardDealt | ActionTaken | CardRevealed
 
 
 @dataclass(slots=True)
@@ -215,6 +314,9 @@ class Round:
             board=[None] * self.game.board_size,
         )
         self._events: list[Event] = []
+        # Every card dealt, in order, as it is known now (a placeholder until revealed), and its slot.
+        self._dealt: list[tuple[Card, Slot]] = []
+        self._step: tuple[int, Step] | None = None
 
     @property
     def events(self) -> tuple[Event, ...]:
@@ -222,13 +324,41 @@ class Round:
 
     @property
     def cards_dealt(self) -> int:
-        return sum(1 for e in self._events if isinstance(e, CardDealt))
+        return len(self._dealt)
+
+    def dealt(self) -> tuple[tuple[Card, Slot], ...]:
+        """Every card dealt this round in order, as known now (placeholders until revealed), with its slot."""
+        return tuple(self._dealt)
+
+    def unrevealed(self) -> tuple[tuple[int, Slot], ...]:
+        """Cards dealt without identity and not yet revealed: (number, slot), in deal order."""
+        return tuple((n, slot) for n, (c, slot) in enumerate(self._dealt, 1) if isinstance(c, Placeholder))
+
+    def at_showdown(self) -> bool:
+        """Nothing more is dealt or decided (the round is complete, or waits only for identities)."""
+        return isinstance(self.expected(), (Complete, Identify))
 
     def expected(self) -> Step:
         """What the round waits for now."""
         if self.state.pending:
             return Deal(self.state.pending[0])
-        return self.game.advance(self.state)
+        step = self.game.advance(self.state)
+        if not isinstance(step, Complete) or not any(isinstance(c, Placeholder) for c, _ in self._dealt):
+            return step
+        # Only a camera-only round gets here: try the settlement, which reads exactly the cards
+        # it needs; the first it cannot read is the one to reveal. Cached: only events change it.
+        if self._step is None or self._step[0] != len(self._events):
+            self._step = (len(self._events), self._identify_step())
+        return self._step[1]
+
+    def _identify_step(self) -> Step:
+        from controller.settlement import settle_round
+
+        try:
+            settle_round(self)
+        except Unrevealed as exc:
+            return Identify(self._dealt[exc.number - 1][1], exc.number)
+        return Complete()
 
     def check_card(self, card: Card) -> Slot:
         """The slot ``card`` would fill; raises if no card is expected or it was dealt already.
@@ -239,9 +369,97 @@ class Round:
         step = self.expected()
         if not isinstance(step, Deal):
             raise RuleViolation("deal.not-expected", f"no card is expected now: {step.describe()}")
-        if card in self.state.seen:
+        if isinstance(card, Placeholder):
+            if step.slot.face_up:
+                raise RuleViolation(
+                    "deal.face-up-unknown", f"a card dealt face up is dealt with its identity: {step.describe()}"
+                )
+        elif card in self.state.seen:
             raise RuleViolation("deal.duplicate-card", f"card {card} was already dealt this round")
         return step.slot
+
+    def check_unknown(self) -> Slot:
+        """The slot a card dealt without identity would fill (a table with no reading shoe).
+
+        Raises:
+            RuleViolation: ``deal.not-expected``, or ``deal.face-up-unknown`` when the slot is
+                dealt face up (its identity is on the table: deal it with :meth:`deal`).
+        """
+        return self.check_card(Placeholder(self.cards_dealt + 1))
+
+    def deal_unknown(self) -> CardDealt:
+        """Place the next card without its identity: a placeholder fills the slot until :meth:`reveal`.
+
+        Raises:
+            RuleViolation: as :meth:`check_unknown`.
+        """
+        return self.deal(Placeholder(self.cards_dealt + 1))
+
+    def card_number(self, number: int) -> Card:
+        """Card ``number`` of the round (from 1) as known now.
+
+        Raises:
+            RuleViolation: ``reveal.no-such-card``.
+        """
+        if not 1 <= number <= len(self._dealt):
+            raise RuleViolation(
+                "reveal.no-such-card", f"there is no card {number}: {len(self._dealt)} card(s) dealt this round"
+            )
+        return self._dealt[number - 1][0]
+
+    def check_reveal(self, number: int, card: Card) -> Slot:
+        """Check that card ``number``, dealt without identity, can be revealed as ``card``.
+
+        Raises:
+            RuleViolation: ``reveal.no-such-card``, ``reveal.known`` (it has its identity already),
+                ``reveal.no-identity`` (``card`` is itself a placeholder) or ``deal.duplicate-card``
+                (``card`` is already in this round).
+        """
+        current = self.card_number(number)
+        slot = self._dealt[number - 1][1]
+        if not isinstance(current, Placeholder):
+            raise RuleViolation("reveal.known", f"card {number} ({slot.where()}) is already known")
+        if isinstance(card, Placeholder):
+            raise RuleViolation("reveal.no-identity", f"card {number} must be revealed as one of the 52 cards")
+        if card in self.state.seen:
+            raise RuleViolation("deal.duplicate-card", f"card {card} was already dealt this round")
+        return slot
+
+    def reveal(self, number: int, card: Card) -> CardRevealed:
+        """Give card ``number`` (dealt without identity) its identity, wherever it lies now.
+
+        Raises:
+            RuleViolation: as :meth:`check_reveal`.
+        """
+        slot = self.check_reveal(number, card)
+        hidden = self._dealt[number - 1][0]
+        state = self.state
+
+        def swap(cards: list[Card]) -> None:
+            for i, c in enumerate(cards):
+                if c is hidden:
+                    cards[i] = card
+
+        for box in state.boxes.values():
+            swap(box.cards)
+            swap(box.received)
+            swap(box.discards)
+        swap(state.dealer)
+        state.board = [card if c is hidden else c for c in state.board]
+        state.seen.discard(hidden)
+        state.seen.add(card)
+        self._dealt[number - 1] = (card, slot)
+        event = CardRevealed(number=len(self._events) + 1, dealt=number, card=card, slot=slot)
+        self._events.append(event)
+        return event
+
+    def _resolve(self, action: Action) -> Action:
+        """An action whose discards name cards dealt without identity by number (``?n``) refers to
+        those cards as the round knows them now."""
+        if not any(isinstance(c, Placeholder) for c in action.discard):
+            return action
+        discard = tuple(self.card_number(c.number) if isinstance(c, Placeholder) else c for c in action.discard)
+        return Action(box=action.box, action=action.action, discard=discard)
 
     def deal(self, card: Card) -> CardDealt:
         """Place the next card from the shoe.
@@ -249,6 +467,8 @@ class Round:
         Raises:
             RuleViolation: as :meth:`check_card`.
         """
+        if isinstance(card, Placeholder):
+            card = Placeholder(self.cards_dealt + 1)  # one object per dealt card, numbered by the round
         slot = self.check_card(card)
         state = self.state
         if state.pending and state.pending[0] == slot:
@@ -262,6 +482,7 @@ class Round:
         else:
             state.board[slot.index] = card
         state.seen.add(card)
+        self._dealt.append((card, slot))
         event = CardDealt(number=len(self._events) + 1, card=card, slot=slot)
         self._events.append(event)
         return event
@@ -273,6 +494,7 @@ class Round:
             RuleViolation: the box is not to decide now, the action is not legal now, or its
                 details (e.g. the cards to exchange) are wrong; the rule is named.
         """
+        action = self._resolve(action)
         if action.box == 0:
             return self._check_table_action(action)
         if action.box not in self.state.boxes:
@@ -317,6 +539,7 @@ class Round:
         Raises:
             RuleViolation: as :meth:`check_action`.
         """
+        action = self._resolve(action)
         step = self.check_action(action)
         event = ActionTaken(number=len(self._events) + 1, action=action, stage=step.stage)
         if action.box:
@@ -344,16 +567,44 @@ class Round:
 
         return void_round(self, reason)
 
+    def copy(self) -> Round:
+        """A scratch copy rebuilt from this round's events (the engine is deterministic)."""
+        items: list[Card | Action | Reveal | None] = []
+        for event in self._events:
+            if isinstance(event, CardDealt):
+                items.append(None if isinstance(event.card, Placeholder) else event.card)
+            elif isinstance(event, CardRevealed):
+                items.append(Reveal(event.dealt, event.card))
+            else:
+                items.append(_by_number(event.action))
+        return Round.replay(config=self.config, bets=self.bets, events=items, jackpot_meter=self.jackpot_meter)
+
+    def upcoming(self) -> tuple[Slot, ...]:
+        """The slots the deal fills from now until the next decision (or the end), in order."""
+        from controller.cards import DECK
+
+        scratch = self.copy()
+        out: list[Slot] = []
+        while isinstance(step := scratch.expected(), Deal):
+            out.append(step.slot)
+            if step.slot.face_up:
+                # Any card not yet in the round stands in: only where cards go is asked.
+                scratch.deal(next(c for c in DECK if c not in scratch.state.seen))
+            else:
+                scratch.deal_unknown()
+        return tuple(out)
+
     @classmethod
     def replay(
         cls,
         *,
         config: TableConfig,
         bets: Sequence[BoxBet],
-        events: Iterable[Card | Action],
+        events: Iterable[Card | Action | Reveal | None],
         jackpot_meter: int = 0,
     ) -> Round:
-        """Rebuild a round from its setup and its cards and decisions, in order.
+        """Rebuild a round from its setup and its cards (None: dealt without identity), reveals
+        and decisions, in order.
 
         Raises:
             RuleViolation: an event the rules refuse at that point of the replay.
@@ -362,6 +613,18 @@ class Round:
         for item in events:
             if isinstance(item, Action):
                 rnd.act(item)
+            elif isinstance(item, Reveal):
+                rnd.reveal(item.dealt, item.card)
+            elif item is None:
+                rnd.deal_unknown()
             else:
                 rnd.deal(item)
         return rnd
+
+
+def _by_number(action: Action) -> Action:
+    """An action as a replay takes it: discards dealt without identity named by number (``?n``)."""
+    if not any(isinstance(c, Placeholder) for c in action.discard):
+        return action
+    refs = tuple(Placeholder(c.number) if isinstance(c, Placeholder) else c for c in action.discard)
+    return Action(box=action.box, action=action.action, discard=refs)

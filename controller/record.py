@@ -10,7 +10,20 @@ from typing import Any
 from controller.cards import Card, card, codes
 from controller.cards import cards as parse_cards
 from controller.config import MAX_AMOUNT, TableConfig, build_config
-from controller.engine import Action, ActionTaken, Bettor, BoxBet, CardDealt, Complete, Deal, Round
+from controller.engine import (
+    Action,
+    ActionTaken,
+    Bettor,
+    BoxBet,
+    CardDealt,
+    CardRevealed,
+    Complete,
+    Deal,
+    Identify,
+    Placeholder,
+    Round,
+    placeholder_ref,
+)
 from controller.errors import CardError, ConfigError, RecordError, RuleViolation
 from controller.settlement import RoundSettlement
 
@@ -23,15 +36,21 @@ TABLE_ACTIONS = frozenset({"dealer-shown"})
 
 @dataclass(frozen=True, slots=True)
 class RoundRecord:
-    """One round as recorded: setup, every card in draw order, every decision in order taken."""
+    """One round as recorded: setup, every card in draw order, every decision in order taken.
+
+    On a table with no reading shoe a card may be dealt without identity (None in ``cards``);
+    ``reveals`` gives (its number in ``cards`` from 1, its identity) for those the camera or a
+    supervisor read later, in the order they were read.
+    """
 
     config: TableConfig
     table: Mapping[str, Any]
     jackpot_meter: int
     bets: tuple[BoxBet, ...]
-    cards: tuple[Card, ...]
+    cards: tuple[Card | None, ...]
     actions: tuple[Action, ...]
     void: str | None = None
+    reveals: tuple[tuple[int, Card], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The record in its documented JSON form (what :func:`parse_record` reads)."""
@@ -40,9 +59,11 @@ class RoundRecord:
             "table": dict(self.table),
             "jackpot": {"meter": self.jackpot_meter},
             "boxes": [_bet_json(b) for b in self.bets],
-            "cards": codes(self.cards),
+            "cards": [None if c is None else c.code for c in self.cards],
             "actions": [_action_json(a) for a in self.actions],
         }
+        if self.reveals:
+            out["reveals"] = [{"card": n, "code": c.code} for n, c in self.reveals]
         if self.void is not None:
             out["void"] = self.void
         return out
@@ -170,7 +191,7 @@ def _action(raw: Any, i: int) -> Action:
     if name == "exchange" and not discard:
         raise RecordError(f"{where}: an exchange must name the cards it discards ('discard')")
     try:
-        thrown = parse_cards(discard)
+        thrown = parse_cards([(placeholder_ref(c) or c) if isinstance(c, str) else c for c in discard])
     except CardError as exc:
         raise RecordError(f"{where}.discard: {exc}") from None
     return Action(box=_amount(obj["box"], f"{where}.box", minimum=1), action=name, discard=thrown)
@@ -200,9 +221,10 @@ def parse_record(data: Any) -> RoundRecord:
     bets = parse_bets(data["boxes"])
     raw_cards = _list(data["cards"], "cards")
     try:
-        dealt = tuple(card(c) for c in raw_cards)
+        dealt = tuple(None if c is None else card(c) for c in raw_cards)
     except CardError as exc:
         raise CardError(f"cards: {exc}") from None
+    reveals = _reveals(data.get("reveals", []), dealt)
     actions = tuple(_action(a, i) for i, a in enumerate(_list(data.get("actions", []), "actions")))
     void = data.get("void")
     if void is not None and (not isinstance(void, str) or not void.strip()):
@@ -215,7 +237,32 @@ def parse_record(data: Any) -> RoundRecord:
         cards=dealt,
         actions=actions,
         void=void,
+        reveals=reveals,
     )
+
+
+def _reveals(raw: Any, dealt: Sequence[Card | None]) -> tuple[tuple[int, Card], ...]:
+    out: list[tuple[int, Card]] = []
+    for i, item in enumerate(_list(raw, "reveals")):
+        where = f"reveals[{i}]"
+        obj = _object(item, where, {"card", "code"})
+        for key in ("card", "code"):
+            if key not in obj:
+                raise RecordError(f"{where}.{key}: required")
+        number = _amount(obj["card"], f"{where}.card", minimum=1)
+        if number > len(dealt):
+            raise RecordError(f"{where}.card: there is no card {number} ({len(dealt)} in cards)")
+        if dealt[number - 1] is not None:
+            raise RecordError(f"{where}.card: card {number} was dealt with its identity; only null cards are revealed")
+        if any(n == number for n, _ in out):
+            raise RecordError(f"{where}.card: card {number} is revealed twice")
+        if not isinstance(obj["code"], str):
+            raise RecordError(f"{where}.code: expected a card code such as 'As'")
+        try:
+            out.append((number, card(obj["code"])))
+        except CardError as exc:
+            raise CardError(f"{where}.code: {exc}") from None
+    return tuple(out)
 
 
 def replay(record: RoundRecord) -> Round:
@@ -228,9 +275,13 @@ def replay(record: RoundRecord) -> Round:
     rnd = Round(config=record.config, bets=record.bets, jackpot_meter=record.jackpot_meter)
     deck = list(record.cards)
     pending = list(record.actions)
+    # A card's identity, when it came later, is given as soon as the card is dealt: the order of
+    # reveals changes nothing but which of two equal cards is refused, and a record with a card
+    # twice is refused either way.
+    reveals = {n: (i, c) for i, (n, c) in enumerate(record.reveals)}
     while deck or pending:
         step = rnd.expected()
-        if isinstance(step, Complete):
+        if isinstance(step, Complete | Identify):
             if deck:
                 raise RecordError(
                     f"cards: too many cards: the round was complete after {rnd.cards_dealt}, "
@@ -247,10 +298,20 @@ def replay(record: RoundRecord) -> Round:
                 raise RecordError(
                     f"cards: too few cards: {rnd.cards_dealt} given, the round expects more: {step.describe()}"
                 )
+            item = deck.pop(0)
             try:
-                rnd.deal(deck.pop(0))
+                if item is None:
+                    rnd.deal_unknown()
+                else:
+                    rnd.deal(item)
             except RuleViolation as exc:
                 raise RuleViolation(exc.rule, f"cards[{rnd.cards_dealt}]: {exc.message}") from None
+            if rnd.cards_dealt in reveals:
+                i, identity = reveals[rnd.cards_dealt]
+                try:
+                    rnd.reveal(rnd.cards_dealt, identity)
+                except RuleViolation as exc:
+                    raise RuleViolation(exc.rule, f"reveals[{i}]: {exc.message}") from None
         else:
             if not pending:
                 if record.void is not None:
@@ -269,6 +330,11 @@ def replay(record: RoundRecord) -> Round:
             f"actions; {len(deck)} cards and {len(pending)} actions are left over"
         )
     step = rnd.expected()
+    if record.void is None and isinstance(step, Identify):
+        raise RecordError(
+            f"reveals: card {step.number} ({step.slot.where()}) was dealt without identity and never revealed; "
+            "the settlement needs it"
+        )
     if record.void is None and not isinstance(step, Complete):
         raise RecordError(f"the round is not finished (cards or actions missing): {step.describe()}")
     return rnd
@@ -319,8 +385,9 @@ def loads(text: str | bytes) -> Any:
 
 def record_from_round(rnd: Round, *, table: Mapping[str, Any], void: str | None = None) -> RoundRecord:
     """The record of a round played through the engine (for the journal and history)."""
-    dealt = tuple(e.card for e in rnd.events if isinstance(e, CardDealt))
+    dealt = tuple(None if isinstance(e.card, Placeholder) else e.card for e in rnd.events if isinstance(e, CardDealt))
     taken = tuple(e.action for e in rnd.events if isinstance(e, ActionTaken))
+    reveals = tuple((e.dealt, e.card) for e in rnd.events if isinstance(e, CardRevealed))
     return RoundRecord(
         config=rnd.config,
         table=dict(table),
@@ -329,6 +396,7 @@ def record_from_round(rnd: Round, *, table: Mapping[str, Any], void: str | None 
         cards=dealt,
         actions=taken,
         void=void,
+        reveals=reveals,
     )
 
 

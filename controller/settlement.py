@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from controller.cards import Card, codes
@@ -252,10 +252,39 @@ def _bonus_results(rnd: Round, box: BoxState, jackpot_replaces_bonus: bool) -> l
     return [-s if pays is None else s * pays for s in stakes]
 
 
+def _settle_mains(rnd: Round) -> tuple[DealerResult, dict[int, MainResult]]:
+    """The game's main results. A box that folded loses every stake whatever its cards, so when
+    its hand cannot be read (a table with no reading shoe: its cards were mucked face down, or the
+    board has cards nobody turned) the game judges the other boxes and the folded box gets its fold
+    with no hand. Anything else that needs an unrevealed card (a bonus, the jackpot, a withdrawal,
+    a box in play) raises ``Unrevealed``."""
+    from controller.engine import Placeholder
+
+    state = rnd.state
+    board_unread = any(isinstance(c, Placeholder) for c in state.board_cards())
+    hidden = [
+        n
+        for n, box in state.boxes.items()
+        if box.folded and box.did("fold") and (board_unread or any(isinstance(c, Placeholder) for c in box.cards))
+    ]
+    if not hidden:
+        return rnd.game.settle_main(state)
+    shadow = replace(state, boxes={n: b for n, b in state.boxes.items() if n not in hidden})
+    dealer, mains = rnd.game.settle_main(shadow)
+    for n in hidden:
+        stakes = rnd.game.stakes(rnd.config, state.boxes[n])
+        mains[n] = MainResult("fold", None, tuple(BetResult(s.bet, s.amount, -s.amount, s.kind) for s in stakes))
+    return dealer, mains
+
+
 def settle_round(rnd: Round) -> RoundSettlement:
-    """Settle a complete round (use :meth:`Round.settle`, which checks it is complete)."""
+    """Settle a complete round (use :meth:`Round.settle`, which checks it is complete).
+
+    Raises:
+        Unrevealed: a card the settlement needs was dealt without identity and is not revealed.
+    """
     state, config = rnd.state, rnd.config
-    dealer, mains = rnd.game.settle_main(state)
+    dealer, mains = _settle_mains(rnd)
     hits = _jackpot_hits(rnd)
     amounts = _jackpot_amounts(rnd.jackpot_meter, hits, share=config.jackpot.share_hits)
     boxes: list[BoxSettlement] = []

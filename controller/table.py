@@ -22,12 +22,13 @@ from controller.engine import (
     ActionTaken,
     Bettor,
     BoxBet,
-    CardDealt,
     Complete,
     Deal,
     Decide,
+    Placeholder,
     Round,
     Slot,
+    placeholder_ref,
 )
 from controller.errors import CardError, ControllerError, RuleViolation
 from controller.journal import Entry, JackpotAccount, JackpotChange, JackpotConfirm, JournalStore
@@ -377,7 +378,9 @@ class TableService:
                 if not card:
                     raise TableError("enter-card needs the card's code, as the supervisor reads it")
                 entered = parse_card(card).code
-            if resolution in ("continue", "enter-card"):
+            if resolution == "enter-card" and tilt.card is not None:
+                self._check_revealable(tilt.card, entered)
+            elif resolution in ("continue", "enter-card"):
                 self._check_dealable(_resolution_cards(tilt, entered))
             data = {"tilt": tilt_id, "resolution": resolution, "why": why.strip(), "card": entered}
             return self._commit("tilt-cleared", data, actor)
@@ -460,6 +463,67 @@ class TableService:
                 return self._raise_tilt(kind, f"{exc.message}", held=[c.code], counter=counter)
             return self._commit("card", data, SHOE)
 
+    # ------------------------------------------------- camera input (no reading shoe)
+
+    def on_camera_card(self, slot: Slot, *, code: str | None = None, actor: Actor = CAMERA) -> Entry:
+        """On a table with no reading shoe, the camera saw the card the round expects arrive in
+        ``slot``'s place: it is dealt there, without identity (``code`` None, a face-down card)
+        or, for a card dealt face up, as the camera read it.
+
+        Raises:
+            TableError: no round, a tilt is open, or the round does not expect a card for
+                ``slot`` now (the camera is behind or ahead of the round).
+            RuleViolation: the card cannot be dealt there (``deal.duplicate-card``,
+                ``deal.face-up-unknown``).
+        """
+        with self._lock:
+            self._require_play()
+            rnd = self._require_round()
+            step = rnd.expected()
+            if not isinstance(step, Deal) or step.slot != slot:
+                raise TableError(f"no card is expected for {slot.where()} now: {self.expected()}")
+            if code is None:
+                rnd.check_unknown()
+            else:
+                rnd.check_card(parse_card(code))
+                code = parse_card(code).code
+            return self._commit("card", {"card": code, "counter": None, "shoe": ""}, actor)
+
+    def reveal(self, number: int, code: str, *, actor: Actor = CAMERA) -> Entry:
+        """Card ``number`` of the round, dealt without identity, is ``code`` (the camera read it
+        face up, or a supervisor entered it).
+
+        Raises:
+            TableError: no round is open.
+            RuleViolation: no such card, it is known already, or ``code`` is already in the round
+                (``deal.duplicate-card``).
+            CardError: ``code`` is not a card.
+        """
+        with self._lock:
+            rnd = self._require_round()
+            card = parse_card(code)
+            rnd.check_reveal(number, card)
+            return self._commit("reveal", {"number": number, "card": card.code}, actor)
+
+    def report_unknown(self, *, number: int | None, detail: str, actor: Actor = CAMERA) -> Entry:
+        """The camera cannot read a card whose identity is needed now: card ``number`` of the
+        round (dealt without identity), or (None) the card a face-up slot waits for. A supervisor
+        reads it and enters it (``enter-card``).
+
+        Raises:
+            TableError: no round is open, or card ``number`` is not waiting for its identity.
+        """
+        with self._lock:
+            rnd = self._require_round()
+            if number is not None:
+                try:
+                    current = rnd.card_number(number)
+                except RuleViolation as exc:
+                    raise TableError(str(exc)) from None
+                if not isinstance(current, Placeholder):
+                    raise TableError(f"card {number} of this round is not waiting for its identity")
+            return self._raise_tilt("unknown-card", f"unknown card: {detail}", actor=actor, card=number)
+
     @property
     def last_counter(self) -> int | None:
         """The shoe draw counter of the last card journaled: where the shoe must resume after a restart."""
@@ -517,15 +581,26 @@ class TableService:
         actor: Actor = SYSTEM,
         held: Sequence[str] = (),
         counter: int | None = None,
+        card: int | None = None,
     ) -> Entry:
-        data = {
+        data: dict[str, Any] = {
             "tilt": self._tilt_seq + 1,
             "kind": kind,
             "message": message,
             "held": list(held),
             "counter": counter,
         }
+        if card is not None:
+            data["card"] = card
         return self._commit("tilt-raised", data, actor)
+
+    def _check_revealable(self, number: int, code: str | None) -> None:
+        if self.round is None or code is None:
+            raise TableError("no round is open: there is no card to enter")
+        try:
+            self.round.check_reveal(number, parse_card(code))
+        except RuleViolation as exc:
+            raise TableError(f"{code} cannot be entered as card {number}: {exc}") from None
 
     def _check_dealable(self, codes: Sequence[str]) -> None:
         """Would these cards be accepted, in order, right now? Checked on a scratch replay."""
@@ -565,11 +640,17 @@ class TableService:
             self.settlement = None
         elif kind == "card":
             assert self.round is not None
-            self.round.deal(parse_card(data["card"]))
+            if data["card"] is None:
+                self.round.deal_unknown()
+            else:
+                self.round.deal(parse_card(data["card"]))
             self._seen_counter(data.get("counter"))
+        elif kind == "reveal":
+            assert self.round is not None
+            self.round.reveal(data["number"], parse_card(data["card"]))
         elif kind == "action":
             assert self.round is not None
-            discard = tuple(parse_card(c) for c in data["discard"])
+            discard = tuple(placeholder_ref(c) or parse_card(c) for c in data["discard"])
             self.round.act(Action(box=data["box"], action=data["action"], discard=discard))
         elif kind == "round-settled":
             assert self.round is not None
@@ -589,6 +670,7 @@ class TableService:
                 raised_at=entry.at,
                 round=self.round_no if self.round is not None else None,
                 held=tuple(data["held"]),
+                card=data.get("card"),
             )
             self._seen_counter(data.get("counter"))
         elif kind == "card-held":
@@ -605,7 +687,9 @@ class TableService:
 
     def _apply_resolution(self, tilt: Tilt, data: Mapping[str, Any], *, at: str) -> None:
         resolution: Resolution = data["resolution"]
-        if resolution in ("continue", "enter-card") and self.round is not None:
+        if resolution == "enter-card" and tilt.card is not None and self.round is not None:
+            self.round.reveal(tilt.card, parse_card(data["card"]))
+        elif resolution in ("continue", "enter-card") and self.round is not None:
             for code in _resolution_cards(tilt, data.get("card")):
                 self.round.deal(parse_card(code))
         elif resolution in ROUND_ENDING and self.round is not None:
@@ -675,10 +759,7 @@ def _resolution_cards(tilt: Tilt, entered: str | None) -> list[str]:
 
 def _clone(rnd: Round) -> Round:
     """A scratch copy of a round, rebuilt from its events (the engine is deterministic)."""
-    items: list[Card | Action] = []
-    for event in rnd.events:
-        items.append(event.card if isinstance(event, CardDealt) else event.action)
-    return Round.replay(config=rnd.config, bets=rnd.bets, events=items, jackpot_meter=rnd.jackpot_meter)
+    return rnd.copy()
 
 
 def _settings(config: TableConfig) -> dict[str, Any]:
@@ -695,8 +776,8 @@ def _drop_none(value: Any) -> Any:
 
 
 def card_slots(rnd: Round) -> dict[Card, Slot]:
-    """Where each dealt card went."""
-    return {e.card: e.slot for e in rnd.events if isinstance(e, CardDealt)}
+    """Where each dealt card went (cards dealt without identity as their placeholders until revealed)."""
+    return dict(rnd.dealt())
 
 
 def decisions(rnd: Round, box: int) -> list[str]:

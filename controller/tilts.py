@@ -60,14 +60,22 @@ class Tilt:
     raised_at: str
     round: int | None
     held: tuple[str, ...] = field(default=())
+    # A card of the round dealt without identity (a table with no reading shoe) that the camera
+    # could not read when it was needed: its number in the round; entering it reveals it.
+    card: int | None = None
 
     @property
     def instruction(self) -> str:
+        if self.card is not None:
+            return "Stop. The camera cannot read a card the settlement needs: call a supervisor to read and enter it."
         return INSTRUCTIONS[self.kind]
 
     @property
     def resolutions(self) -> tuple[Resolution, ...]:
         options = RESOLUTIONS[self.kind]
+        if self.card is not None:
+            # The card lies on the table, dealt: there is nothing to burn or continue without it.
+            options = tuple(r for r in options if r not in ("burn", "continue"))
         if self.round is None:
             # Between rounds there is nothing to redeal or cancel.
             return tuple(r for r in options if r not in ROUND_ENDING) or ("continue",)

@@ -6,7 +6,7 @@ import re
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from controller.engine import Complete, Decide, Round, Slot
+from controller.engine import Decide, Placeholder, Round, Slot
 from controller.hands import evaluate
 
 if TYPE_CHECKING:
@@ -20,20 +20,21 @@ def visible_cards(rnd: Round) -> set[str]:
 
     Face up: dealt face up, turned by the dealer (e.g. hold'em-with-exchange's 4th card), or, at
     the showdown, the dealer's cards, the board and every box still in play. Folded boxes' cards
-    and discards are mucked face down and never shown.
+    and discards are mucked face down and never shown. A card dealt without identity (no reading
+    shoe) is shown as a face-down card until it is revealed, and then only where it is face up.
     """
-    from controller.table import card_slots
-
     state = rnd.state
     turned = rnd.game.turned(state)
-    showdown = isinstance(rnd.expected(), Complete) and bool(state.in_play())
+    showdown = rnd.at_showdown() and bool(state.in_play())
     shown: set[str] = set()
-    for card, slot in card_slots(rnd).items():
+    for card, slot in rnd.dealt():
+        if isinstance(card, Placeholder):
+            continue  # dealt without identity: however it lies, there is nothing to show yet
         if slot.face_up or slot in turned or (showdown and slot.target in ("dealer", "board")):
             shown.add(card.code)
     if showdown:
         for box in state.in_play():
-            shown.update(c.code for c in box.cards)
+            shown.update(c.code for c in box.cards if not isinstance(c, Placeholder))
     for box in state.boxes.values():
         shown.difference_update(c.code for c in box.discards)
     return shown

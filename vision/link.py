@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller.engine import Complete, Deal
+from controller.engine import Deal
 from controller.errors import ControllerError
 from controller.journal import Entry, JournalError
 from controller.table import CAMERA, Actor, TableService
@@ -25,6 +25,7 @@ from drivers.camera.base import FrameSource
 from drivers.camera.errors import CameraError
 from drivers.camera.sim import SimulatedCamera
 from vision.calibration import Calibration, ZoneMap, calibrate_markers, calibrate_points
+from vision.camera_only import CameraDealer, CameraOnlySettings
 from vision.checks import Checker, CheckSettings, Expectations, Finding, ZoneExpectation, ZonePlace, zone_places
 from vision.config import TableVision, ZoneConfig
 from vision.deck import DeckProfile, default_deck, load_deck
@@ -47,6 +48,8 @@ class LinkSettings:
     checks: CheckSettings = field(default_factory=CheckSettings)
     recognizer: RecognizerSettings | None = None
     max_fps: float | None = 30.0
+    # A table with no reading shoe: the camera deals and reveals the cards (vision.camera_only).
+    camera_only: CameraOnlySettings | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +71,8 @@ class LinkHealth:
 
 @dataclass(frozen=True, slots=True)
 class LinkStep:
-    """What one frame did: the tracker's update and the tilts it raised."""
+    """What one frame did: the tracker's update, the findings and every journal entry it wrote
+    (tilts; on a camera-only table also the cards it dealt and revealed)."""
 
     update: TrackerUpdate
     findings: tuple[Finding, ...]
@@ -107,9 +111,14 @@ def _expectations(table: TableService, places: Mapping[str, ZonePlace]) -> Expec
         zones[zone] = ZoneExpectation(
             place=place, playing=True, cards=codes, face_up=frozenset(shown.intersection(codes)), count_due=due
         )
-    return Expectations(
-        round=table.round_no, zones=zones, showdown=isinstance(step, Complete), paused=bool(table.tilts)
-    )
+    return Expectations(round=table.round_no, zones=zones, showdown=rnd.at_showdown(), paused=bool(table.tilts))
+
+
+def _identity_pending(finding: Finding, expect: Expectations) -> bool:
+    """On a camera-only table a face-up card read in a zone that still holds cards without identity
+    is the dealer side's to judge (a reveal, or a duplicate): not a disagreement with a shoe."""
+    zone = expect.zones.get(finding.zone)
+    return finding.kind == "identity-mismatch" and zone is not None and any(c.startswith("?") for c in zone.cards)
 
 
 def _calibrate(source: FrameSource, vision: TableVision) -> Calibration:
@@ -157,6 +166,9 @@ class CameraLink:
         self.recognizer = Recognizer(deck=deck, settings=self.settings.recognizer)
         self.tracker = Tracker(zones=ZoneMap.build(zones, calibration), settings=self.settings.tracker)
         self.checker = Checker(settings=self.settings.checks)
+        self.dealer: CameraDealer | None = None
+        if self.settings.camera_only is not None:
+            self.dealer = CameraDealer(table=table, places=self.places, settings=self.settings.camera_only, actor=actor)
         self.frames = 0  # frames processed
         self.last: TrackerUpdate | None = None  # the last frame's update, for health()
         self.reported: list[Entry] = []
@@ -176,10 +188,12 @@ class CameraLink:
         calibration: Calibration | None = None,
         checks: CheckSettings | None = None,
         max_fps: float | None = 30.0,
+        camera_only: CameraOnlySettings | None = None,
     ) -> CameraLink:
         """A link as a table configuration's ``[vision]`` and ``[[zones]]`` describe it.
 
-        ``source`` defaults to the configured camera. Calibration, unless given: the configured
+        ``source`` defaults to the configured camera; ``camera_only`` makes the camera deal and
+        reveal the cards (a table with no reading shoe). Calibration, unless given: the configured
         points, else the configured markers found in the source's first frame, else (simulated
         camera only) the simulated view's own geometry.
 
@@ -204,6 +218,7 @@ class CameraLink:
             checks=checks or CheckSettings(),
             recognizer=RecognizerSettings.from_config(s),
             max_fps=max_fps,
+            camera_only=camera_only,
         )
         return cls(
             table=table, source=source, deck=deck, calibration=calibration, zones=vision.zones, settings=settings
@@ -223,9 +238,16 @@ class CameraLink:
             if frame is None:
                 return None
             update = self.tracker.update(self.recognizer.read(frame.image))
+            entries: list[Entry] = []
+            if self.dealer is not None:
+                # Deal and reveal first: the checks then see this frame's cards in the round.
+                dealt = self.dealer.update(update.events, covered=update.covered, counts=update.counts)
+                self.reported.extend(e for e in dealt if e.kind == "tilt-raised")
+                entries.extend(dealt)
             expect = expectations(self.table, self.places)
             findings = self.checker.update(expect, update.events, covered=update.covered)
-            entries = []
+            if self.dealer is not None:
+                findings = [f for f in findings if not _identity_pending(f, expect)]
             for finding in findings:
                 entry = self._report(finding)
                 if entry is not None:

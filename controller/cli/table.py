@@ -30,7 +30,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "in the journal, and a restart replays it.",
     )
     run.add_argument("--config", help="the table configuration (TOML); default: as the journal last had it")
-    run.add_argument("--shoe", help="the shoe: a device path (/dev/ttyUSB0) or a URL (socket://host:port)")
+    run.add_argument(
+        "--shoe",
+        help="the shoe: a device path (/dev/ttyUSB0) or a URL (socket://host:port); without it the table runs "
+        "camera-only, from the [vision] camera and [[zones]] of --config",
+    )
     run.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
     run.add_argument("--port", type=int, default=8000, help="the displays' port (default 8000; 0: any free port)")
     run.add_argument("--host", default="127.0.0.1", help="the displays' address (default 127.0.0.1)")
@@ -99,29 +103,66 @@ def run_table(args: argparse.Namespace) -> int:
     live = LiveTable(config=LiveConfig(data=args.data, shoe=args.shoe, table=config))
     stop = _stop_on_signals()
     web = None
+    camera = None
     try:
+        if not args.shoe:
+            camera = _camera_only(live, args.config)
         if not args.no_web:
             web = _serve(live, data=args.data, host=args.host, port=args.port)
             print(f"dealer display: {_dealer_url(web.url, live)}  floor: {web.url}/floor", file=sys.stderr)
     except BaseException:
+        if camera is not None:
+            camera.stop()
         live.stop()
         raise
     live.start()
+    if camera is not None:
+        camera.start()
     try:
         if args.control == "stdio":
             reader = threading.Thread(target=_control_loop, args=(live, stop, handle), daemon=True)
             _say({"ready": True, "round": live.table.round_no, "last_counter": live.table.last_counter})
             reader.start()
         else:
-            print(f"{live.table.config.name}: {live.table.config.game}, data in {args.data}", file=sys.stderr)
+            mode = "camera-only (no shoe)" if camera is not None else f"shoe {args.shoe}"
+            print(f"{live.table.config.name}: {live.table.config.game}, {mode}, data in {args.data}", file=sys.stderr)
         while not stop.wait(0.2):
             if live.failed.is_set():
                 raise ControllerError(f"stopped: {live.failure}")
+            if camera is not None and camera.failed.is_set():
+                raise ControllerError(f"stopped: the camera failed: {camera.failure}")
     finally:
+        if camera is not None:
+            camera.stop()
         if web is not None:
             web.stop()
         live.stop()
     return 0
+
+
+def _camera_only(live: Any, config_path: str | None) -> Any:
+    """The camera link that deals a table with no reading shoe, from the configuration's ``[vision]``.
+
+    Raises:
+        ControllerError: no configuration file or no ``[vision]`` camera in it (no card source).
+        vision errors (configuration, camera, calibration, deck) as :meth:`CameraLink.from_config`.
+    """
+    import tomllib
+
+    from vision.camera_only import CameraOnlySettings
+    from vision.config import load_table_vision
+    from vision.link import CameraLink
+
+    where = "give --shoe, or a [vision] camera and [[zones]] in --config for a camera-only table"
+    if config_path is None:
+        raise ControllerError(f"no card source: {where}")
+    with open(config_path, "rb") as file:
+        vision_table = tomllib.load(file).get("vision")
+    # The camera must be named: [vision]'s default (the simulated camera) is for tests and demos.
+    if not isinstance(vision_table, dict) or "camera" not in vision_table:
+        raise ControllerError(f"{config_path}: no card source: {where} (vision.camera)")
+    vision = load_table_vision(Path(config_path))
+    return CameraLink.from_config(table=live.table, vision=vision, camera_only=CameraOnlySettings())
 
 
 def _serve(live: Any, *, data: Path, host: str, port: int) -> Any:
