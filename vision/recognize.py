@@ -312,8 +312,8 @@ class Recognizer:
         if not matches:
             return None
         s = self.settings
-        rank_scores = np.mean([m.rank_scores for m in matches], axis=0)
-        suit_scores = np.mean([m.suit_scores for m in matches], axis=0)
+        rank_scores = _pooled([m.rank_scores for m in matches])
+        suit_scores = _pooled([m.suit_scores for m in matches])
         r_order = np.argsort(rank_scores)[::-1]
         rank = int(r_order[0])
         if rank_scores[rank] < s.accept_score or rank_scores[rank] - rank_scores[r_order[1]] < s.accept_margin:
@@ -348,7 +348,7 @@ class Recognizer:
         if first.match is None or second.match is None:
             return None
         a, b = first.match, second.match
-        both = match_scores((a.rank_scores + b.rank_scores) / 2, (a.suit_scores + b.suit_scores) / 2)
+        both = match_scores(_pooled([a.rank_scores, b.rank_scores]), _pooled([a.suit_scores, b.suit_scores]))
         s = self.settings
         need = s.accept_margin * COMBINED_MARGIN
         if both.score < s.accept_score or both.margin < need:
@@ -637,6 +637,14 @@ class Recognizer:
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, poly, 255)
         return chosen
+
+
+def _pooled(fits: Sequence[npt.NDArray[np.floating[Any]]]) -> npt.NDArray[np.float64]:
+    """Several looks' fits pooled as their geometric mean: a fit is exp(-distance), so this is the
+    fit at the looks' mean distance (independent looks at one index average out their noise).
+    """
+    logs = np.log(np.maximum(np.stack(fits).astype(np.float64), 1e-300))
+    return np.asarray(np.exp(logs.mean(axis=0)), dtype=np.float64)
 
 
 def _face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
