@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -88,6 +89,7 @@ class IndexFeature:
     suit: FloatArray  # SUIT_W * SUIT_H, zero mean, unit norm
     chroma: FloatArray  # ink colour relative to the paper, (b, g, r) summing to 1
     pale: bool = False  # found only at the paler ink level (a soft image): reads need more
+    softness: float = 0.0  # the blur of the suit's edges, as a Gaussian sigma in canonical pixels
 
 
 def _union(boxes: list[Box]) -> Box:
@@ -216,4 +218,22 @@ def _feature(
     # (which tints the paper the same way) cancels out.
     rel = (region.mean(axis=0) + 1.0) / paper_bgr if len(region) else np.ones(3, np.float32)
     chroma = (rel / float(rel.sum())).astype(np.float32)
-    return IndexFeature(rank=rank, suit=suit, chroma=chroma)
+    return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=_softness(gray, suit_box, paper))
+
+
+def _softness(gray: ByteImage, box: Box, paper: float) -> float:
+    """How blurred the suit's edges are, as the sigma (canonical pixels) of a Gaussian blur.
+
+    A suit is a solid glyph: across its edge a blur of sigma spreads the ink-to-paper contrast C
+    so that the steepest slope is C / (sigma * sqrt(2 pi)).
+    """
+    h, w = gray.shape
+    x0, y0, x1, y1 = max(box[0] - 2, 0), max(box[1] - 2, 0), min(box[2] + 2, w), min(box[3] + 2, h)
+    region = gray[y0:y1, x0:x1].astype(np.float32)
+    if region.shape[0] < 3 or region.shape[1] < 3:
+        return 0.0
+    gx = cv2.Sobel(region, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(region, cv2.CV_32F, 0, 1, ksize=3)
+    slope = float(np.percentile(cv2.magnitude(gx, gy), 99)) / 8.0  # Sobel's 3x3 kernel weighs 8
+    contrast = paper - float(np.percentile(region, 3))
+    return contrast / (math.sqrt(2.0 * math.pi) * max(slope, 1e-3))

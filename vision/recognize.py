@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -25,6 +26,13 @@ COMBINED_MARGIN: Final = 0.75
 COMBINED_FLOOR: Final = 1.0
 # What an index seen only at the paler ink level (a soft image) adds to the accepting score.
 PALE_EXTRA_SCORE: Final = 0.08
+# Blur of an index's edges (sigma in canonical card pixels, see ``IndexFeature.softness``) past
+# which its reads need more score, how much more per pixel, and past which it is not read at all:
+# beyond the blur the deck's classifier learnt from, its scores can no longer be trusted (a
+# half-seen suit is as near a heart as a diamond). A 1.3 px frame blur on a 150 px card is ~2.1.
+SOFT_KNEE: Final = 1.9
+SOFT_EXTRA_SCORE: Final = 0.3
+SOFT_LIMIT: Final = 2.5
 # What a card found only by scanning a fan (one index in view, no face to check) adds to it.
 FAN_EXTRA_SCORE: Final = 0.04
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
@@ -137,7 +145,7 @@ class _CornerRead(NamedTuple):
     code: str  # the accepted code, or UNKNOWN
     confidence: float
     best: str | None  # the best match even when too weak to accept; None if no index was seen
-    match: IndexMatch | None = None  # the scores behind it
+    match: IndexMatch | None = None  # the scores behind it; None when the index is too soft to trust
 
 
 def _unit(v: Vec) -> Vec:
@@ -263,6 +271,13 @@ class Recognizer:
         if feat is None:
             return _CornerRead(UNKNOWN, 0.0, None, None)
         match = match_index(self.deck, feat)
+        if feat.softness > SOFT_LIMIT:
+            return _CornerRead(UNKNOWN, 0.0, match.code, None)
+        # A blurred index's score is discounted, so every use of it (one corner, two pooled, a
+        # fan's scan) asks more of a soft read.
+        soft = SOFT_EXTRA_SCORE * max(feat.softness - SOFT_KNEE, 0.0)
+        if soft > 0.0:
+            match = dataclasses.replace(match, score=match.score - soft)
         s = self.settings
         # Confidence: how far the read clears both thresholds, on 0..1; 0.5 is the bar.
         conf = 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)
