@@ -558,8 +558,15 @@ def match_scores(rank_scores: npt.NDArray[np.floating[Any]], suit_scores: npt.ND
 
 
 def _lead(fits: npt.NDArray[np.floating[Any]], order: npt.NDArray[np.intp]) -> float:
-    best, second = float(fits[order[0]]), float(fits[order[1]])
+    return lead_over(fits, int(order[1]))
+
+
+def lead_over(fits: npt.NDArray[np.floating[Any]], other: int) -> float:
+    """How clearly the best-fitting class beats class ``other``, on the scale of a match's margin
+    (0 when ``other`` is the best).
+    """
+    best, second = float(fits.max()), float(fits[other])
     if best <= 0.0:
         return 0.0
-    gap = -_FIT_SCALE * math.log(max(second, 1e-300) / best)  # distance of the runner-up beyond the best
+    gap = -_FIT_SCALE * math.log(max(second, 1e-300) / best)  # the extra distance of ``other``
     return 1.0 - math.exp(-gap / _LEAD_SCALE)

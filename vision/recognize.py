@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.config import VisionSettings
-from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, match_index, match_scores
+from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, lead_over, match_index, match_scores
 from vision.errors import ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, index_feature
 
@@ -299,9 +299,14 @@ class Recognizer:
         both = self._combined(first, second)
         if reads:
             code, conf = reads[0].code, max(r.confidence for r in reads)
-            # Alone, both corners are in view: a corner that saw an index must lean the same way,
-            # or the two corners' scores together must still pick this card.
-            leans_away = any(r.best not in (None, code) for r in (first, second))
+            # Alone, both corners are in view: a corner that saw an index must not tell another
+            # card from this one as clearly as a read would, or the two corners' scores together
+            # must still pick this card. (A badly seen corner leaning vaguely elsewhere is no
+            # evidence against a clear read.)
+            leans_away = any(
+                r.best not in (None, code) and (r.match is None or self._dissents(r.match, code))
+                for r in (first, second)
+            )
             if alone and leans_away and (both is None or both[0] != code):
                 return UNKNOWN, 0.0
         elif both is not None:
@@ -317,6 +322,13 @@ class Recognizer:
         if not self._face_agrees(image, corners, code, alone=alone):
             return UNKNOWN, 0.0
         return code, conf
+
+    def _dissents(self, match: IndexMatch, code: str) -> bool:
+        """Whether one corner's scores set its own best card clearly apart from ``code``."""
+        at = CODES.index(code)
+        return max(lead_over(match.rank_scores, at // 4), lead_over(match.suit_scores, at % 4)) >= (
+            self.settings.accept_margin
+        )
 
     def _suit_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
         """A clear rank whose small index suit is torn between the two suits of one colour (a
