@@ -33,6 +33,9 @@ PALE_EXTRA_SCORE: Final = 0.08
 SOFT_KNEE: Final = 1.9
 SOFT_EXTRA_SCORE: Final = 0.3
 SOFT_LIMIT: Final = 2.5
+# How far below the accepting score a corner's best rank or suit may fit and still speak against
+# the other corner's read.
+DISSENT_SLACK: Final = 0.22
 # What a card found only by scanning a fan (one index in view, no face to check) adds to it.
 FAN_EXTRA_SCORE: Final = 0.04
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
@@ -324,10 +327,14 @@ class Recognizer:
         return code, conf
 
     def _dissents(self, match: IndexMatch, code: str) -> bool:
-        """Whether one corner's scores set its own best card clearly apart from ``code``."""
+        """Whether one corner's scores set its own best rank or suit clearly apart from ``code``'s,
+        with a best that is a plausible look at all (a suit cut out wrongly fits nothing well).
+        """
         at = CODES.index(code)
-        return max(lead_over(match.rank_scores, at // 4), lead_over(match.suit_scores, at % 4)) >= (
-            self.settings.accept_margin
+        s = self.settings
+        return any(
+            float(fits.max()) >= s.accept_score - DISSENT_SLACK and lead_over(fits, own) >= s.accept_margin
+            for fits, own in ((match.rank_scores, at // 4), (match.suit_scores, at % 4))
         )
 
     def _suit_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
