@@ -21,6 +21,11 @@ RANK_W: Final = 16
 RANK_H: Final = 20
 SUIT_W: Final = 16
 SUIT_H: Final = 16
+# An ink blob at most this wide (share of the card width) and shorter than this share of the
+# index box is a sliver of a hairline, not a glyph (a glyph's thinnest part, the "1" of a "10",
+# is tall).
+SLIVER_WIDTH: Final = 0.02
+SLIVER_HEIGHT: Final = 0.25
 # Ink thresholds tried in turn, as a share of the paper's brightness (in the sharpened patch).
 INK_LEVELS: Final = (0.62, 0.8)
 
@@ -174,10 +179,20 @@ def _feature(
     min_area = max(3, (w * h) // 400)
     # Touching the patch border means felt, a neighbour's edge or artwork running on past the
     # index: none of it is part of the index.
+    # Short slivers at the index's right edge are the pieces a blurred hairline (an artwork frame
+    # beside the index) breaks into at the ink level; stacked under the suit they would pass for
+    # a row of the index. (Further left, slivers are a thin glyph's broken strokes: kept.)
+    sliver_w, sliver_h = SLIVER_WIDTH * CARD_PX_W, SLIVER_HEIGHT * (box.y1 - box.y0) * CARD_PX_H
+    sliver_x = (box.x0 + 0.75 * (box.x1 - box.x0)) * CARD_PX_W
     comps = [
         (int(s[0]), int(s[1]), int(s[0] + s[2]), int(s[1] + s[3]))
         for s in stats[1:count]
-        if s[4] >= min_area and s[0] > 0 and s[1] > 0 and s[0] + s[2] < w and s[1] + s[3] < h
+        if s[4] >= min_area
+        and s[0] > 0
+        and s[1] > 0
+        and s[0] + s[2] < w
+        and s[1] + s[3] < h
+        and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
     ]
     found = glyph_bounds(comps, seed=(box.x0 * CARD_PX_W, box.y0 * CARD_PX_H), limit=(w, h))
     if found is None:
