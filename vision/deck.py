@@ -30,7 +30,7 @@ ByteImage = npt.NDArray[Any]
 
 @dataclass(frozen=True)
 class DeckProfile:
-    """A registered deck design: faces and back at the canonical size plus the index templates.
+    """A registered deck design: faces and back at the canonical size plus the learnt index classifier.
 
     ``faces[i]`` is the card ``CODES[i]``; the index classifier is learnt on load from the faces,
     so the file holds only images and the index box.
@@ -174,8 +174,8 @@ _SHRINK: Final = 0.1
 # A read's squared distance to a class, in units of the training looks' mean, becomes a fit
 # exp(-d / _FIT_SCALE): a typical look (d ~ 1) fits 0.93, and the default acceptance bar (0.72)
 # stands at 4.6 times the typical distance (at 5.3 single corners of blurred indices were misread
-# on unseen tables, at 4.6 none were, for a loss of 0.6 % of corner reads). The runner-up's extra distance becomes a lead
-# 1 - exp(-gap / _LEAD_SCALE): the default bar (0.17) is a gap of 1.5.
+# on unseen tables, at 4.6 none were, for a loss of 0.6 % of corner reads). The runner-up's extra
+# distance becomes a lead 1 - exp(-gap / _LEAD_SCALE): the default bar (0.17) is a gap of 1.5.
 _FIT_SCALE: Final = 14.0
 _LEAD_SCALE: Final = 8.0
 # Weight of the ink colour beside the suit raster's pixels (before whitening, which rescales it).

@@ -144,7 +144,7 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
     The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
-    slightly wrong card scale or a blurred edge still gives the same raster as the template.
+    slightly wrong card scale or a blurred edge still gives the same raster as the registered face.
     """
     # Ink is whatever absorbs some colour: the darkest channel makes a pale, blurred red stroke
     # as dark as a black one, while white paper stays bright in every channel.

@@ -54,7 +54,7 @@ Vec = npt.NDArray[np.float64]
 class RecognizerSettings:
     """Tuning of the recognizer; the defaults are the ones the benchmark measures."""
 
-    accept_score: float = 0.72  # least correlation (residual from the mean glyph) for a read
+    accept_score: float = 0.72  # least fit of the index to its rank and suit (0..1) for a read
     accept_margin: float = 0.17  # least lead over the best other rank and the best other suit
     min_fill: float = 0.86  # share of a card hypothesis that must be non-felt
     back_share: float = 0.45  # share of the card's middle in the back's colours to call it a back
@@ -350,7 +350,7 @@ class Recognizer:
         suit_scores = _pooled([m.suit_scores for m in matches])
         r_order = np.argsort(rank_scores)[::-1]
         rank = int(r_order[0])
-        if rank_scores[rank] < s.accept_score or rank_scores[rank] - rank_scores[r_order[1]] < s.accept_margin:
+        if rank_scores[rank] < s.accept_score or lead_over(rank_scores, int(r_order[1])) < s.accept_margin:
             return None
         s_order = [int(k) for k in np.argsort(suit_scores)[::-1]]
         pair = s_order[:2]
@@ -360,7 +360,7 @@ class Recognizer:
             return None
         if (
             suit_scores[pair[1]] < s.accept_score - 0.15
-            or suit_scores[pair[1]] - suit_scores[s_order[2]] < s.accept_margin
+            or lead_over(suit_scores[[pair[1], s_order[2]]], 1) < s.accept_margin
         ):
             return None
         w, h = self._face_size
