@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -20,6 +21,11 @@ RANK_W: Final = 16
 RANK_H: Final = 20
 SUIT_W: Final = 16
 SUIT_H: Final = 16
+# An ink blob at most this wide (share of the card width) and shorter than this share of the
+# index box is a sliver of a hairline, not a glyph (a glyph's thinnest part, the "1" of a "10",
+# is tall).
+SLIVER_WIDTH: Final = 0.02
+SLIVER_HEIGHT: Final = 0.25
 # Ink thresholds tried in turn, as a share of the paper's brightness (in the sharpened patch).
 INK_LEVELS: Final = (0.62, 0.8)
 
@@ -88,6 +94,7 @@ class IndexFeature:
     suit: FloatArray  # SUIT_W * SUIT_H, zero mean, unit norm
     chroma: FloatArray  # ink colour relative to the paper, (b, g, r) summing to 1
     pale: bool = False  # found only at the paler ink level (a soft image): reads need more
+    softness: float = 0.0  # the blur of the suit's edges, as a Gaussian sigma in canonical pixels
 
 
 def _union(boxes: list[Box]) -> Box:
@@ -137,7 +144,7 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
     The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
-    slightly wrong card scale or a blurred edge still gives the same raster as the template.
+    slightly wrong card scale or a blurred edge still gives the same raster as the registered face.
     """
     # Ink is whatever absorbs some colour: the darkest channel makes a pale, blurred red stroke
     # as dark as a black one, while white paper stays bright in every channel.
@@ -172,10 +179,20 @@ def _feature(
     min_area = max(3, (w * h) // 400)
     # Touching the patch border means felt, a neighbour's edge or artwork running on past the
     # index: none of it is part of the index.
+    # Short slivers at the index's right edge are the pieces a blurred hairline (an artwork frame
+    # beside the index) breaks into at the ink level; stacked under the suit they would pass for
+    # a row of the index. (Further left, slivers are a thin glyph's broken strokes: kept.)
+    sliver_w, sliver_h = SLIVER_WIDTH * CARD_PX_W, SLIVER_HEIGHT * (box.y1 - box.y0) * CARD_PX_H
+    sliver_x = (box.x0 + 0.75 * (box.x1 - box.x0)) * CARD_PX_W
     comps = [
         (int(s[0]), int(s[1]), int(s[0] + s[2]), int(s[1] + s[3]))
         for s in stats[1:count]
-        if s[4] >= min_area and s[0] > 0 and s[1] > 0 and s[0] + s[2] < w and s[1] + s[3] < h
+        if s[4] >= min_area
+        and s[0] > 0
+        and s[1] > 0
+        and s[0] + s[2] < w
+        and s[1] + s[3] < h
+        and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
     ]
     found = glyph_bounds(comps, seed=(box.x0 * CARD_PX_W, box.y0 * CARD_PX_H), limit=(w, h))
     if found is None:
@@ -216,4 +233,29 @@ def _feature(
     # (which tints the paper the same way) cancels out.
     rel = (region.mean(axis=0) + 1.0) / paper_bgr if len(region) else np.ones(3, np.float32)
     chroma = (rel / float(rel.sum())).astype(np.float32)
-    return IndexFeature(rank=rank, suit=suit, chroma=chroma)
+    return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=_softness(gray, suit_box, paper))
+
+
+def _quantile(values: ByteImage, q: float) -> float:
+    """The ``q`` quantile (nearest rank) of an array: np.percentile costs more than a read's glyphs."""
+    flat = values.reshape(-1)
+    k = int(q * (flat.size - 1))
+    return float(np.partition(flat, k)[k])
+
+
+def _softness(gray: ByteImage, box: Box, paper: float) -> float:
+    """How blurred the suit's edges are, as the sigma (canonical pixels) of a Gaussian blur.
+
+    A suit is a solid glyph: across its edge a blur of sigma spreads the ink-to-paper contrast C
+    so that the steepest slope is C / (sigma * sqrt(2 pi)).
+    """
+    h, w = gray.shape
+    x0, y0, x1, y1 = max(box[0] - 2, 0), max(box[1] - 2, 0), min(box[2] + 2, w), min(box[3] + 2, h)
+    region = gray[y0:y1, x0:x1].astype(np.float32)
+    if region.shape[0] < 3 or region.shape[1] < 3:
+        return 0.0
+    gx = cv2.Sobel(region, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(region, cv2.CV_32F, 0, 1, ksize=3)
+    slope = _quantile(cv2.magnitude(gx, gy), 0.99) / 8.0  # Sobel's 3x3 kernel weighs 8
+    contrast = paper - _quantile(region, 0.03)
+    return contrast / (math.sqrt(2.0 * math.pi) * max(slope, 1e-3))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -12,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.config import VisionSettings
-from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, match_index, match_scores
+from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, lead_over, match_index, match_scores
 from vision.errors import ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, index_feature
 
@@ -25,6 +26,16 @@ COMBINED_MARGIN: Final = 0.75
 COMBINED_FLOOR: Final = 1.0
 # What an index seen only at the paler ink level (a soft image) adds to the accepting score.
 PALE_EXTRA_SCORE: Final = 0.08
+# Blur of an index's edges (sigma in canonical card pixels, see ``IndexFeature.softness``) past
+# which its reads need more score, how much more per pixel, and past which it is not read at all:
+# beyond the blur the deck's classifier learnt from, its scores can no longer be trusted (a
+# half-seen suit is as near a heart as a diamond). A 1.3 px frame blur on a 150 px card is ~2.1.
+SOFT_KNEE: Final = 1.9
+SOFT_EXTRA_SCORE: Final = 0.3
+SOFT_LIMIT: Final = 2.5
+# How far below the accepting score a corner's best rank or suit may fit and still speak against
+# the other corner's read.
+DISSENT_SLACK: Final = 0.22
 # What a card found only by scanning a fan (one index in view, no face to check) adds to it.
 FAN_EXTRA_SCORE: Final = 0.04
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
@@ -43,7 +54,7 @@ Vec = npt.NDArray[np.float64]
 class RecognizerSettings:
     """Tuning of the recognizer; the defaults are the ones the benchmark measures."""
 
-    accept_score: float = 0.72  # least correlation (residual from the mean glyph) for a read
+    accept_score: float = 0.72  # least fit of the index to its rank and suit (0..1) for a read
     accept_margin: float = 0.17  # least lead over the best other rank and the best other suit
     min_fill: float = 0.86  # share of a card hypothesis that must be non-felt
     back_share: float = 0.45  # share of the card's middle in the back's colours to call it a back
@@ -137,7 +148,7 @@ class _CornerRead(NamedTuple):
     code: str  # the accepted code, or UNKNOWN
     confidence: float
     best: str | None  # the best match even when too weak to accept; None if no index was seen
-    match: IndexMatch | None = None  # the scores behind it
+    match: IndexMatch | None = None  # the scores behind it; None when the index is too soft to trust
 
 
 def _unit(v: Vec) -> Vec:
@@ -263,6 +274,13 @@ class Recognizer:
         if feat is None:
             return _CornerRead(UNKNOWN, 0.0, None, None)
         match = match_index(self.deck, feat)
+        if feat.softness > SOFT_LIMIT:
+            return _CornerRead(UNKNOWN, 0.0, match.code, None)
+        # A blurred index's score is discounted, so every use of it (one corner, two pooled, a
+        # fan's scan) asks more of a soft read.
+        soft = SOFT_EXTRA_SCORE * max(feat.softness - SOFT_KNEE, 0.0)
+        if soft > 0.0:
+            match = dataclasses.replace(match, score=match.score - soft)
         s = self.settings
         # Confidence: how far the read clears both thresholds, on 0..1; 0.5 is the bar.
         conf = 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)
@@ -284,9 +302,14 @@ class Recognizer:
         both = self._combined(first, second)
         if reads:
             code, conf = reads[0].code, max(r.confidence for r in reads)
-            # Alone, both corners are in view: a corner that saw an index must lean the same way,
-            # or the two corners' scores together must still pick this card.
-            leans_away = any(r.best not in (None, code) for r in (first, second))
+            # Alone, both corners are in view: a corner that saw an index must not tell another
+            # card from this one as clearly as a read would, or the two corners' scores together
+            # must still pick this card. (A badly seen corner leaning vaguely elsewhere is no
+            # evidence against a clear read.)
+            leans_away = any(
+                r.best not in (None, code) and (r.match is None or self._dissents(r.match, code))
+                for r in (first, second)
+            )
             if alone and leans_away and (both is None or both[0] != code):
                 return UNKNOWN, 0.0
         elif both is not None:
@@ -303,6 +326,17 @@ class Recognizer:
             return UNKNOWN, 0.0
         return code, conf
 
+    def _dissents(self, match: IndexMatch, code: str) -> bool:
+        """Whether one corner's scores set its own best rank or suit clearly apart from ``code``'s,
+        with a best that is a plausible look at all (a suit cut out wrongly fits nothing well).
+        """
+        at = CODES.index(code)
+        s = self.settings
+        return any(
+            float(fits.max()) >= s.accept_score - DISSENT_SLACK and lead_over(fits, own) >= s.accept_margin
+            for fits, own in ((match.rank_scores, at // 4), (match.suit_scores, at % 4))
+        )
+
     def _suit_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
         """A clear rank whose small index suit is torn between the two suits of one colour (a
         blurred heart and diamond, club and spade): the card's face, whose pips or court picture
@@ -312,11 +346,11 @@ class Recognizer:
         if not matches:
             return None
         s = self.settings
-        rank_scores = np.mean([m.rank_scores for m in matches], axis=0)
-        suit_scores = np.mean([m.suit_scores for m in matches], axis=0)
+        rank_scores = _pooled([m.rank_scores for m in matches])
+        suit_scores = _pooled([m.suit_scores for m in matches])
         r_order = np.argsort(rank_scores)[::-1]
         rank = int(r_order[0])
-        if rank_scores[rank] < s.accept_score or rank_scores[rank] - rank_scores[r_order[1]] < s.accept_margin:
+        if rank_scores[rank] < s.accept_score or lead_over(rank_scores, int(r_order[1])) < s.accept_margin:
             return None
         s_order = [int(k) for k in np.argsort(suit_scores)[::-1]]
         pair = s_order[:2]
@@ -326,7 +360,7 @@ class Recognizer:
             return None
         if (
             suit_scores[pair[1]] < s.accept_score - 0.15
-            or suit_scores[pair[1]] - suit_scores[s_order[2]] < s.accept_margin
+            or lead_over(suit_scores[[pair[1], s_order[2]]], 1) < s.accept_margin
         ):
             return None
         w, h = self._face_size
@@ -348,7 +382,7 @@ class Recognizer:
         if first.match is None or second.match is None:
             return None
         a, b = first.match, second.match
-        both = match_scores((a.rank_scores + b.rank_scores) / 2, (a.suit_scores + b.suit_scores) / 2)
+        both = match_scores(_pooled([a.rank_scores, b.rank_scores]), _pooled([a.suit_scores, b.suit_scores]))
         s = self.settings
         need = s.accept_margin * COMBINED_MARGIN
         if both.score < s.accept_score or both.margin < need:
@@ -637,6 +671,14 @@ class Recognizer:
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, poly, 255)
         return chosen
+
+
+def _pooled(fits: Sequence[npt.NDArray[np.floating[Any]]]) -> npt.NDArray[np.float64]:
+    """Several looks' fits pooled as their geometric mean: a fit is exp(-distance), so this is the
+    fit at the looks' mean distance (independent looks at one index average out their noise).
+    """
+    logs = np.log(np.maximum(np.stack(fits).astype(np.float64), 1e-300))
+    return np.asarray(np.exp(logs.mean(axis=0)), dtype=np.float64)
 
 
 def _face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
