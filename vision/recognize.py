@@ -27,6 +27,10 @@ COMBINED_FLOOR: Final = 1.0
 PALE_EXTRA_SCORE: Final = 0.08
 # What a card found only by scanning a fan (one index in view, no face to check) adds to it.
 FAN_EXTRA_SCORE: Final = 0.04
+# A card lying alone whose first index corner clears the accepting score by this much, and the
+# margin by this factor, is not read at its second corner (its whole face still has to agree).
+SURE_EXTRA_SCORE: Final = 0.08
+SURE_MARGIN_FACTOR: Final = 1.5
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
 FACE_SUIT_MARGIN: Final = 0.025
 # ... and the least correlation of the face with the suit it picks (a face half hidden or
@@ -124,6 +128,8 @@ class _Hypothesis:
     fill: float = 0.0
     code: str = UNKNOWN
     confidence: float = 0.0
+    seen: bool = False  # an index was seen where this card's should be, too unsure to read: a card is there
+    anchors: int = 0  # how many of its corners are right-angled corners of the outline
     center: Vec = field(init=False)
 
     def __post_init__(self) -> None:
@@ -385,6 +391,45 @@ class Recognizer:
         inner = _shrink(hyp.corners, 0.6)
         return _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
 
+    def _read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+        """Read a card lying alone: one index corner when it is sure, else both (reads are most of
+        a frame's cost, and most cards are plain to read at the first corner).
+        """
+        c0, c1, _c2, c3 = corners
+        first = self._read_corner(image, c0, c1 - c0, c3 - c0)
+        s = self.settings
+        match = first.match
+        if (
+            first.code != UNKNOWN
+            and match is not None
+            and match.score >= s.accept_score + SURE_EXTRA_SCORE
+            and match.margin >= s.accept_margin * SURE_MARGIN_FACTOR
+        ):
+            if self._face_agrees(image, corners, first.code, alone=True):
+                return first.code, first.confidence
+            return UNKNOWN, 0.0
+        return self._read_card(image, corners, alone=True)
+
+    def _read_exposed(self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float) -> bool:
+        """Read a card among others by the one index corner in view (0 or 2 of its corners);
+        True when an index was seen there at all.
+
+        With a single index and no face to check it against, a read must match more closely; an
+        index that matches a glyph well but not one card clearly still proves a card is there.
+        """
+        c = hyp.corners / scale
+        origin, x_vec, y_vec = (c[0], c[1] - c[0], c[3] - c[0]) if corner == 0 else (c[2], c[3] - c[2], c[1] - c[2])
+        code, conf, _best, match = self._read_corner(image, origin, x_vec, y_vec)
+        if match is None:
+            return False
+        s = self.settings
+        if match.score >= s.accept_score + FAN_EXTRA_SCORE:
+            if code != UNKNOWN:
+                hyp.code, hyp.confidence = code, conf
+            else:
+                hyp.seen, hyp.confidence = True, conf
+        return True
+
     def _scan_fan(
         self, image: ByteImage, hyp: _Hypothesis, scale: float, *, known: Sequence[_Hypothesis] = ()
     ) -> list[_Hypothesis]:
@@ -412,23 +457,29 @@ class Recognizer:
         # A card edge crosses every row of the strip; a pip only some: the median over rows keeps
         # the edges and drops the pips.
         step = np.median(grad, axis=0)
-        lo, hi = int(0.15 * card_w), int(length - 0.5 * card_w)
+        # A card starting further along than a card's width before the run's end would stick out
+        # past it: what lies there is the top card's face.
+        lo, hi = int(0.15 * card_w), int(length - 0.88 * card_w)
         steps = [int(t) for t in np.argsort(step[lo:hi])[::-1][:5] + lo if step[t] >= 8.0]
         found: list[_Hypothesis] = []
         taken: list[int] = []
-        for t in steps + self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w):
+        # Where an index starts is the surer sign of a card; an edge step only adds what it missed.
+        for t in self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w) + steps:
             if not lo <= t < hi or any(abs(t - u) < 0.12 * card_w for u in taken):
                 continue
-            taken.append(t)
             shift = x_unit * float(t)
             corners = hyp.corners + shift * scale
             # A card already read from its own corner needs no second read from here.
             if any(float(np.hypot(*(corners[0] - k.corners[i]))) < 0.1 * card_w * scale for k in known for i in (0, 2)):
+                taken.append(t)
                 continue
-            code, conf, _best, match = self._read_corner(image, c0 + shift, c1 - c0, y_vec)
-            # A fanned card shows one index and no face to check it against: it must match closer.
-            if code != UNKNOWN and match is not None and match.score >= self.settings.accept_score + FAN_EXTRA_SCORE:
-                found.append(_Hypothesis(corners=corners, code=code, confidence=conf, fill=1.0))
+            fanned = _Hypothesis(corners=corners, fill=1.0)
+            if self._read_exposed(image, fanned, 0, scale):
+                # An index was there: another start close by is the same index. (Where none
+                # was, a start a little further on may still find one.)
+                taken.append(t)
+            if fanned.code != UNKNOWN or fanned.seen:
+                found.append(fanned)
         return found
 
     def _fan_index_starts(
@@ -448,18 +499,23 @@ class Recognizer:
         )
         band = cv2.warpAffine(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         b, g, r = cv2.split(band)
-        dark = cv2.min(cv2.min(b, g), r).min(axis=0).astype(np.float32)
-        paper = float(np.percentile(dark, 90))
-        ink = dark < 0.6 * paper
-        # A run of ink columns after a clear gap: an index's left edge (or a pip's: its read fails).
+        dark = cv2.min(cv2.min(b, g), r)
+        paper = float(np.percentile(dark.min(axis=0), 90))
+        # The shadow a card's edge casts on the card below: a column a little dark in almost every
+        # row, where glyphs leave a gap between rank and suit. It is where the card starts.
+        shade = (dark < 0.85 * paper).mean(axis=0) >= 0.8
+        edges = [t for t in range(1, length) if shade[t] and not shade[t - 1]]
+        # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's left
+        # edge (or a pip's: its read fails).
+        ink = ((dark < 0.6 * paper).sum(axis=0) >= 2).tolist()
         gap = max(2, int(0.03 * card_w))
         starts = []
         clear = 0
-        for t, is_ink in enumerate(ink.tolist()):
+        for t, is_ink in enumerate(ink):
             if is_ink and clear >= gap:
                 starts.append(max(0, t - round(box.x0 * card_w)))
             clear = 0 if is_ink else clear + 1
-        return starts
+        return edges + starts
 
     # -- main ----------------------------------------------------------------------------------
 
@@ -569,6 +625,7 @@ class Recognizer:
                 gaps = np.hypot(*(hyp.corners[:, None, :] - seen[None, :, :]).transpose(2, 0, 1))
                 nearest = gaps.argmin(axis=1)
                 close = gaps[np.arange(4), nearest] < 0.12 * card_w
+                hyp.anchors = int(close.sum())
                 if close.any():
                     hyp.corners = np.where(close[:, None], seen[nearest], hyp.corners)
                     hyp.center = hyp.corners.mean(axis=0)
@@ -587,7 +644,16 @@ class Recognizer:
                 continue
             if self._is_back(hyp, back, paper):
                 continue  # a back: nothing to read, the selection below counts it
-            hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=alone)
+            if alone:
+                hyp.code, hyp.confidence = self._read_alone(image, hyp.corners / scale)
+            else:
+                # Among other cards an index corner is in view only on the blob's outline: one
+                # inside it lies under a neighbour and would show the neighbour's face.
+                exposed = [k for k in (0, 2) if _on_outline(contour, hyp.corners[k], 0.06 * card_w)]
+                if len(exposed) == 2:
+                    hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=False)
+                elif exposed:
+                    self._read_exposed(image, hyp, exposed[0], scale)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
         # Fans: every outline edge longer than a card's short side may run under cards fanned on
@@ -600,12 +666,15 @@ class Recognizer:
                 if _share(paper, _shrink(quad, 0.6)) < 0.4:
                     continue  # backs have no index to find
                 fan = _Hypothesis(corners=quad, run_x=c.x_len)
-                hyps.extend(self._scan_fan(image, fan, scale, known=[h for h in hyps if h.code != UNKNOWN]))
-        # Confident reads first, then the hypotheses most corners agree on.
+                hyps.extend(self._scan_fan(image, fan, scale, known=[h for h in hyps if h.code != UNKNOWN or h.seen]))
+        # Confident reads first, then cards whose index was seen, then the hypotheses most corners
+        # agree on.
         hyps.sort(
             key=lambda hh: (
                 hh.code != UNKNOWN,
                 hh.confidence if hh.code != UNKNOWN else 0,
+                hh.seen,
+                hh.anchors,
                 hh.support,
                 hh.fill,
             ),
@@ -622,6 +691,13 @@ class Recognizer:
                     continue
                 chosen.append(hyp)
                 cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+                continue
+            if hyp.seen:
+                # An index in view but too unsure to name: a card is there, however little of it
+                # shows (the middle of a fan), so it is an unknown card, not judged by its area.
+                if not any(_same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                    chosen.append(hyp)
+                    cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
             if any(float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w for o in chosen):
                 continue
@@ -710,6 +786,11 @@ def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
             merged.append(hyp)
             centres.append(centre)
     return merged
+
+
+def _on_outline(contour: ByteImage, point: Vec, tol: float) -> bool:
+    """True when ``point`` lies within ``tol`` of the blob's outline (inside or out)."""
+    return abs(cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True)) < tol
 
 
 def _same_card(a: _Hypothesis, b: _Hypothesis, tol: float) -> bool:
