@@ -130,6 +130,7 @@ class _Hypothesis:
     confidence: float = 0.0
     seen: bool = False  # an index was seen where this card's should be, too unsure to read: a card is there
     anchors: int = 0  # how many of its corners are right-angled corners of the outline
+    back: bool | None = None  # face down (the back's colours in its middle); None until tested
     center: Vec = field(init=False)
 
     def __post_init__(self) -> None:
@@ -216,7 +217,7 @@ class Recognizer:
                 continue
             # Fit the middle of the edge: its ends bend into the rounded card corners.
             trim = seg_len // 6
-            sel = [(i0 + trim + j) % n for j in range(max(seg_len - 2 * trim, 2))]
+            sel = (i0 + trim + np.arange(max(seg_len - 2 * trim, 2))) % n
             line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
             direction = _unit(pts[i1] - pts[i0])
             fitted = np.array([line[0], line[1]], dtype=np.float64)
@@ -388,8 +389,10 @@ class Recognizer:
         """The middle of a back is mostly the back's colour and hardly any white paper; the red
         pips of a ten of hearts can be the one but never the other.
         """
-        inner = _shrink(hyp.corners, 0.6)
-        return _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
+        if hyp.back is None:
+            inner = _shrink(hyp.corners, 0.6)
+            hyp.back = _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
+        return hyp.back
 
     def _read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
         """Read a card lying alone: one index corner when it is sure, else both (reads are most of
@@ -621,14 +624,17 @@ class Recognizer:
         # camera; where the outline has a corner close by, that corner is the truth.
         if corners:
             seen = np.array([c.point for c in corners])
-            for hyp in hyps:
-                gaps = np.hypot(*(hyp.corners[:, None, :] - seen[None, :, :]).transpose(2, 0, 1))
-                nearest = gaps.argmin(axis=1)
-                close = gaps[np.arange(4), nearest] < 0.12 * card_w
-                hyp.anchors = int(close.sum())
-                if close.any():
-                    hyp.corners = np.where(close[:, None], seen[nearest], hyp.corners)
-                    hyp.center = hyp.corners.mean(axis=0)
+            quads = np.stack([hyp.corners for hyp in hyps])  # (n, 4, 2)
+            gaps = np.hypot(*np.moveaxis(quads[:, :, None, :] - seen[None, None, :, :], -1, 0))  # (n, 4, m)
+            nearest = gaps.argmin(axis=2)
+            close = np.take_along_axis(gaps, nearest[:, :, None], axis=2)[:, :, 0] < 0.12 * card_w
+            snapped = np.where(close[:, :, None], seen[nearest], quads)
+            centres = snapped.mean(axis=1)
+            anchors = close.sum(axis=1).tolist()
+            for k, hyp in enumerate(hyps):
+                hyp.anchors = anchors[k]
+                if anchors[k]:
+                    hyp.corners, hyp.center = snapped[k], centres[k]
         hyps = _merge(hyps, card_w * 0.15)
         for hyp in hyps:
             hyp.fill = _share(fg, hyp.corners)
@@ -657,16 +663,18 @@ class Recognizer:
             if hyp.code != UNKNOWN:
                 read.append(hyp)
         # Fans: every outline edge longer than a card's short side may run under cards fanned on
-        # top; scan along it whether or not the card it starts from could be read.
-        for c in corners:
+        # top; scan along it whether or not the card it starts from could be read. (A blob of one
+        # card's size is no fan: its long edges are that card's long sides.)
+        for c in [] if alone else corners:
             # (An edge as long as a card's long side is just that: a single card on its side.)
             if c.x_len > 1.15 * card_w and abs(c.x_len - card_h) > 0.06 * card_h:
                 p, x, y = c.point, c.x_dir, c.y_dir
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+                known = [h for h in hyps if h.code != UNKNOWN or h.seen]
                 if _share(paper, _shrink(quad, 0.6)) < 0.4:
                     continue  # backs have no index to find
                 fan = _Hypothesis(corners=quad, run_x=c.x_len)
-                hyps.extend(self._scan_fan(image, fan, scale, known=[h for h in hyps if h.code != UNKNOWN or h.seen]))
+                hyps.extend(self._scan_fan(image, fan, scale, known=known))
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
         hyps.sort(
@@ -747,8 +755,10 @@ def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | N
     top = np.flatnonzero(counts == counts.max())
     best_h = float(candidates[top].max())
     implied = np.where(np.abs(sides - best_h) < tol * best_h, sides, sides * CARD_ASPECT)
-    close = implied[np.abs(implied - best_h) < tol * best_h]
-    return float(np.median(close))
+    close = np.sort(implied[np.abs(implied - best_h) < tol * best_h])
+    # The median, without np.median's overhead (this runs for every blob).
+    half = len(close) // 2
+    return float(close[half]) if len(close) % 2 else float(close[half - 1] + close[half]) / 2.0
 
 
 def _full_sides(corners: list[_Corner]) -> list[float]:
