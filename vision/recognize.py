@@ -27,9 +27,13 @@ COMBINED_FLOOR: Final = 1.0
 PALE_EXTRA_SCORE: Final = 0.08
 # What a card found only by scanning a fan (one index in view, no face to check) adds to it.
 FAN_EXTRA_SCORE: Final = 0.04
+# A scanned fan card whose index matches at least this well but not enough is read again this
+# share of a card's width either side (where an index starts is only known to a few pixels).
+FAN_RETRY_SCORE: Final = 0.55
+FAN_NUDGE: Final = 0.03
 # A card lying alone whose first index corner clears the accepting score by this much, and the
 # margin by this factor, is not read at its second corner (its whole face still has to agree).
-SURE_EXTRA_SCORE: Final = 0.08
+SURE_EXTRA_SCORE: Final = 0.04
 SURE_MARGIN_FACTOR: Final = 1.5
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
 FACE_SUIT_MARGIN: Final = 0.025
@@ -413,9 +417,9 @@ class Recognizer:
             return UNKNOWN, 0.0
         return self._read_card(image, corners, alone=True)
 
-    def _read_exposed(self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float) -> bool:
+    def _read_exposed(self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float) -> float | None:
         """Read a card among others by the one index corner in view (0 or 2 of its corners);
-        True when an index was seen there at all.
+        returns the index's match score, None when no index was seen there.
 
         With a single index and no face to check it against, a read must match more closely; an
         index that matches a glyph well but not one card clearly still proves a card is there.
@@ -424,22 +428,23 @@ class Recognizer:
         origin, x_vec, y_vec = (c[0], c[1] - c[0], c[3] - c[0]) if corner == 0 else (c[2], c[3] - c[2], c[1] - c[2])
         code, conf, _best, match = self._read_corner(image, origin, x_vec, y_vec)
         if match is None:
-            return False
+            return None
         s = self.settings
         if match.score >= s.accept_score + FAN_EXTRA_SCORE:
             if code != UNKNOWN:
                 hyp.code, hyp.confidence = code, conf
             else:
                 hyp.seen, hyp.confidence = True, conf
-        return True
+        return match.score
 
     def _scan_fan(
         self, image: ByteImage, hyp: _Hypothesis, scale: float, *, known: Sequence[_Hypothesis] = ()
     ) -> list[_Hypothesis]:
-        """Cards fanned over a read card: their left edges cross its face; read an index at each.
+        """Cards fanned over the card at a corner: read an index wherever one starts along the edge.
 
         Where a fan's top edges run in one line, the cards on top have no outline corner of
-        their own. Their edges show as steps in a strip across the card below, away from pips.
+        their own; their indices (and the shadows their edges cast) show in the band under the
+        edge where the indices sit.
         """
         c0, c1, _c2, c3 = hyp.corners / scale
         x_unit, y_vec = _unit(c1 - c0), c3 - c0
@@ -447,40 +452,33 @@ class Recognizer:
         length = int(min(hyp.run_x / scale, 3.0 * card_w))
         if length < card_w * 1.15:
             return []
-        strip_h = 24
-        m = np.array(
-            [
-                [x_unit[0], y_vec[0] * 0.3 / strip_h, c0[0] + 0.35 * y_vec[0]],
-                [x_unit[1], y_vec[1] * 0.3 / strip_h, c0[1] + 0.35 * y_vec[1]],
-            ]
-        )
-        strip = cv2.warpAffine(image, m, (length, strip_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        gray = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        grad = np.abs(cv2.filter2D(gray, -1, np.array([[1, 1, 0, -1, -1]], np.float32)))
-        # A card edge crosses every row of the strip; a pip only some: the median over rows keeps
-        # the edges and drops the pips.
-        step = np.median(grad, axis=0)
         # A card starting further along than a card's width before the run's end would stick out
         # past it: what lies there is the top card's face.
         lo, hi = int(0.15 * card_w), int(length - 0.88 * card_w)
-        steps = [int(t) for t in np.argsort(step[lo:hi])[::-1][:5] + lo if step[t] >= 8.0]
         found: list[_Hypothesis] = []
         taken: list[int] = []
-        # Where an index starts is the surer sign of a card; an edge step only adds what it missed.
-        for t in self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w) + steps:
+        for t in self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w):
             if not lo <= t < hi or any(abs(t - u) < 0.12 * card_w for u in taken):
                 continue
-            shift = x_unit * float(t)
-            corners = hyp.corners + shift * scale
+            corners = hyp.corners + x_unit * float(t) * scale
             # A card already read from its own corner needs no second read from here.
             if any(float(np.hypot(*(corners[0] - k.corners[i]))) < 0.1 * card_w * scale for k in known for i in (0, 2)):
                 taken.append(t)
                 continue
             fanned = _Hypothesis(corners=corners, fill=1.0)
-            if self._read_exposed(image, fanned, 0, scale):
-                # An index was there: another start close by is the same index. (Where none
-                # was, a start a little further on may still find one.)
-                taken.append(t)
+            score = self._read_exposed(image, fanned, 0, scale)
+            if score is None:
+                continue  # no index here; a start a little further on may still find one
+            # An index was there: another start close by is the same index.
+            taken.append(t)
+            if fanned.code == UNKNOWN and not fanned.seen and score >= FAN_RETRY_SCORE:
+                # A fair match that falls short: the start is a few pixels off (a shadow, a
+                # glyph that begins further in); the index is read again either side.
+                for nudge in (-FAN_NUDGE, FAN_NUDGE):
+                    fanned = _Hypothesis(corners=corners + x_unit * nudge * card_w * scale, fill=1.0)
+                    self._read_exposed(image, fanned, 0, scale)
+                    if fanned.code != UNKNOWN or fanned.seen:
+                        break
             if fanned.code != UNKNOWN or fanned.seen:
                 found.append(fanned)
         return found
@@ -505,9 +503,9 @@ class Recognizer:
         dark = cv2.min(cv2.min(b, g), r)
         paper = float(np.percentile(dark.min(axis=0), 90))
         # The shadow a card's edge casts on the card below: a column a little dark in almost every
-        # row, where glyphs leave a gap between rank and suit. It is where the card starts.
-        shade = (dark < 0.85 * paper).mean(axis=0) >= 0.8
-        edges = [t for t in range(1, length) if shade[t] and not shade[t - 1]]
+        # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
+        shade = ((dark < 0.85 * paper).mean(axis=0) >= 0.8).tolist()
+        edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
         # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's left
         # edge (or a pip's: its read fails).
         ink = ((dark < 0.6 * paper).sum(axis=0) >= 2).tolist()
