@@ -175,6 +175,20 @@ class Recognizer:
         self._faces = np.stack(
             [_face_vector(cv2.resize(face, self._face_size, interpolation=cv2.INTER_AREA)) for face in deck.faces]
         )
+        # No index corner is read twice in a frame (reads are most of a frame's cost): a lone
+        # card's first corner is read on its own, and again by _read_card when it was unsure.
+        # The reads of the frame being read are remembered, keyed by the frame and the patch.
+        self._corner_reads: dict[tuple[int, bytes], _CornerRead] = {}
+        read_corner = self._read_corner
+
+        def remembered(image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> _CornerRead:
+            key = (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
+            found = self._corner_reads.get(key)
+            if found is None:
+                found = self._corner_reads[key] = read_corner(image, origin, x_vec, y_vec)
+            return found
+
+        self._read_corner = remembered  # type: ignore[method-assign]
 
     # -- masks ---------------------------------------------------------------------------------
 
@@ -395,7 +409,8 @@ class Recognizer:
         """
         if hyp.back is None:
             inner = _shrink(hyp.corners, 0.6)
-            hyp.back = _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
+            back_share, paper_share = _shares((back, paper), inner)
+            hyp.back = back_share >= self.settings.back_share and paper_share < 0.25
         return hyp.back
 
     def _read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
@@ -531,6 +546,7 @@ class Recognizer:
         h, w = image.shape[:2]
         if h < 32 or w < 32:
             raise ImageError(f"frame of {w}x{h} is too small")
+        self._corner_reads = {}
         scale = 0.5 if w > 1280 else 1.0
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale != 1 else image
         fg, paper, back = self._masks(small)
@@ -746,6 +762,8 @@ def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | N
     """The card height (long side) most of ``sides`` agree with, refined as their median."""
     if len(sides) == 0:
         return None
+    if len(sides) <= 8:
+        return _vote_height_few([float(v) for v in sides], tol)
     candidates = np.concatenate([sides, sides * CARD_ASPECT])
     cand = candidates[:, None]
     agree = (np.abs(sides[None, :] - cand) < tol * cand) | (np.abs(sides[None, :] * CARD_ASPECT - cand) < tol * cand)
@@ -757,6 +775,22 @@ def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | N
     # The median, without np.median's overhead (this runs for every blob).
     half = len(close) // 2
     return float(close[half]) if len(close) % 2 else float(close[half - 1] + close[half]) / 2.0
+
+
+def _vote_height_few(sides: list[float], tol: float) -> float:
+    """``_vote_height`` for the few sides of one blob, in plain Python (numpy's per-call cost is
+    most of the work for a handful of numbers; the result is the same).
+    """
+    candidates = sides + [v * CARD_ASPECT for v in sides]
+    best_h, best_n = 0.0, -1
+    for cand in candidates:
+        n = sum(1 for v in sides if abs(v - cand) < tol * cand or abs(v * CARD_ASPECT - cand) < tol * cand)
+        if n > best_n or (n == best_n and cand > best_h):
+            best_h, best_n = cand, n
+    implied = [v if abs(v - best_h) < tol * best_h else v * CARD_ASPECT for v in sides]
+    close = sorted(v for v in implied if abs(v - best_h) < tol * best_h)
+    half = len(close) // 2
+    return close[half] if len(close) % 2 else (close[half - 1] + close[half]) / 2.0
 
 
 def _full_sides(corners: list[_Corner]) -> list[float]:
@@ -818,6 +852,22 @@ def _shrink(quad: Vec, factor: float) -> Vec:
 
 def _area(quad: Vec) -> float:
     return float(abs(cv2.contourArea(quad.astype(np.float32))))
+
+
+def _shares(masks: Sequence[ByteImage], quad: Vec) -> list[float]:
+    """Share of a quadrilateral's pixels set in each of ``masks`` (one polygon drawn for all)."""
+    x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
+    mh, mw = masks[0].shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, mw), min(y + h, mh)
+    if w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
+        return [0.0] * len(masks)
+    local = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(local, np.round(quad - (x, y)).astype(np.int32), 255)
+    total = cv2.countNonZero(local)
+    if total == 0:
+        return [0.0] * len(masks)
+    inside = local[y0 - y : y1 - y, x0 - x : x1 - x]
+    return [float(cv2.countNonZero(cv2.bitwise_and(inside, m[y0:y1, x0:x1]))) / float(total) for m in masks]
 
 
 def _share(mask: ByteImage, quad: Vec, *, exclude: ByteImage | None = None) -> float:
