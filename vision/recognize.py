@@ -14,7 +14,7 @@ import numpy.typing as npt
 from vision.config import VisionSettings
 from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, match_index, match_scores
 from vision.errors import ImageError
-from vision.index import CARD_PX_H, CARD_PX_W, index_feature
+from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, index_feature
 
 BACK: Final = "back"
 UNKNOWN: Final = "unknown"
@@ -31,6 +31,8 @@ FAN_EXTRA_SCORE: Final = 0.04
 # share of a card's width either side (where an index starts is only known to a few pixels).
 FAN_RETRY_SCORE: Final = 0.55
 FAN_NUDGE: Final = 0.03
+# The least share of an index box (detection scale) that must be ink before it is read.
+INDEX_INK_SHARE: Final = 0.02
 # A card lying alone whose first index corner clears the accepting score by this much, and the
 # margin by this factor, is not read at its second corner (its whole face still has to agree).
 SURE_EXTRA_SCORE: Final = 0.04
@@ -135,6 +137,7 @@ class _Hypothesis:
     seen: bool = False  # an index was seen where this card's should be, too unsure to read: a card is there
     anchors: int = 0  # how many of its corners are right-angled corners of the outline
     back: bool | None = None  # face down (the back's colours in its middle); None until tested
+    whole: bool = False  # read at both index corners: it lies on top of its neighbours
     center: Vec = field(init=False)
 
     def __post_init__(self) -> None:
@@ -432,6 +435,43 @@ class Recognizer:
             return UNKNOWN, 0.0
         return self._read_card(image, corners, alone=True)
 
+    def _index_inked(self, ink: ByteImage, corners: Vec, corner: int) -> bool:
+        """Whether the index box at one corner (0 or 2) of a hypothesis (detection scale) holds
+        any ink: a blank corner of a card, where a hypothesis turned the wrong way puts its
+        index, is not worth an index read.
+        """
+        box = self.deck.index_box
+        o, a, b = (corners[0], corners[1], corners[3]) if corner == 0 else (corners[2], corners[3], corners[1])
+        x_vec, y_vec = a - o, b - o
+        x0, y0 = box.x0 - SEARCH_MARGIN, box.y0 - SEARCH_MARGIN
+        x1, y1 = box.x1 + SEARCH_MARGIN, box.y1 + SEARCH_MARGIN
+        quad = np.array([o + x_vec * fx + y_vec * fy for fx, fy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
+        return _share(ink, quad) >= INDEX_INK_SHARE
+
+    def _read_among(self, image: ByteImage, hyp: _Hypothesis, scale: float) -> None:
+        """Read a card among others whose two index corners both lie on the blob's outline.
+
+        That is a card on top (both indices in view) or the bottom card of a fan, whose far
+        corner lies on the fan's straight edge under the cards above: there the card is read by
+        the one index that matches well while the other shows none (the face, mostly the other
+        cards', is no check then).
+        """
+        c = hyp.corners / scale
+        hyp.code, hyp.confidence = self._read_card(image, c, alone=False)
+        # Both corners were just read and are remembered: asking again costs nothing.
+        first = self._read_corner(image, c[0], c[1] - c[0], c[3] - c[0])
+        second = self._read_corner(image, c[2], c[3] - c[2], c[1] - c[2])
+        if hyp.code != UNKNOWN:
+            hyp.whole = first.best == second.best == hyp.code
+            return
+        strong = [
+            k
+            for k, r in ((0, first), (2, second))
+            if r.match is not None and r.match.score >= self.settings.accept_score + FAN_EXTRA_SCORE
+        ]
+        if len(strong) == 1 and (first if strong[0] == 2 else second).code == UNKNOWN:
+            self._read_exposed(image, hyp, strong[0], scale)
+
     def _read_exposed(self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float) -> float | None:
         """Read a card among others by the one index corner in view (0 or 2 of its corners);
         returns the index's match score, None when no index was seen there.
@@ -568,6 +608,8 @@ class Recognizer:
         card_h = self._card_height(sides, scale)
         found: list[_Hypothesis] = []
         covered = np.zeros_like(fg)
+        # Ink at detection scale: neither felt nor white paper (a glyph, a pip, a picture).
+        ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_h is not None:
             for contour, corners, blob_sides in blobs:
                 # Under a tilted camera near cards look bigger than far ones: a blob's own whole
@@ -584,6 +626,7 @@ class Recognizer:
                         fg=fg,
                         paper=paper,
                         back=back,
+                        ink=ink,
                         covered=covered,
                     )
                 )
@@ -621,6 +664,7 @@ class Recognizer:
         fg: ByteImage,
         paper: ByteImage,
         back: ByteImage,
+        ink: ByteImage,
         covered: ByteImage,
     ) -> list[_Hypothesis]:
         card_w = card_h / CARD_ASPECT
@@ -671,8 +715,8 @@ class Recognizer:
                 # inside it lies under a neighbour and would show the neighbour's face.
                 exposed = [k for k in (0, 2) if _on_outline(contour, hyp.corners[k], 0.06 * card_w)]
                 if len(exposed) == 2:
-                    hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=False)
-                elif exposed:
+                    self._read_among(image, hyp, scale)
+                elif exposed and self._index_inked(ink, hyp.corners, exposed[0]):
                     self._read_exposed(image, hyp, exposed[0], scale)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
@@ -685,6 +729,10 @@ class Recognizer:
                 p, x, y = c.point, c.x_dir, c.y_dir
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
                 known = [h for h in hyps if h.code != UNKNOWN or h.seen]
+                # A card read at both its indices lies on top: the cards under it show theirs
+                # at the fan's other end, none along an edge that starts at this card.
+                if any(h.whole and _near_index(h, p, 0.1 * card_w) for h in known):
+                    continue
                 if _share(paper, _shrink(quad, 0.6)) < 0.4:
                     continue  # backs have no index to find
                 fan = _Hypothesis(corners=quad, run_x=c.x_len)
@@ -833,6 +881,11 @@ def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
 def _on_outline(contour: ByteImage, point: Vec, tol: float) -> bool:
     """True when ``point`` lies within ``tol`` of the blob's outline (inside or out)."""
     return abs(cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True)) < tol
+
+
+def _near_index(hyp: _Hypothesis, point: Vec, tol: float) -> bool:
+    """True when one of the hypothesis' two index corners is within ``tol`` of ``point``."""
+    return bool(np.abs(hyp.corners[[0, 2]] - point).max(axis=1).min() < tol)
 
 
 def _same_card(a: _Hypothesis, b: _Hypothesis, tol: float) -> bool:
