@@ -141,10 +141,7 @@ class _Hypothesis:
     center: Vec = field(init=False)
 
     def __post_init__(self) -> None:
-        c = self.corners
-        self.center = np.array(
-            [(c[0, 0] + c[1, 0] + c[2, 0] + c[3, 0]) / 4.0, (c[0, 1] + c[1, 1] + c[2, 1] + c[3, 1]) / 4.0]
-        )
+        self.center = self.corners.mean(axis=0)
 
 
 class _CornerRead(NamedTuple):
@@ -160,10 +157,6 @@ def _unit(v: Vec) -> Vec:
     return np.array((x / n, y / n)) if n > 1e-9 else v
 
 
-def _cross(a: Vec, b: Vec) -> float:
-    return float(a[0]) * float(b[1]) - float(a[1]) * float(b[0])
-
-
 class Recognizer:
     """Reads frames against one registered deck; cheap to call once per frame (30 fps on one core)."""
 
@@ -173,6 +166,13 @@ class Recognizer:
         hsv = cv2.cvtColor(deck.back_palette.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2HSV)
         # Only saturated back colours are told apart by hue; white borders are not "back" colour.
         self._back_hues = [int(h) for h, s, _v in hsv.reshape(-1, 3) if s >= 70]
+        # The bands 12 either side of those hues, overlapping ones joined: one test per band.
+        self._back_bands: list[tuple[int, int]] = []
+        for bh in sorted(set(self._back_hues)):
+            if self._back_bands and bh - 12 <= self._back_bands[-1][1] + 1:
+                self._back_bands[-1] = (self._back_bands[-1][0], bh + 12)
+            else:
+                self._back_bands.append((bh - 12, bh + 12))
         self._search = deck.index_box.search_size()
         self._face_size = (CARD_PX_W // 2, CARD_PX_H // 2)
         self._faces = np.stack(
@@ -211,8 +211,8 @@ class Recognizer:
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, kernel)
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
         back = np.zeros_like(fg)
-        for bh in self._back_hues:
-            back = cv2.bitwise_or(back, _hue_band(hue, bh, 12))
+        for lo, hi in self._back_bands:
+            back = cv2.bitwise_or(back, _hue_range(hue, lo, hi))
         back = cv2.bitwise_and(back, cv2.inRange(sat, 70, 255))
         return fg, paper, back
 
@@ -227,50 +227,52 @@ class Recognizer:
         keys = contour.reshape(-1, 2).astype(np.int64) @ np.array([1, 1 << 20], np.int64)
         order = np.argsort(keys, kind="stable")
         found_at = np.searchsorted(keys[order], approx.astype(np.int64) @ np.array([1, 1 << 20], np.int64))
-        idx = [int(i) for i in order[found_at]]
+        idx = order[found_at].tolist()
+        xy = pts.tolist()
         m = len(idx)
-        edges: list[tuple[Vec, Vec, float]] = []  # point on line, unit direction, length
+        # Edges as plain floats (numpy's per-call cost would be most of the work for 2-vectors):
+        # point on the line, unit direction, length.
+        edges: list[tuple[float, float, float, float, float]] = []
         for k in range(m):
             i0, i1 = idx[k], idx[(k + 1) % m]
             seg_len = (i1 - i0) % n
-            length = float(np.hypot(*(pts[i1] - pts[i0])))
+            dx, dy = xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]
+            length = math.hypot(dx, dy)
             if length < 8.0:
                 continue
             # Fit the middle of the edge: its ends bend into the rounded card corners.
             trim = seg_len // 6
-            sel = (i0 + trim + np.arange(max(seg_len - 2 * trim, 2))) % n
-            line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
-            direction = _unit(pts[i1] - pts[i0])
-            fitted = np.array([line[0], line[1]], dtype=np.float64)
-            if float(np.dot(fitted, direction)) < 0:
-                fitted = -fitted
-            edges.append((np.array([line[2], line[3]], dtype=np.float64), fitted, length))
+            first, count = i0 + trim, max(seg_len - 2 * trim, 2)
+            sel = pts[first : first + count] if first + count <= n else pts[(first + np.arange(count)) % n]
+            vx, vy, x0, y0 = (
+                float(v) for v in cv2.fitLine(sel.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
+            )
+            if vx * dx + vy * dy < 0:
+                vx, vy = -vx, -vy
+            edges.append((x0, y0, vx, vy, length))
         corners: list[_Corner] = []
-        lengths = [e[2] for e in edges]
+        lengths = [e[4] for e in edges]
         for k in range(len(edges)):
-            pa, da, la = edges[k]
-            pb, db, lb = edges[(k + 1) % len(edges)]
-            cos = float(np.dot(da, db))
-            if abs(cos) > 0.42:  # not within about 25 degrees of a right angle
+            pax, pay, dax, day, la = edges[k]
+            pbx, pby, dbx, dby, lb = edges[(k + 1) % len(edges)]
+            if abs(dax * dbx + day * dby) > 0.42:  # not within about 25 degrees of a right angle
                 continue
-            denom = _cross(da, db)
-            t = _cross(pb - pa, db) / denom
-            point = pa + t * da
-            out_a, out_b = -da, db  # both pointing away from the corner
-            # A corner is convex when the interior lies between the two edges; with OpenCV's
-            # outer contours that is when the turn has the blob's winding sign.
-            if not self._is_convex(contour, point, out_a, out_b):
+            denom = dax * dby - day * dbx
+            t = ((pbx - pax) * dby - (pby - pay) * dbx) / denom
+            px, py = pax + t * dax, pay + t * day
+            # Both edges pointing away from the corner: (-da) and db. A corner is convex when the
+            # interior lies between them: a probe a little way along their bisector is inside.
+            bx, by = dbx - dax, dby - day
+            bn = math.hypot(bx, by)
+            if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + 4.0 * bx / bn, py + 4.0 * by / bn), False) < 0:
                 continue
-            if _cross(out_a, out_b) > 0:
+            point = np.array((px, py))
+            out_a, out_b = np.array((-dax, -day)), np.array((dbx, dby))
+            if -dax * dby + day * dbx > 0:
                 corners.append(_Corner(point, out_a, out_b, la, lb))
             else:
                 corners.append(_Corner(point, out_b, out_a, lb, la))
         return corners, lengths
-
-    @staticmethod
-    def _is_convex(contour: ByteImage, point: Vec, a: Vec, b: Vec) -> bool:
-        probe = point + 4.0 * _unit(a + b)
-        return cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) >= 0
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -795,15 +797,21 @@ def _face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
     return np.asarray(gray.reshape(-1), dtype=np.float32)
 
 
-def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
-    """Pixels whose hue is within ``width`` of ``centre`` on OpenCV's circular 0-179 scale."""
-    lo, hi = centre - width, centre + width
+def _hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:
+    """Pixels whose hue lies from ``lo`` to ``hi`` on OpenCV's circular 0-179 scale (either end may
+    run past the scale's ends: the band wraps round).
+    """
     band = cv2.inRange(hue, max(lo, 0), min(hi, 179))
     if lo < 0:
         band = cv2.bitwise_or(band, cv2.inRange(hue, 180 + lo, 179))
     if hi > 179:
         band = cv2.bitwise_or(band, cv2.inRange(hue, 0, hi - 180))
     return band
+
+
+def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
+    """Pixels whose hue is within ``width`` of ``centre`` on OpenCV's circular 0-179 scale."""
+    return _hue_range(hue, centre - width, centre + width)
 
 
 def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | None:
@@ -843,39 +851,50 @@ def _vote_height_few(sides: list[float], tol: float) -> float:
 
 def _full_sides(corners: list[_Corner]) -> list[float]:
     """Visible edge lengths that run from one right-angled corner to the next: whole card sides."""
+    # Plain floats: numpy's per-call cost would be most of the work for these few 2-vectors.
+    plain = [
+        (
+            float(c.point[0]),
+            float(c.point[1]),
+            (float(c.x_dir[0]), float(c.x_dir[1]), c.x_len),
+            (float(c.y_dir[0]), float(c.y_dir[1]), c.y_len),
+        )
+        for c in corners
+    ]
     out = []
-    for i, a in enumerate(corners):
-        for b in corners[i + 1 :]:
-            d = b.point - a.point
-            dist = float(np.hypot(d[0], d[1]))
+    for i, (ax, ay, a_x, a_y) in enumerate(plain):
+        for bx, by, _bx, _by in plain[i + 1 :]:
+            dx, dy = bx - ax, by - ay
+            dist = math.hypot(dx, dy)
             if dist < 10:
                 continue
-            u = d / dist
-            for direction, length in ((a.x_dir, a.x_len), (a.y_dir, a.y_len)):
-                if float(np.dot(u, direction)) > 0.995 and abs(length - dist) < 0.12 * dist:
+            ux, uy = dx / dist, dy / dist
+            for vx, vy, length in (a_x, a_y):
+                if ux * vx + uy * vy > 0.995 and abs(length - dist) < 0.12 * dist:
                     out.append(dist)
     return out
 
 
 def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
     """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees)."""
-    merged: list[_Hypothesis] = []
-    centres: list[Vec] = []
+    merged: list[tuple[_Hypothesis, list[float]]] = []
     for hyp in hyps:
-        centre = hyp.center
-        for other, oc in zip(merged, centres, strict=True):
-            if abs(centre[0] - oc[0]) > tol or abs(centre[1] - oc[1]) > tol:
+        # Plain floats: x0 y0 x1 y1 x2 y2 x3 y3, then the centre.
+        flat = [float(v) for v in hyp.corners.reshape(-1)]
+        cx, cy = (flat[0] + flat[2] + flat[4] + flat[6]) / 4.0, (flat[1] + flat[3] + flat[5] + flat[7]) / 4.0
+        for other, of in merged:
+            ox, oy = (of[0] + of[2] + of[4] + of[6]) / 4.0, (of[1] + of[3] + of[5] + of[7]) / 4.0
+            if abs(cx - ox) > tol or abs(cy - oy) > tol:
                 continue
-            d_same = np.abs(hyp.corners - other.corners).max()
-            d_turned = np.abs(hyp.corners - other.corners[[2, 3, 0, 1]]).max()
+            d_same = max(abs(a - b) for a, b in zip(flat, of, strict=True))
+            d_turned = max(abs(a - b) for a, b in zip(flat, of[4:] + of[:4], strict=True))
             if min(d_same, d_turned) < tol:
                 other.support += 1
                 other.run_x = max(other.run_x, hyp.run_x)
                 break
         else:
-            merged.append(hyp)
-            centres.append(centre)
-    return merged
+            merged.append((hyp, flat))
+    return [hyp for hyp, _flat in merged]
 
 
 def _on_outline(contour: ByteImage, point: Vec, tol: float) -> bool:
