@@ -714,11 +714,13 @@ class Recognizer:
                 hyp.code, hyp.confidence = self._read_alone(image, hyp.corners / scale)
             else:
                 # Among other cards an index corner is in view only on the blob's outline: one
-                # inside it lies under a neighbour and would show the neighbour's face.
+                # inside it lies under a neighbour and would show the neighbour's face. A card
+                # seen by one index only is read when two of its corners are the outline's (one
+                # is any hypothesis turned the wrong way about that corner).
                 exposed = [k for k in (0, 2) if _on_outline(contour, hyp.corners[k], 0.06 * card_w)]
                 if len(exposed) == 2:
                     self._read_among(image, hyp, scale)
-                elif exposed and self._index_inked(ink, hyp.corners, exposed[0]):
+                elif exposed and hyp.anchors >= 2 and self._index_inked(ink, hyp.corners, exposed[0]):
                     self._read_exposed(image, hyp, exposed[0], scale)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
