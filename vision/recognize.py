@@ -670,19 +670,23 @@ class Recognizer:
         covered: ByteImage,
     ) -> list[_Hypothesis]:
         card_w = card_h / CARD_ASPECT
+        # A blob no bigger than one card holds that card alone: its whole face is visible.
+        alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
         hyps: list[_Hypothesis] = []
         for c in corners:
             # Each corner is an index corner (short side clockwise-next) or it is not; a fan's
-            # collinear edges make visible lengths no guide, so both are tried.
+            # collinear edges make visible lengths no guide, so both are tried. A card lying
+            # alone shows whole sides: one as long as a card's long side is not its short side.
             p, x, y = c.point, c.x_dir, c.y_dir
-            quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
-            hyps.append(_Hypothesis(corners=quad, run_x=c.x_len))
+            if not (alone and abs(c.x_len - card_h) < 0.1 * card_h):
+                quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+                hyps.append(_Hypothesis(corners=quad, run_x=c.x_len))
             if c.y_len < card_w * 1.15:
                 quad = np.array([p + card_h * x, p + card_h * x + card_w * y, p + card_w * y, p])
                 hyps.append(_Hypothesis(corners=quad))
         # A rectangle drawn from one corner misses the far corners by a few pixels under a tilted
         # camera; where the outline has a corner close by, that corner is the truth.
-        if corners:
+        if hyps:
             seen = np.array([c.point for c in corners])
             quads = np.stack([hyp.corners for hyp in hyps])  # (n, 4, 2)
             gaps = np.hypot(*np.moveaxis(quads[:, :, None, :] - seen[None, None, :, :], -1, 0))  # (n, 4, m)
@@ -699,8 +703,6 @@ class Recognizer:
         for hyp in hyps:
             hyp.fill = _share(fg, hyp.corners)
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
-        # A blob no bigger than one card holds that card alone: its whole face is visible.
-        alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
