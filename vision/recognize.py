@@ -138,6 +138,7 @@ class _Hypothesis:
     anchors: int = 0  # how many of its corners are right-angled corners of the outline
     back: bool | None = None  # face down (the back's colours in its middle); None until tested
     whole: bool = False  # read at both index corners: it lies on top of its neighbours
+    examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
     center: Vec = field(init=False)
 
     def __post_init__(self) -> None:
@@ -495,7 +496,7 @@ class Recognizer:
         return match.score
 
     def _scan_fan(
-        self, image: ByteImage, hyp: _Hypothesis, scale: float, *, known: Sequence[_Hypothesis] = ()
+        self, image: ByteImage, hyp: _Hypothesis, scale: float, *, examined: Sequence[Vec] = ()
     ) -> list[_Hypothesis]:
         """Cards fanned over the card at a corner: read an index wherever one starts along the edge.
 
@@ -518,8 +519,8 @@ class Recognizer:
             if not lo <= t < hi or any(abs(t - u) < 0.12 * card_w for u in taken):
                 continue
             corners = hyp.corners + x_unit * float(t) * scale
-            # A card already read from its own corner needs no second read from here.
-            if any(float(np.hypot(*(corners[0] - k.corners[i]))) < 0.1 * card_w * scale for k in known for i in (0, 2)):
+            # An index corner already read (a card's own, or a card read) is not read again.
+            if any(float(np.hypot(*(corners[0] - e))) < 0.1 * card_w * scale for e in examined):
                 taken.append(t)
                 continue
             fanned = _Hypothesis(corners=corners, fill=1.0)
@@ -721,8 +722,10 @@ class Recognizer:
                 # is any hypothesis turned the wrong way about that corner).
                 exposed = [k for k in (0, 2) if _on_outline(contour, hyp.corners[k], 0.06 * card_w)]
                 if len(exposed) == 2:
+                    hyp.examined = (0, 2)
                     self._read_among(image, hyp, scale)
                 elif exposed and hyp.anchors >= 2 and self._index_inked(ink, hyp.corners, exposed[0]):
+                    hyp.examined = (exposed[0],)
                     self._read_exposed(image, hyp, exposed[0], scale)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
@@ -742,7 +745,12 @@ class Recognizer:
                 if _share(paper, _shrink(quad, 0.6)) < 0.4:
                     continue  # backs have no index to find
                 fan = _Hypothesis(corners=quad, run_x=c.x_len)
-                hyps.extend(self._scan_fan(image, fan, scale, known=known))
+                # Index corners already read are not read again from a fan's edge, whatever they
+                # gave: an index refused there (two corners disagreeing) must not be named by a
+                # second look from a slightly different angle.
+                examined = [h.corners[k] for h in hyps for k in h.examined]
+                examined += [h.corners[k] for h in known for k in (0, 2)]
+                hyps.extend(self._scan_fan(image, fan, scale, examined=examined))
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
         hyps.sort(
