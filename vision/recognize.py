@@ -474,6 +474,10 @@ class Recognizer:
         ]
         if len(strong) == 1 and (first if strong[0] == 2 else second).code == UNKNOWN:
             self._read_exposed(image, hyp, strong[0], scale)
+        elif strong:
+            # Clear indices that do not settle on one card (two corners disagreeing): a card is
+            # there all the same, unread.
+            hyp.seen = True
 
     def _read_exposed(self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float) -> float | None:
         """Read a card among others by the one index corner in view (0 or 2 of its corners);
