@@ -708,6 +708,15 @@ class Recognizer:
         for hyp in hyps:
             hyp.fill = _share(fg, hyp.corners)
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
+        # A back needs its colour over most of a card's middle; a blob (and a margin round it)
+        # holding far less of it than that has no back to find, so none of its hypotheses is
+        # tested one by one (most blobs are face-up cards).
+        bx, by, bw, bh = cv2.boundingRect(contour)
+        pad = round(0.2 * card_h)
+        back_px = cv2.countNonZero(back[max(by - pad, 0) : by + bh + pad, max(bx - pad, 0) : bx + bw + pad])
+        if back_px < 0.9 * self.settings.back_share * 0.36 * card_w * card_h:
+            for hyp in hyps:
+                hyp.back = False
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
