@@ -519,8 +519,11 @@ class Recognizer:
         lo, hi = int(0.15 * card_w), int(length - 0.88 * card_w)
         found: list[_Hypothesis] = []
         taken: list[int] = []
+        reach = (self.deck.index_box.x1 + 0.03) * card_w
         for t in self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w):
-            if not lo <= t < hi or any(abs(t - u) < 0.12 * card_w for u in taken):
+            # A start within an index already found is that index's own glyph (its suit, the
+            # "0" of a ten): the next card's index begins past this one's width.
+            if not lo <= t < hi or any(abs(t - u) < reach for u in taken):
                 continue
             corners = hyp.corners + x_unit * float(t) * scale
             # An index corner already read (a card's own, or a card read) is not read again.
