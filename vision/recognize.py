@@ -15,7 +15,7 @@ import numpy.typing as npt
 from vision.config import VisionSettings
 from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, lead_over, match_index, match_scores
 from vision.errors import ImageError
-from vision.index import CARD_PX_H, CARD_PX_W, index_feature
+from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, index_feature
 
 BACK: Final = "back"
 UNKNOWN: Final = "unknown"
@@ -38,6 +38,16 @@ SOFT_LIMIT: Final = 2.5
 DISSENT_SLACK: Final = 0.22
 # What a card found only by scanning a fan (one index in view, no face to check) adds to it.
 FAN_EXTRA_SCORE: Final = 0.04
+# A scanned fan card whose index matches at least this well but not enough is read again this
+# share of a card's width either side (where an index starts is only known to a few pixels).
+FAN_RETRY_SCORE: Final = 0.55
+FAN_NUDGE: Final = 0.03
+# The least share of an index box (detection scale) that must be ink before it is read.
+INDEX_INK_SHARE: Final = 0.02
+# A card lying alone whose first index corner clears the accepting score by this much, and the
+# margin by this factor, is not read at its second corner (its whole face still has to agree).
+SURE_EXTRA_SCORE: Final = 0.04
+SURE_MARGIN_FACTOR: Final = 1.5
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
 FACE_SUIT_MARGIN: Final = 0.025
 # ... and the least correlation of the face with the suit it picks (a face half hidden or
@@ -135,13 +145,16 @@ class _Hypothesis:
     fill: float = 0.0
     code: str = UNKNOWN
     confidence: float = 0.0
+    seen: bool = False  # an index was seen where this card's should be, too unsure to read: a card is there
+    anchors: int = 0  # how many of its corners are right-angled corners of the outline
+    back: bool | None = None  # face down (the back's colours in its middle); None until tested
+    whole: bool = False  # read at both index corners: it lies on top of its neighbours
+    examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
     center: Vec = field(init=False)
 
     def __post_init__(self) -> None:
         c = self.corners
-        self.center = np.array(
-            [(c[0, 0] + c[1, 0] + c[2, 0] + c[3, 0]) / 4.0, (c[0, 1] + c[1, 1] + c[2, 1] + c[3, 1]) / 4.0]
-        )
+        self.center = (c[0] + c[1] + c[2] + c[3]) * 0.25  # ndarray.mean costs several times more
 
 
 class _CornerRead(NamedTuple):
@@ -157,10 +170,6 @@ def _unit(v: Vec) -> Vec:
     return np.array((x / n, y / n)) if n > 1e-9 else v
 
 
-def _cross(a: Vec, b: Vec) -> float:
-    return float(a[0]) * float(b[1]) - float(a[1]) * float(b[0])
-
-
 class Recognizer:
     """Reads frames against one registered deck; cheap to call once per frame (30 fps on one core)."""
 
@@ -170,11 +179,32 @@ class Recognizer:
         hsv = cv2.cvtColor(deck.back_palette.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2HSV)
         # Only saturated back colours are told apart by hue; white borders are not "back" colour.
         self._back_hues = [int(h) for h, s, _v in hsv.reshape(-1, 3) if s >= 70]
+        # The bands 12 either side of those hues, overlapping ones joined: one test per band.
+        self._back_bands: list[tuple[int, int]] = []
+        for bh in sorted(set(self._back_hues)):
+            if self._back_bands and bh - 12 <= self._back_bands[-1][1] + 1:
+                self._back_bands[-1] = (self._back_bands[-1][0], bh + 12)
+            else:
+                self._back_bands.append((bh - 12, bh + 12))
         self._search = deck.index_box.search_size()
         self._face_size = (CARD_PX_W // 2, CARD_PX_H // 2)
         self._faces = np.stack(
             [_face_vector(cv2.resize(face, self._face_size, interpolation=cv2.INTER_AREA)) for face in deck.faces]
         )
+        # No index corner is read twice in a frame (reads are most of a frame's cost): a lone
+        # card's first corner is read on its own, and again by _read_card when it was unsure.
+        # The reads of the frame being read are remembered, keyed by the frame and the patch.
+        self._corner_reads: dict[tuple[int, bytes], _CornerRead] = {}
+        read_corner = self._read_corner
+
+        def remembered(image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> _CornerRead:
+            key = (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
+            found = self._corner_reads.get(key)
+            if found is None:
+                found = self._corner_reads[key] = read_corner(image, origin, x_vec, y_vec)
+            return found
+
+        self._read_corner = remembered  # type: ignore[method-assign]
 
     # -- masks ---------------------------------------------------------------------------------
 
@@ -194,8 +224,8 @@ class Recognizer:
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, kernel)
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
         back = np.zeros_like(fg)
-        for bh in self._back_hues:
-            back = cv2.bitwise_or(back, _hue_band(hue, bh, 12))
+        for lo, hi in self._back_bands:
+            back = cv2.bitwise_or(back, _hue_range(hue, lo, hi))
         back = cv2.bitwise_and(back, cv2.inRange(sat, 70, 255))
         return fg, paper, back
 
@@ -210,50 +240,52 @@ class Recognizer:
         keys = contour.reshape(-1, 2).astype(np.int64) @ np.array([1, 1 << 20], np.int64)
         order = np.argsort(keys, kind="stable")
         found_at = np.searchsorted(keys[order], approx.astype(np.int64) @ np.array([1, 1 << 20], np.int64))
-        idx = [int(i) for i in order[found_at]]
+        idx = order[found_at].tolist()
+        xy = pts.tolist()
         m = len(idx)
-        edges: list[tuple[Vec, Vec, float]] = []  # point on line, unit direction, length
+        # Edges as plain floats (numpy's per-call cost would be most of the work for 2-vectors):
+        # point on the line, unit direction, length.
+        edges: list[tuple[float, float, float, float, float]] = []
         for k in range(m):
             i0, i1 = idx[k], idx[(k + 1) % m]
             seg_len = (i1 - i0) % n
-            length = float(np.hypot(*(pts[i1] - pts[i0])))
+            dx, dy = xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]
+            length = math.hypot(dx, dy)
             if length < 8.0:
                 continue
             # Fit the middle of the edge: its ends bend into the rounded card corners.
             trim = seg_len // 6
-            sel = [(i0 + trim + j) % n for j in range(max(seg_len - 2 * trim, 2))]
-            line = cv2.fitLine(pts[sel].astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
-            direction = _unit(pts[i1] - pts[i0])
-            fitted = np.array([line[0], line[1]], dtype=np.float64)
-            if float(np.dot(fitted, direction)) < 0:
-                fitted = -fitted
-            edges.append((np.array([line[2], line[3]], dtype=np.float64), fitted, length))
+            first, count = i0 + trim, max(seg_len - 2 * trim, 2)
+            sel = pts[first : first + count] if first + count <= n else pts[(first + np.arange(count)) % n]
+            vx, vy, x0, y0 = (
+                float(v) for v in cv2.fitLine(sel.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
+            )
+            if vx * dx + vy * dy < 0:
+                vx, vy = -vx, -vy
+            edges.append((x0, y0, vx, vy, length))
         corners: list[_Corner] = []
-        lengths = [e[2] for e in edges]
+        lengths = [e[4] for e in edges]
         for k in range(len(edges)):
-            pa, da, la = edges[k]
-            pb, db, lb = edges[(k + 1) % len(edges)]
-            cos = float(np.dot(da, db))
-            if abs(cos) > 0.42:  # not within about 25 degrees of a right angle
+            pax, pay, dax, day, la = edges[k]
+            pbx, pby, dbx, dby, lb = edges[(k + 1) % len(edges)]
+            if abs(dax * dbx + day * dby) > 0.42:  # not within about 25 degrees of a right angle
                 continue
-            denom = _cross(da, db)
-            t = _cross(pb - pa, db) / denom
-            point = pa + t * da
-            out_a, out_b = -da, db  # both pointing away from the corner
-            # A corner is convex when the interior lies between the two edges; with OpenCV's
-            # outer contours that is when the turn has the blob's winding sign.
-            if not self._is_convex(contour, point, out_a, out_b):
+            denom = dax * dby - day * dbx
+            t = ((pbx - pax) * dby - (pby - pay) * dbx) / denom
+            px, py = pax + t * dax, pay + t * day
+            # Both edges pointing away from the corner: (-da) and db. A corner is convex when the
+            # interior lies between them: a probe a little way along their bisector is inside.
+            bx, by = dbx - dax, dby - day
+            bn = math.hypot(bx, by)
+            if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + 4.0 * bx / bn, py + 4.0 * by / bn), False) < 0:
                 continue
-            if _cross(out_a, out_b) > 0:
+            point = np.array((px, py))
+            out_a, out_b = np.array((-dax, -day)), np.array((dbx, dby))
+            if -dax * dby + day * dbx > 0:
                 corners.append(_Corner(point, out_a, out_b, la, lb))
             else:
                 corners.append(_Corner(point, out_b, out_a, lb, la))
         return corners, lengths
-
-    @staticmethod
-    def _is_convex(contour: ByteImage, point: Vec, a: Vec, b: Vec) -> bool:
-        probe = point + 4.0 * _unit(a + b)
-        return cv2.pointPolygonTest(contour, (float(probe[0]), float(probe[1])), False) >= 0
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -416,16 +448,100 @@ class Recognizer:
         """The middle of a back is mostly the back's colour and hardly any white paper; the red
         pips of a ten of hearts can be the one but never the other.
         """
-        inner = _shrink(hyp.corners, 0.6)
-        return _share(back, inner) >= self.settings.back_share and _share(paper, inner) < 0.25
+        if hyp.back is None:
+            inner = _shrink(hyp.corners, 0.6)
+            back_share, paper_share = _shares((back, paper), inner)
+            hyp.back = back_share >= self.settings.back_share and paper_share < 0.25
+        return hyp.back
+
+    def _read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+        """Read a card lying alone: one index corner when it is sure, else both (reads are most of
+        a frame's cost, and most cards are plain to read at the first corner).
+        """
+        c0, c1, _c2, c3 = corners
+        first = self._read_corner(image, c0, c1 - c0, c3 - c0)
+        s = self.settings
+        match = first.match
+        if (
+            first.code != UNKNOWN
+            and match is not None
+            and match.score >= s.accept_score + SURE_EXTRA_SCORE
+            and match.margin >= s.accept_margin * SURE_MARGIN_FACTOR
+        ):
+            if self._face_agrees(image, corners, first.code, alone=True):
+                return first.code, first.confidence
+            return UNKNOWN, 0.0
+        return self._read_card(image, corners, alone=True)
+
+    def _index_inked(self, ink: ByteImage, corners: Vec, corner: int) -> bool:
+        """Whether the index box at one corner (0 or 2) of a hypothesis (detection scale) holds
+        any ink: a blank corner of a card, where a hypothesis turned the wrong way puts its
+        index, is not worth an index read.
+        """
+        box = self.deck.index_box
+        o, a, b = (corners[0], corners[1], corners[3]) if corner == 0 else (corners[2], corners[3], corners[1])
+        x_vec, y_vec = a - o, b - o
+        x0, y0 = box.x0 - SEARCH_MARGIN, box.y0 - SEARCH_MARGIN
+        x1, y1 = box.x1 + SEARCH_MARGIN, box.y1 + SEARCH_MARGIN
+        quad = np.array([o + x_vec * fx + y_vec * fy for fx, fy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
+        return _share(ink, quad) >= INDEX_INK_SHARE
+
+    def _read_among(self, image: ByteImage, hyp: _Hypothesis, scale: float) -> None:
+        """Read a card among others whose two index corners both lie on the blob's outline.
+
+        That is a card on top (both indices in view) or the bottom card of a fan, whose far
+        corner lies on the fan's straight edge under the cards above: there the card is read by
+        the one index that matches well while the other shows none (the face, mostly the other
+        cards', is no check then).
+        """
+        c = hyp.corners / scale
+        hyp.code, hyp.confidence = self._read_card(image, c, alone=False)
+        # Both corners were just read and are remembered: asking again costs nothing.
+        first = self._read_corner(image, c[0], c[1] - c[0], c[3] - c[0])
+        second = self._read_corner(image, c[2], c[3] - c[2], c[1] - c[2])
+        if hyp.code != UNKNOWN:
+            hyp.whole = first.best == second.best == hyp.code
+            return
+        strong = [
+            k
+            for k, r in ((0, first), (2, second))
+            if r.match is not None and r.match.score >= self.settings.accept_score + FAN_EXTRA_SCORE
+        ]
+        if len(strong) == 1 and (first if strong[0] == 2 else second).code == UNKNOWN:
+            self._read_exposed(image, hyp, strong[0], scale)
+        elif strong:
+            # Clear indices that do not settle on one card (two corners disagreeing): a card is
+            # there all the same, unread.
+            hyp.seen = True
+
+    def _read_exposed(self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float) -> float | None:
+        """Read a card among others by the one index corner in view (0 or 2 of its corners);
+        returns the index's match score, None when no index was seen there.
+
+        With a single index and no face to check it against, a read must match more closely; an
+        index that matches a glyph well but not one card clearly still proves a card is there.
+        """
+        c = hyp.corners / scale
+        origin, x_vec, y_vec = (c[0], c[1] - c[0], c[3] - c[0]) if corner == 0 else (c[2], c[3] - c[2], c[1] - c[2])
+        code, conf, _best, match = self._read_corner(image, origin, x_vec, y_vec)
+        if match is None:
+            return None
+        s = self.settings
+        if match.score >= s.accept_score + FAN_EXTRA_SCORE:
+            if code != UNKNOWN:
+                hyp.code, hyp.confidence = code, conf
+            else:
+                hyp.seen, hyp.confidence = True, conf
+        return match.score
 
     def _scan_fan(
-        self, image: ByteImage, hyp: _Hypothesis, scale: float, *, known: Sequence[_Hypothesis] = ()
+        self, image: ByteImage, hyp: _Hypothesis, scale: float, *, examined: Sequence[Vec] = ()
     ) -> list[_Hypothesis]:
-        """Cards fanned over a read card: their left edges cross its face; read an index at each.
+        """Cards fanned over the card at a corner: read an index wherever one starts along the edge.
 
         Where a fan's top edges run in one line, the cards on top have no outline corner of
-        their own. Their edges show as steps in a strip across the card below, away from pips.
+        their own; their indices (and the shadows their edges cast) show in the band under the
+        edge where the indices sit.
         """
         c0, c1, _c2, c3 = hyp.corners / scale
         x_unit, y_vec = _unit(c1 - c0), c3 - c0
@@ -433,36 +549,38 @@ class Recognizer:
         length = int(min(hyp.run_x / scale, 3.0 * card_w))
         if length < card_w * 1.15:
             return []
-        strip_h = 24
-        m = np.array(
-            [
-                [x_unit[0], y_vec[0] * 0.3 / strip_h, c0[0] + 0.35 * y_vec[0]],
-                [x_unit[1], y_vec[1] * 0.3 / strip_h, c0[1] + 0.35 * y_vec[1]],
-            ]
-        )
-        strip = cv2.warpAffine(image, m, (length, strip_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        gray = cv2.cvtColor(strip, cv2.COLOR_BGR2GRAY).astype(np.float32)
-        grad = np.abs(cv2.filter2D(gray, -1, np.array([[1, 1, 0, -1, -1]], np.float32)))
-        # A card edge crosses every row of the strip; a pip only some: the median over rows keeps
-        # the edges and drops the pips.
-        step = np.median(grad, axis=0)
-        lo, hi = int(0.15 * card_w), int(length - 0.5 * card_w)
-        steps = [int(t) for t in np.argsort(step[lo:hi])[::-1][:5] + lo if step[t] >= 8.0]
+        # A card starting further along than a card's width before the run's end would stick out
+        # past it: what lies there is the top card's face.
+        lo, hi = int(0.15 * card_w), int(length - 0.88 * card_w)
         found: list[_Hypothesis] = []
         taken: list[int] = []
-        for t in steps + self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w):
-            if not lo <= t < hi or any(abs(t - u) < 0.12 * card_w for u in taken):
+        reach = (self.deck.index_box.x1 + 0.03) * card_w
+        for t in self._fan_index_starts(image, c0, x_unit, y_vec, length=length, card_w=card_w):
+            # A start within an index already found is that index's own glyph (its suit, the
+            # "0" of a ten): the next card's index begins past this one's width.
+            if not lo <= t < hi or any(abs(t - u) < reach for u in taken):
                 continue
+            corners = hyp.corners + x_unit * float(t) * scale
+            # An index corner already read (a card's own, or a card read) is not read again.
+            if any(float(np.hypot(*(corners[0] - e))) < 0.1 * card_w * scale for e in examined):
+                taken.append(t)
+                continue
+            fanned = _Hypothesis(corners=corners, fill=1.0)
+            score = self._read_exposed(image, fanned, 0, scale)
+            if score is None:
+                continue  # no index here; a start a little further on may still find one
+            # An index was there: another start close by is the same index.
             taken.append(t)
-            shift = x_unit * float(t)
-            corners = hyp.corners + shift * scale
-            # A card already read from its own corner needs no second read from here.
-            if any(float(np.hypot(*(corners[0] - k.corners[i]))) < 0.1 * card_w * scale for k in known for i in (0, 2)):
-                continue
-            code, conf, _best, match = self._read_corner(image, c0 + shift, c1 - c0, y_vec)
-            # A fanned card shows one index and no face to check it against: it must match closer.
-            if code != UNKNOWN and match is not None and match.score >= self.settings.accept_score + FAN_EXTRA_SCORE:
-                found.append(_Hypothesis(corners=corners, code=code, confidence=conf, fill=1.0))
+            if fanned.code == UNKNOWN and not fanned.seen and score >= FAN_RETRY_SCORE:
+                # A fair match that falls short: the start is a few pixels off (a shadow, a
+                # glyph that begins further in); the index is read again either side.
+                for nudge in (-FAN_NUDGE, FAN_NUDGE):
+                    fanned = _Hypothesis(corners=corners + x_unit * nudge * card_w * scale, fill=1.0)
+                    self._read_exposed(image, fanned, 0, scale)
+                    if fanned.code != UNKNOWN or fanned.seen:
+                        break
+            if fanned.code != UNKNOWN or fanned.seen:
+                found.append(fanned)
         return found
 
     def _fan_index_starts(
@@ -482,18 +600,23 @@ class Recognizer:
         )
         band = cv2.warpAffine(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         b, g, r = cv2.split(band)
-        dark = cv2.min(cv2.min(b, g), r).min(axis=0).astype(np.float32)
-        paper = float(np.percentile(dark, 90))
-        ink = dark < 0.6 * paper
-        # A run of ink columns after a clear gap: an index's left edge (or a pip's: its read fails).
+        dark = cv2.min(cv2.min(b, g), r)
+        paper = float(np.percentile(dark.min(axis=0), 90))
+        # The shadow a card's edge casts on the card below: a column a little dark in almost every
+        # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
+        shade = ((dark < 0.85 * paper).mean(axis=0) >= 0.8).tolist()
+        edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
+        # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's left
+        # edge (or a pip's: its read fails).
+        ink = ((dark < 0.6 * paper).sum(axis=0) >= 2).tolist()
         gap = max(2, int(0.03 * card_w))
         starts = []
         clear = 0
-        for t, is_ink in enumerate(ink.tolist()):
+        for t, is_ink in enumerate(ink):
             if is_ink and clear >= gap:
                 starts.append(max(0, t - round(box.x0 * card_w)))
             clear = 0 if is_ink else clear + 1
-        return starts
+        return edges + starts
 
     # -- main ----------------------------------------------------------------------------------
 
@@ -508,6 +631,7 @@ class Recognizer:
         h, w = image.shape[:2]
         if h < 32 or w < 32:
             raise ImageError(f"frame of {w}x{h} is too small")
+        self._corner_reads = {}
         scale = 0.5 if w > 1280 else 1.0
         small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale != 1 else image
         fg, paper, back = self._masks(small)
@@ -529,6 +653,8 @@ class Recognizer:
         card_h = self._card_height(sides, scale)
         found: list[_Hypothesis] = []
         covered = np.zeros_like(fg)
+        # Ink at detection scale: neither felt nor white paper (a glyph, a pip, a picture).
+        ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_h is not None:
             for contour, corners, blob_sides in blobs:
                 # Under a tilted camera near cards look bigger than far ones: a blob's own whole
@@ -545,6 +671,7 @@ class Recognizer:
                         fg=fg,
                         paper=paper,
                         back=back,
+                        ink=ink,
                         covered=covered,
                     )
                 )
@@ -582,36 +709,52 @@ class Recognizer:
         fg: ByteImage,
         paper: ByteImage,
         back: ByteImage,
+        ink: ByteImage,
         covered: ByteImage,
     ) -> list[_Hypothesis]:
         card_w = card_h / CARD_ASPECT
+        # A blob no bigger than one card holds that card alone: its whole face is visible.
+        alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
         hyps: list[_Hypothesis] = []
         for c in corners:
             # Each corner is an index corner (short side clockwise-next) or it is not; a fan's
-            # collinear edges make visible lengths no guide, so both are tried.
+            # collinear edges make visible lengths no guide, so both are tried. A card lying
+            # alone shows whole sides: one as long as a card's long side is not its short side.
             p, x, y = c.point, c.x_dir, c.y_dir
-            quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
-            hyps.append(_Hypothesis(corners=quad, run_x=c.x_len))
+            if not (alone and abs(c.x_len - card_h) < 0.1 * card_h):
+                quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+                hyps.append(_Hypothesis(corners=quad, run_x=c.x_len))
             if c.y_len < card_w * 1.15:
                 quad = np.array([p + card_h * x, p + card_h * x + card_w * y, p + card_w * y, p])
                 hyps.append(_Hypothesis(corners=quad))
         # A rectangle drawn from one corner misses the far corners by a few pixels under a tilted
         # camera; where the outline has a corner close by, that corner is the truth.
-        if corners:
+        if hyps:
             seen = np.array([c.point for c in corners])
-            for hyp in hyps:
-                gaps = np.hypot(*(hyp.corners[:, None, :] - seen[None, :, :]).transpose(2, 0, 1))
-                nearest = gaps.argmin(axis=1)
-                close = gaps[np.arange(4), nearest] < 0.12 * card_w
-                if close.any():
-                    hyp.corners = np.where(close[:, None], seen[nearest], hyp.corners)
-                    hyp.center = hyp.corners.mean(axis=0)
+            quads = np.stack([hyp.corners for hyp in hyps])  # (n, 4, 2)
+            gaps = np.hypot(*np.moveaxis(quads[:, :, None, :] - seen[None, None, :, :], -1, 0))  # (n, 4, m)
+            nearest = gaps.argmin(axis=2)
+            close = np.take_along_axis(gaps, nearest[:, :, None], axis=2)[:, :, 0] < 0.12 * card_w
+            snapped = np.where(close[:, :, None], seen[nearest], quads)
+            centres = snapped.mean(axis=1)
+            anchors = close.sum(axis=1).tolist()
+            for k, hyp in enumerate(hyps):
+                hyp.anchors = anchors[k]
+                if anchors[k]:
+                    hyp.corners, hyp.center = snapped[k], centres[k]
         hyps = _merge(hyps, card_w * 0.15)
         for hyp in hyps:
             hyp.fill = _share(fg, hyp.corners)
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
-        # A blob no bigger than one card holds that card alone: its whole face is visible.
-        alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
+        # A back needs its colour over most of a card's middle; a blob (and a margin round it)
+        # holding far less of it than that has no back to find, so none of its hypotheses is
+        # tested one by one (most blobs are face-up cards).
+        bx, by, bw, bh = cv2.boundingRect(contour)
+        pad = round(0.2 * card_h)
+        back_px = cv2.countNonZero(back[max(by - pad, 0) : by + bh + pad, max(bx - pad, 0) : bx + bw + pad])
+        if back_px < 0.9 * self.settings.back_share * 0.36 * card_w * card_h:
+            for hyp in hyps:
+                hyp.back = False
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
@@ -621,25 +764,52 @@ class Recognizer:
                 continue
             if self._is_back(hyp, back, paper):
                 continue  # a back: nothing to read, the selection below counts it
-            hyp.code, hyp.confidence = self._read_card(image, hyp.corners / scale, alone=alone)
+            if alone:
+                hyp.code, hyp.confidence = self._read_alone(image, hyp.corners / scale)
+            else:
+                # Among other cards an index corner is in view only on the blob's outline: one
+                # inside it lies under a neighbour and would show the neighbour's face. A card
+                # seen by one index only is read when two of its corners are the outline's (one
+                # is any hypothesis turned the wrong way about that corner).
+                exposed = [k for k in (0, 2) if _on_outline(contour, hyp.corners[k], 0.06 * card_w)]
+                if len(exposed) == 2:
+                    hyp.examined = (0, 2)
+                    self._read_among(image, hyp, scale)
+                elif exposed and hyp.anchors >= 2 and self._index_inked(ink, hyp.corners, exposed[0]):
+                    hyp.examined = (exposed[0],)
+                    self._read_exposed(image, hyp, exposed[0], scale)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
         # Fans: every outline edge longer than a card's short side may run under cards fanned on
-        # top; scan along it whether or not the card it starts from could be read.
-        for c in corners:
+        # top; scan along it whether or not the card it starts from could be read. (A blob of one
+        # card's size is no fan: its long edges are that card's long sides.)
+        for c in [] if alone else corners:
             # (An edge as long as a card's long side is just that: a single card on its side.)
             if c.x_len > 1.15 * card_w and abs(c.x_len - card_h) > 0.06 * card_h:
                 p, x, y = c.point, c.x_dir, c.y_dir
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+                known = [h for h in hyps if h.code != UNKNOWN or h.seen]
+                # A card read at both its indices lies on top: the cards under it show theirs
+                # at the fan's other end, none along an edge that starts at this card.
+                if any(h.whole and _near_index(h, p, 0.1 * card_w) for h in known):
+                    continue
                 if _share(paper, _shrink(quad, 0.6)) < 0.4:
                     continue  # backs have no index to find
                 fan = _Hypothesis(corners=quad, run_x=c.x_len)
-                hyps.extend(self._scan_fan(image, fan, scale, known=[h for h in hyps if h.code != UNKNOWN]))
-        # Confident reads first, then the hypotheses most corners agree on.
+                # Index corners already read are not read again from a fan's edge, whatever they
+                # gave: an index refused there (two corners disagreeing) must not be named by a
+                # second look from a slightly different angle.
+                examined = [h.corners[k] for h in hyps for k in h.examined]
+                examined += [h.corners[k] for h in known for k in (0, 2)]
+                hyps.extend(self._scan_fan(image, fan, scale, examined=examined))
+        # Confident reads first, then cards whose index was seen, then the hypotheses most corners
+        # agree on.
         hyps.sort(
             key=lambda hh: (
                 hh.code != UNKNOWN,
                 hh.confidence if hh.code != UNKNOWN else 0,
+                hh.seen,
+                hh.anchors,
                 hh.support,
                 hh.fill,
             ),
@@ -656,6 +826,13 @@ class Recognizer:
                     continue
                 chosen.append(hyp)
                 cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+                continue
+            if hyp.seen:
+                # An index in view but too unsure to name: a card is there, however little of it
+                # shows (the middle of a fan), so it is an unknown card, not judged by its area.
+                if not any(_same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                    chosen.append(hyp)
+                    cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
             if any(float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w for o in chosen):
                 continue
@@ -691,9 +868,10 @@ def _face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
     return np.asarray(gray.reshape(-1), dtype=np.float32)
 
 
-def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
-    """Pixels whose hue is within ``width`` of ``centre`` on OpenCV's circular 0-179 scale."""
-    lo, hi = centre - width, centre + width
+def _hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:
+    """Pixels whose hue lies from ``lo`` to ``hi`` on OpenCV's circular 0-179 scale (either end may
+    run past the scale's ends: the band wraps round).
+    """
     band = cv2.inRange(hue, max(lo, 0), min(hi, 179))
     if lo < 0:
         band = cv2.bitwise_or(band, cv2.inRange(hue, 180 + lo, 179))
@@ -702,10 +880,17 @@ def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
     return band
 
 
+def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
+    """Pixels whose hue is within ``width`` of ``centre`` on OpenCV's circular 0-179 scale."""
+    return _hue_range(hue, centre - width, centre + width)
+
+
 def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | None:
     """The card height (long side) most of ``sides`` agree with, refined as their median."""
     if len(sides) == 0:
         return None
+    if len(sides) <= 8:
+        return _vote_height_few([float(v) for v in sides], tol)
     candidates = np.concatenate([sides, sides * CARD_ASPECT])
     cand = candidates[:, None]
     agree = (np.abs(sides[None, :] - cand) < tol * cand) | (np.abs(sides[None, :] * CARD_ASPECT - cand) < tol * cand)
@@ -713,45 +898,84 @@ def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | N
     top = np.flatnonzero(counts == counts.max())
     best_h = float(candidates[top].max())
     implied = np.where(np.abs(sides - best_h) < tol * best_h, sides, sides * CARD_ASPECT)
-    close = implied[np.abs(implied - best_h) < tol * best_h]
-    return float(np.median(close))
+    close = np.sort(implied[np.abs(implied - best_h) < tol * best_h])
+    # The median, without np.median's overhead (this runs for every blob).
+    half = len(close) // 2
+    return float(close[half]) if len(close) % 2 else float(close[half - 1] + close[half]) / 2.0
+
+
+def _vote_height_few(sides: list[float], tol: float) -> float:
+    """``_vote_height`` for the few sides of one blob, in plain Python (numpy's per-call cost is
+    most of the work for a handful of numbers; the result is the same).
+    """
+    candidates = sides + [v * CARD_ASPECT for v in sides]
+    best_h, best_n = 0.0, -1
+    for cand in candidates:
+        n = sum(1 for v in sides if abs(v - cand) < tol * cand or abs(v * CARD_ASPECT - cand) < tol * cand)
+        if n > best_n or (n == best_n and cand > best_h):
+            best_h, best_n = cand, n
+    implied = [v if abs(v - best_h) < tol * best_h else v * CARD_ASPECT for v in sides]
+    close = sorted(v for v in implied if abs(v - best_h) < tol * best_h)
+    half = len(close) // 2
+    return close[half] if len(close) % 2 else (close[half - 1] + close[half]) / 2.0
 
 
 def _full_sides(corners: list[_Corner]) -> list[float]:
     """Visible edge lengths that run from one right-angled corner to the next: whole card sides."""
+    # Plain floats: numpy's per-call cost would be most of the work for these few 2-vectors.
+    plain = [
+        (
+            float(c.point[0]),
+            float(c.point[1]),
+            (float(c.x_dir[0]), float(c.x_dir[1]), c.x_len),
+            (float(c.y_dir[0]), float(c.y_dir[1]), c.y_len),
+        )
+        for c in corners
+    ]
     out = []
-    for i, a in enumerate(corners):
-        for b in corners[i + 1 :]:
-            d = b.point - a.point
-            dist = float(np.hypot(d[0], d[1]))
+    for i, (ax, ay, a_x, a_y) in enumerate(plain):
+        for bx, by, _bx, _by in plain[i + 1 :]:
+            dx, dy = bx - ax, by - ay
+            dist = math.hypot(dx, dy)
             if dist < 10:
                 continue
-            u = d / dist
-            for direction, length in ((a.x_dir, a.x_len), (a.y_dir, a.y_len)):
-                if float(np.dot(u, direction)) > 0.995 and abs(length - dist) < 0.12 * dist:
+            ux, uy = dx / dist, dy / dist
+            for vx, vy, length in (a_x, a_y):
+                if ux * vx + uy * vy > 0.995 and abs(length - dist) < 0.12 * dist:
                     out.append(dist)
     return out
 
 
 def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
     """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees)."""
-    merged: list[_Hypothesis] = []
-    centres: list[Vec] = []
+    merged: list[tuple[_Hypothesis, list[float]]] = []
     for hyp in hyps:
-        centre = hyp.center
-        for other, oc in zip(merged, centres, strict=True):
-            if abs(centre[0] - oc[0]) > tol or abs(centre[1] - oc[1]) > tol:
+        # Plain floats: x0 y0 x1 y1 x2 y2 x3 y3, then the centre.
+        flat = [float(v) for v in hyp.corners.reshape(-1)]
+        cx, cy = (flat[0] + flat[2] + flat[4] + flat[6]) / 4.0, (flat[1] + flat[3] + flat[5] + flat[7]) / 4.0
+        for other, of in merged:
+            ox, oy = (of[0] + of[2] + of[4] + of[6]) / 4.0, (of[1] + of[3] + of[5] + of[7]) / 4.0
+            if abs(cx - ox) > tol or abs(cy - oy) > tol:
                 continue
-            d_same = np.abs(hyp.corners - other.corners).max()
-            d_turned = np.abs(hyp.corners - other.corners[[2, 3, 0, 1]]).max()
+            d_same = max(abs(a - b) for a, b in zip(flat, of, strict=True))
+            d_turned = max(abs(a - b) for a, b in zip(flat, of[4:] + of[:4], strict=True))
             if min(d_same, d_turned) < tol:
                 other.support += 1
                 other.run_x = max(other.run_x, hyp.run_x)
                 break
         else:
-            merged.append(hyp)
-            centres.append(centre)
-    return merged
+            merged.append((hyp, flat))
+    return [hyp for hyp, _flat in merged]
+
+
+def _on_outline(contour: ByteImage, point: Vec, tol: float) -> bool:
+    """True when ``point`` lies within ``tol`` of the blob's outline (inside or out)."""
+    return abs(cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True)) < tol
+
+
+def _near_index(hyp: _Hypothesis, point: Vec, tol: float) -> bool:
+    """True when one of the hypothesis' two index corners is within ``tol`` of ``point``."""
+    return bool(np.abs(hyp.corners[[0, 2]] - point).max(axis=1).min() < tol)
 
 
 def _same_card(a: _Hypothesis, b: _Hypothesis, tol: float) -> bool:
@@ -765,12 +989,28 @@ def _same_card(a: _Hypothesis, b: _Hypothesis, tol: float) -> bool:
 
 
 def _shrink(quad: Vec, factor: float) -> Vec:
-    centre = quad.mean(axis=0)
+    centre = (quad[0] + quad[1] + quad[2] + quad[3]) * 0.25
     return np.asarray(centre + (quad - centre) * factor, dtype=np.float64)
 
 
 def _area(quad: Vec) -> float:
     return float(abs(cv2.contourArea(quad.astype(np.float32))))
+
+
+def _shares(masks: Sequence[ByteImage], quad: Vec) -> list[float]:
+    """Share of a quadrilateral's pixels set in each of ``masks`` (one polygon drawn for all)."""
+    x, y, w, h = cv2.boundingRect(np.round(quad).astype(np.int32))
+    mh, mw = masks[0].shape
+    x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, mw), min(y + h, mh)
+    if w <= 0 or h <= 0 or x1 <= x0 or y1 <= y0:
+        return [0.0] * len(masks)
+    local = np.zeros((h, w), np.uint8)
+    cv2.fillConvexPoly(local, np.round(quad - (x, y)).astype(np.int32), 255)
+    total = cv2.countNonZero(local)
+    if total == 0:
+        return [0.0] * len(masks)
+    inside = local[y0 - y : y1 - y, x0 - x : x1 - x]
+    return [float(cv2.countNonZero(cv2.bitwise_and(inside, m[y0:y1, x0:x1]))) / float(total) for m in masks]
 
 
 def _share(mask: ByteImage, quad: Vec, *, exclude: ByteImage | None = None) -> float:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from drivers.camera.sim import Optics, Scene, SimCard, SimHand, TableRenderer, TableView
+from drivers.camera.sim import CARD_W_MM, Optics, Scene, SimCard, SimHand, TableRenderer, TableView
 from vision.deck import DeckProfile
 from vision.errors import ImageError
 from vision.recognize import BACK, UNKNOWN, Recognizer
@@ -123,3 +125,43 @@ def test_soft_camera_single_cards_read_or_unknown_never_wrong(kennard: DeckProfi
     tally = _run(kennard, Scene(cards=cards, optics=Optics(blur_sigma_px=1.3, noise_sigma=3.0)), seed=3)
     assert tally.misread == 0 and tally.missed == 0
     assert tally.correct >= 11  # 13 of 14 when written
+
+
+def _fan(codes: list[str], *, x_mm: float, y_mm: float, angle_deg: float, step: float = 0.36) -> list[SimCard]:
+    """Three cards fanned along their own short side, each later card on top and further along."""
+    a = math.radians(angle_deg)
+    shift = step * CARD_W_MM
+    return [
+        SimCard(code=c, x_mm=x_mm + k * shift * math.cos(a), y_mm=y_mm + k * shift * math.sin(a), angle_deg=angle_deg)
+        for k, c in zip((-1, 0, 1), codes, strict=True)
+    ]
+
+
+@pytest.mark.parametrize("design", ["kennard", "hershey"])
+@pytest.mark.parametrize("blur", [0.0, 0.8], ids=["sharp", "blur-0.8"])
+def test_every_card_of_a_fan_is_found_at_any_angle(design: str, blur: float, request: pytest.FixtureRequest) -> None:
+    # The middle card of a fan shows no outline corner of its own and the bottom card mostly
+    # its neighbours' faces: each must still be found where it lies, read or "unknown".
+    deck: DeckProfile = request.getfixturevalue(design)
+    hands = [
+        ["7c", "Qd", "3s"],
+        ["Kh", "2c", "9d"],
+        ["As", "6h", "Jc"],
+        ["5d", "Ts", "8h"],
+        ["4c", "Kd", "7s"],
+        ["Qh", "9s", "2d"],
+    ]
+    angles = [0.0, 25.0, -20.0, 180.0, 205.0, 160.0]
+    fans = [
+        card
+        for i, (codes, angle) in enumerate(zip(hands, angles, strict=True))
+        for card in _fan(codes, x_mm=170 + (i % 3) * 330, y_mm=130 + (i // 3) * 300, angle_deg=angle)
+    ]
+    # A few single cards, as on any table: their whole sides settle the card size in the frame.
+    singles = [
+        SimCard(code=c, x_mm=170 + k * 330, y_mm=280, angle_deg=10.0 * k) for k, c in enumerate(["Ac", "3h", "6d"])
+    ]
+    tally = _run(deck, Scene(cards=(*fans, *singles), optics=Optics(blur_sigma_px=blur)), seed=5)
+    assert tally.missed == 0 and tally.phantoms == 0
+    assert tally.misread == 0
+    assert tally.correct >= 0.6 * tally.face_up
