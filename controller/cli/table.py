@@ -33,7 +33,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument(
         "--shoe",
         help="the shoe: a device path (/dev/ttyUSB0) or a URL (socket://host:port); without it the table runs "
-        "camera-only, from the [vision] camera and [[zones]] of --config",
+        "camera-only, from the [vision] camera and [[zones]] of --config (with it, that camera checks the deal)",
     )
     run.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
     run.add_argument("--port", type=int, default=8000, help="the displays' port (default 8000; 0: any free port)")
@@ -105,8 +105,7 @@ def run_table(args: argparse.Namespace) -> int:
     web = None
     camera = None
     try:
-        if not args.shoe:
-            camera = _camera_only(live, args.config)
+        camera = _camera(live, args.config, camera_only=not args.shoe)
         if not args.no_web:
             web = _serve(live, data=args.data, host=args.host, port=args.port)
             print(f"dealer display: {_dealer_url(web.url, live)}  floor: {web.url}/floor", file=sys.stderr)
@@ -121,10 +120,14 @@ def run_table(args: argparse.Namespace) -> int:
     try:
         if args.control == "stdio":
             reader = threading.Thread(target=_control_loop, args=(live, stop, handle), daemon=True)
-            _say({"ready": True, "round": live.table.round_no, "last_counter": live.table.last_counter})
+            # What the camera does, if any: "deals" (camera-only) or "checks" (the deal, beside a shoe).
+            role = None if camera is None else "checks" if args.shoe else "deals"
+            _say({"ready": True, "round": live.table.round_no, "last_counter": live.table.last_counter, "camera": role})
             reader.start()
         else:
-            mode = "camera-only (no shoe)" if camera is not None else f"shoe {args.shoe}"
+            mode = f"shoe {args.shoe}" if args.shoe else "camera-only (no shoe)"
+            if args.shoe and camera is not None:
+                mode += ", camera checking the deal"
             print(f"{live.table.config.name}: {live.table.config.game}, {mode}, data in {args.data}", file=sys.stderr)
         while not stop.wait(0.2):
             if live.failed.is_set():
@@ -140,11 +143,14 @@ def run_table(args: argparse.Namespace) -> int:
     return 0
 
 
-def _camera_only(live: Any, config_path: str | None) -> Any:
-    """The camera link that deals a table with no reading shoe, from the configuration's ``[vision]``.
+def _camera(live: Any, config_path: str | None, *, camera_only: bool) -> Any:
+    """The camera link of the configuration's ``[vision]`` camera: beside a shoe it checks the deal
+    (misdeals become tilts); on a table with no reading shoe it deals and reads the cards. None
+    when a shoe is given and no camera is configured.
 
     Raises:
-        ControllerError: no configuration file or no ``[vision]`` camera in it (no card source).
+        ControllerError: camera-only with no configuration file or no ``[vision]`` camera in it
+            (no card source).
         vision errors (configuration, camera, calibration, deck) as :meth:`CameraLink.from_config`.
     """
     import tomllib
@@ -155,14 +161,20 @@ def _camera_only(live: Any, config_path: str | None) -> Any:
 
     where = "give --shoe, or a [vision] camera and [[zones]] in --config for a camera-only table"
     if config_path is None:
+        if not camera_only:
+            return None
         raise ControllerError(f"no card source: {where}")
     with open(config_path, "rb") as file:
         vision_table = tomllib.load(file).get("vision")
     # The camera must be named: [vision]'s default (the simulated camera) is for tests and demos.
     if not isinstance(vision_table, dict) or "camera" not in vision_table:
+        if not camera_only:
+            return None
         raise ControllerError(f"{config_path}: no card source: {where} (vision.camera)")
     vision = load_table_vision(Path(config_path))
-    return CameraLink.from_config(table=live.table, vision=vision, camera_only=CameraOnlySettings())
+    return CameraLink.from_config(
+        table=live.table, vision=vision, camera_only=CameraOnlySettings() if camera_only else None
+    )
 
 
 def _serve(live: Any, *, data: Path, host: str, port: int) -> Any:
