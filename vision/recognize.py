@@ -57,7 +57,7 @@ FACE_SUIT_LEAST: Final = 0.8
 # The lead the whole face must give one card over every other to name a blurred index's rank,
 # the least correlation it needs, and how many ranks the index may fit better than that one.
 FACE_RANK_MARGIN: Final = 0.03
-FACE_RANK_LEAST: Final = 0.85
+FACE_RANK_LEAST: Final = 0.9
 FACE_RANK_AMONG: Final = 3
 
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
@@ -348,7 +348,12 @@ class Recognizer:
                 r.best not in (None, code) and (r.match is None or self._dissents(r.match, code))
                 for r in (first, second)
             )
-            if alone and leans_away and (both is None or both[0] != code):
+            if (
+                alone
+                and leans_away
+                and (both is None or both[0] != code)
+                and not self._face_settles(image, corners, code, [r.best for r in (first, second) if r.best])
+            ):
                 return UNKNOWN, 0.0
         elif both is not None:
             # Neither corner alone is sure enough, but both saw the same card: two looks at one
@@ -357,7 +362,7 @@ class Recognizer:
         else:
             matches = [r.match for r in (first, second) if r.match is not None]
             by_face = self._suit_by_face(image, corners, matches) if alone else None
-            if by_face is None and alone:
+            if by_face is None:
                 by_face = self._rank_by_face(image, corners, matches)
             if by_face is None:
                 return UNKNOWN, max(first.confidence, second.confidence)
@@ -422,10 +427,23 @@ class Recognizer:
         face = _face_vector(np.asarray(card))
         return np.asarray(np.maximum(self._faces @ face, self._faces @ face[::-1]), dtype=np.float32)
 
+    def _face_settles(self, image: ByteImage, corners: Vec, code: str, named: Sequence[str]) -> bool:
+        """Whether a lone card's whole face settles two index corners that name different cards
+        (a blurred 5 whose second index passes for an 8) in favour of ``code``: the face must fit
+        that card best of its suit (a design's clubs and spades pips can look alike blurred; the
+        index's suit is the clear part), clearly better than every card the corners named.
+        """
+        faces = self._face_scores(image, corners)
+        at = CODES.index(code)
+        if float(faces[at % 4 :: 4].max()) > faces[at] or faces[at] < FACE_RANK_LEAST:
+            return False
+        return all(faces[at] - faces[CODES.index(other)] >= FACE_RANK_MARGIN for other in named if other != code)
+
     def _rank_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
         """A clear suit whose index rank is lost to blur (a thin 8, 9, 6 or Q at 150 px): the
-        card's face, its pips' count and layout or its court picture, names the rank. Only for a
-        card lying alone (its whole face in view), and only a rank the index itself leans to.
+        card's face, its pips' count and layout or its court picture, names the rank, but only a
+        rank the index itself leans to. A card read at both index corners among others (the top
+        card of a fan) shows its face too; one partly covered correlates too little to name any.
         """
         if not matches:
             return None

@@ -153,3 +153,23 @@ def test_whole_face_names_the_rank_of_a_blurred_index(kennard: DeckProfile) -> N
                 assert by_face[0] == card.code
                 named += 1
     assert named >= 30, named
+
+
+def test_whole_face_settles_disagreeing_corners_only_for_the_card_shown(kennard: DeckProfile) -> None:
+    # Two corners naming different ranks of one suit: the face settles for the card shown (when
+    # it is clear enough), never for the other rank.
+    rng = np.random.default_rng(9)
+    renderer = TableRenderer(deck=kennard, view=TableView(keystone=0.04, roll_deg=2.0), seed=9)
+    scene = random_scene(
+        rng, count=20, face_down_share=0.0, fans=0, back_pairs=0, conditions=Conditions(blur=1.3, noise=4.0)
+    )
+    frame = renderer.render(scene, seed=9)
+    recognizer = Recognizer(deck=kennard)
+    settled = 0
+    for card in scene.cards:
+        quad = renderer.card_quad_px(card).astype(np.float64)
+        at = CODES.index(card.code)
+        other = CODES[(at + 4 * 5) % 52]  # five ranks away, the same suit
+        assert not recognizer._face_settles(frame, quad, other, [card.code, other])
+        settled += recognizer._face_settles(frame, quad, card.code, [card.code, other])
+    assert settled >= 15, settled
