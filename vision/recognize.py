@@ -54,6 +54,12 @@ FACE_SUIT_MARGIN: Final = 0.025
 # mislocated matches neither well and settles nothing).
 FACE_SUIT_LEAST: Final = 0.8
 
+# The lead the whole face must give one card over every other to name a blurred index's rank,
+# the least correlation it needs, and how many ranks the index may fit better than that one.
+FACE_RANK_MARGIN: Final = 0.03
+FACE_RANK_LEAST: Final = 0.9
+FACE_RANK_AMONG: Final = 3
+
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
 ByteImage = npt.NDArray[Any]
 Point = tuple[float, float]
@@ -342,7 +348,12 @@ class Recognizer:
                 r.best not in (None, code) and (r.match is None or self._dissents(r.match, code))
                 for r in (first, second)
             )
-            if alone and leans_away and (both is None or both[0] != code):
+            if (
+                alone
+                and leans_away
+                and (both is None or both[0] != code)
+                and not self._face_settles(image, corners, code, [r.best for r in (first, second) if r.best])
+            ):
                 return UNKNOWN, 0.0
         elif both is not None:
             # Neither corner alone is sure enough, but both saw the same card: two looks at one
@@ -351,6 +362,8 @@ class Recognizer:
         else:
             matches = [r.match for r in (first, second) if r.match is not None]
             by_face = self._suit_by_face(image, corners, matches) if alone else None
+            if by_face is None:
+                by_face = self._rank_by_face(image, corners, matches)
             if by_face is None:
                 return UNKNOWN, max(first.confidence, second.confidence)
             code, conf = by_face
@@ -395,19 +408,66 @@ class Recognizer:
             or lead_over(suit_scores[[pair[1], s_order[2]]], 1) < s.accept_margin
         ):
             return None
-        w, h = self._face_size
-        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-        card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
-        face = _face_vector(np.asarray(card))
-        scores = [
-            max(float(self._faces[rank * 4 + k] @ face), float(self._faces[rank * 4 + k] @ face[::-1])) for k in pair
-        ]
+        faces = self._face_scores(image, corners)
+        scores = [float(faces[rank * 4 + k]) for k in pair]
         lead = scores[0] - scores[1]
         if abs(lead) < FACE_SUIT_MARGIN or max(scores) < FACE_SUIT_LEAST:
             return None
         suit = pair[0] if lead > 0 else pair[1]
         return CODES[rank * 4 + suit], min(1.0, 0.5 * abs(lead) / FACE_SUIT_MARGIN)
+
+    def _face_scores(self, image: ByteImage, corners: Vec) -> npt.NDArray[np.float32]:
+        """The card's whole face at half the canonical size correlated with every registered face
+        (either way up: the two index corners look alike).
+        """
+        w, h = self._face_size
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+        card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
+        face = _face_vector(np.asarray(card))
+        return np.asarray(np.maximum(self._faces @ face, self._faces @ face[::-1]), dtype=np.float32)
+
+    def _face_settles(self, image: ByteImage, corners: Vec, code: str, named: Sequence[str]) -> bool:
+        """Whether a lone card's whole face settles two index corners that name different cards
+        (a blurred 5 whose second index passes for an 8) in favour of ``code``: the face must fit
+        that card best of its suit (a design's clubs and spades pips can look alike blurred; the
+        index's suit is the clear part), clearly better than every card the corners named.
+        """
+        faces = self._face_scores(image, corners)
+        at = CODES.index(code)
+        if float(faces[at % 4 :: 4].max()) > faces[at] or faces[at] < FACE_RANK_LEAST:
+            return False
+        return all(faces[at] - faces[CODES.index(other)] >= FACE_RANK_MARGIN for other in named if other != code)
+
+    def _rank_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
+        """A clear suit whose index rank is lost to blur (a thin 8, 9, 6 or Q at 150 px): the
+        card's face, its pips' count and layout or its court picture, names the rank, but only a
+        rank the index itself leans to. A card read at both index corners among others (the top
+        card of a fan) shows its face too; one partly covered correlates too little to name any.
+        """
+        if not matches:
+            return None
+        s = self.settings
+        suit_scores = _pooled([m.suit_scores for m in matches])
+        suit, other = (int(k) for k in np.argsort(suit_scores)[::-1][:2])
+        if suit_scores[suit] < s.accept_score or lead_over(suit_scores, other) < s.accept_margin:
+            return None
+        rank_scores = _pooled([m.rank_scores for m in matches])
+        faces = self._face_scores(image, corners)
+        same = faces[suit::4]
+        order = np.argsort(same)[::-1]
+        rank = int(order[0])
+        lead = float(same[rank] - same[int(order[1])])
+        best = rank * 4 + suit
+        among = int(np.sum(rank_scores > rank_scores[rank]))
+        # The face must name one rank of the index's suit clearly, no card of another suit may
+        # look more like it (a face seen through glare can lean anywhere), and the index itself
+        # must rank that rank among its best few.
+        if int(np.argmax(faces)) != best or same[rank] < FACE_RANK_LEAST or lead < FACE_RANK_MARGIN:
+            return None
+        if among >= FACE_RANK_AMONG:
+            return None
+        return CODES[best], min(1.0, 0.5 * lead / FACE_RANK_MARGIN)
 
     def _combined(self, first: _CornerRead, second: _CornerRead) -> tuple[str, float] | None:
         """The card both index corners' mean scores pick, when they pick one clearly enough."""

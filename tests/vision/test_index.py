@@ -127,3 +127,49 @@ def test_lead_grows_with_the_runner_up_distance() -> None:
     leads = [match_scores(f, suits).margin for f in fits]
     assert leads == sorted(leads) and 0.0 < leads[0] < leads[-1] < 1.0
     assert match_scores(fits[0], suits).code == CODES[0]
+
+
+def test_whole_face_names_the_rank_of_a_blurred_index(kennard: DeckProfile) -> None:
+    # Blur 1.3 px on single cards: where the index gives a clear suit, the face's pips or court
+    # picture name the rank among the index's best few, and never another card's.
+    named = 0
+    for seed in (7, 8):
+        rng = np.random.default_rng(seed)
+        renderer = TableRenderer(deck=kennard, view=TableView(keystone=0.04, roll_deg=2.0), seed=seed)
+        scene = random_scene(
+            rng, count=20, face_down_share=0.0, fans=0, back_pairs=0, conditions=Conditions(blur=1.3, noise=4.0)
+        )
+        frame = renderer.render(scene, seed=seed)
+        recognizer = Recognizer(deck=kennard)
+        for card in scene.cards:
+            quad = renderer.card_quad_px(card).astype(np.float64)
+            reads = [
+                recognizer._read_corner(frame, quad[k], quad[(k + 1) % 4] - quad[k], quad[(k + 3) % 4] - quad[k])
+                for k in (0, 2)
+            ]
+            matches = [r.match for r in reads if r.match is not None]
+            by_face = recognizer._rank_by_face(frame, quad, matches)
+            if by_face is not None:
+                assert by_face[0] == card.code
+                named += 1
+    assert named >= 30, named
+
+
+def test_whole_face_settles_disagreeing_corners_only_for_the_card_shown(kennard: DeckProfile) -> None:
+    # Two corners naming different ranks of one suit: the face settles for the card shown (when
+    # it is clear enough), never for the other rank.
+    rng = np.random.default_rng(9)
+    renderer = TableRenderer(deck=kennard, view=TableView(keystone=0.04, roll_deg=2.0), seed=9)
+    scene = random_scene(
+        rng, count=20, face_down_share=0.0, fans=0, back_pairs=0, conditions=Conditions(blur=1.3, noise=4.0)
+    )
+    frame = renderer.render(scene, seed=9)
+    recognizer = Recognizer(deck=kennard)
+    settled = 0
+    for card in scene.cards:
+        quad = renderer.card_quad_px(card).astype(np.float64)
+        at = CODES.index(card.code)
+        other = CODES[(at + 4 * 5) % 52]  # five ranks away, the same suit
+        assert not recognizer._face_settles(frame, quad, other, [card.code, other])
+        settled += recognizer._face_settles(frame, quad, card.code, [card.code, other])
+    assert settled >= 15, settled
