@@ -215,29 +215,28 @@ class Recognizer:
     def _masks(self, small: ByteImage) -> tuple[ByteImage, ByteImage, ByteImage]:
         """Foreground (not felt), white paper and back-coloured masks at detection scale."""
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-        hue, sat, val = cv2.split(hsv)
+        # Each mask is one inRange over all three channels (no split channels, no ANDs of
+        # per-channel masks: every full-frame pass counts at 30 fps).
         felt_hue = self.settings.felt_hue
         if felt_hue is None:
-            hist = cv2.calcHist([hue], [0], cv2.inRange(sat, 60, 255), [180], [0, 180]).reshape(-1)
+            hist = cv2.calcHist([hsv], [0], _hsv_within(hsv, sat=(60, 255)), [180], [0, 180]).reshape(-1)
             felt_hue = int(np.argmax(hist))
-        felt = cv2.bitwise_and(_hue_band(hue, felt_hue, 14), cv2.inRange(sat, 45, 255))
-        felt = cv2.bitwise_and(felt, cv2.inRange(val, 20, 255))
+        felt = _hsv_range(hsv, felt_hue - 14, felt_hue + 14, sat=45, val=20)
         fg = cv2.bitwise_not(felt)
         kernel = np.ones((3, 3), np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, kernel)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, kernel)
-        paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
+        paper = _hsv_within(hsv, sat=(0, 70), val=90)
         back = np.zeros_like(fg)
         for lo, hi in self._back_bands:
-            back = cv2.bitwise_or(back, _hue_range(hue, lo, hi))
-        back = cv2.bitwise_and(back, cv2.inRange(sat, 70, 255))
+            back = cv2.bitwise_or(back, _hsv_range(hsv, lo, hi, sat=70))
         return fg, paper, back
 
     # -- geometry ------------------------------------------------------------------------------
 
     def _corners(self, contour: ByteImage) -> tuple[list[_Corner], list[float]]:
         """Right-angled convex corners of a blob outline, with exact edge directions."""
-        pts = contour.reshape(-1, 2).astype(np.float64)
+        pts = contour.reshape(-1, 2).astype(np.float32)  # integer pixels: exact in float32
         n = len(pts)
         approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
         # Where each polygon vertex sits along the contour (approxPolyDP returns points only).
@@ -261,9 +260,7 @@ class Recognizer:
             trim = seg_len // 6
             first, count = i0 + trim, max(seg_len - 2 * trim, 2)
             sel = pts[first : first + count] if first + count <= n else pts[(first + np.arange(count)) % n]
-            vx, vy, x0, y0 = (
-                float(v) for v in cv2.fitLine(sel.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
-            )
+            vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).tolist()
             if vx * dx + vy * dy < 0:
                 vx, vy = -vx, -vy
             edges.append((x0, y0, vx, vy, length))
@@ -663,7 +660,10 @@ class Recognizer:
             for contour, corners, blob_sides in blobs:
                 # Under a tilted camera near cards look bigger than far ones: a blob's own whole
                 # sides, when they agree with the frame's height, give its local size.
-                local = _vote_height(np.array(blob_sides) / scale) if len(blob_sides) > 1 else None
+                if len(blob_sides) > 8:
+                    local = _vote_height(np.array(blob_sides) / scale)
+                else:  # the few sides of one blob in plain Python, as _vote_height itself does
+                    local = _vote_height_few([v / scale for v in blob_sides], 0.08) if len(blob_sides) > 1 else None
                 blob_h = local if local is not None and abs(local - card_h) < 0.15 * card_h else card_h
                 found.extend(
                     self._explain_blob(
@@ -881,21 +881,30 @@ def _face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
     return np.asarray(gray.reshape(-1), dtype=np.float32)
 
 
-def _hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:
-    """Pixels whose hue lies from ``lo`` to ``hi`` on OpenCV's circular 0-179 scale (either end may
-    run past the scale's ends: the band wraps round).
+def _hsv_within(
+    hsv: ByteImage, *, hue: tuple[int, int] = (0, 255), sat: tuple[int, int] = (0, 255), val: int = 0
+) -> ByteImage:
+    """Pixels of an HSV image whose hue and saturation lie in the given ranges (inclusive; the
+    default is any) and whose value is at least ``val``.
     """
-    band = cv2.inRange(hue, max(lo, 0), min(hi, 179))
+    return cv2.inRange(hsv, np.array((hue[0], sat[0], val), np.uint8), np.array((hue[1], sat[1], 255), np.uint8))
+
+
+def _hsv_range(hsv: ByteImage, lo: int, hi: int, *, sat: int = 0, sat_max: int = 255, val: int = 0) -> ByteImage:
+    """Pixels of an HSV image whose hue lies from ``lo`` to ``hi`` on OpenCV's circular 0-179 scale
+    (either end may run past the scale's ends: the band wraps round), whose saturation lies from
+    ``sat`` to ``sat_max`` and whose value is at least ``val``.
+    """
+
+    def piece(h0: int, h1: int) -> ByteImage:
+        return _hsv_within(hsv, hue=(h0, h1), sat=(sat, sat_max), val=val)
+
+    band = piece(max(lo, 0), min(hi, 179))
     if lo < 0:
-        band = cv2.bitwise_or(band, cv2.inRange(hue, 180 + lo, 179))
+        band = cv2.bitwise_or(band, piece(180 + lo, 179))
     if hi > 179:
-        band = cv2.bitwise_or(band, cv2.inRange(hue, 0, hi - 180))
+        band = cv2.bitwise_or(band, piece(0, hi - 180))
     return band
-
-
-def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
-    """Pixels whose hue is within ``width`` of ``centre`` on OpenCV's circular 0-179 scale."""
-    return _hue_range(hue, centre - width, centre + width)
 
 
 def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | None:
