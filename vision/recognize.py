@@ -130,9 +130,10 @@ class FrameReading:
 
 @dataclass(slots=True)
 class _Corner:
-    point: Vec  # detection-scale pixels
-    x_dir: Vec  # unit vector along the clockwise-next edge
-    y_dir: Vec  # unit vector along the other edge
+    # Plain floats: numpy's per-call cost would be most of the work for these 2-vectors.
+    point: Point  # detection-scale pixels
+    x_dir: Point  # unit vector along the clockwise-next edge
+    y_dir: Point  # unit vector along the other edge
     x_len: float  # visible edge lengths
     y_len: float
 
@@ -280,8 +281,7 @@ class Recognizer:
             bn = math.hypot(bx, by)
             if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + 4.0 * bx / bn, py + 4.0 * by / bn), False) < 0:
                 continue
-            point = np.array((px, py))
-            out_a, out_b = np.array((-dax, -day)), np.array((dbx, dby))
+            point, out_a, out_b = (px, py), (-dax, -day), (dbx, dby)
             if -dax * dby + day * dbx > 0:
                 corners.append(_Corner(point, out_a, out_b, la, lb))
             else:
@@ -799,7 +799,7 @@ class Recognizer:
         for c in [] if alone else corners:
             # (An edge as long as a card's long side is just that: a single card on its side.)
             if c.x_len > 1.15 * card_w and abs(c.x_len - card_h) > 0.06 * card_h:
-                p, x, y = c.point, c.x_dir, c.y_dir
+                p, x, y = np.array(c.point), np.array(c.x_dir), np.array(c.y_dir)
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
                 known = [h for h in hyps if h.code != UNKNOWN or h.seen]
                 # A card read at both its indices lies on top: the cards under it show theirs
@@ -944,16 +944,7 @@ def _vote_height_few(sides: list[float], tol: float) -> float:
 
 def _full_sides(corners: list[_Corner]) -> list[float]:
     """Visible edge lengths that run from one right-angled corner to the next: whole card sides."""
-    # Plain floats: numpy's per-call cost would be most of the work for these few 2-vectors.
-    plain = [
-        (
-            float(c.point[0]),
-            float(c.point[1]),
-            (float(c.x_dir[0]), float(c.x_dir[1]), c.x_len),
-            (float(c.y_dir[0]), float(c.y_dir[1]), c.y_len),
-        )
-        for c in corners
-    ]
+    plain = [(c.point[0], c.point[1], (*c.x_dir, c.x_len), (*c.y_dir, c.y_len)) for c in corners]
     out = []
     for i, (ax, ay, a_x, a_y) in enumerate(plain):
         for bx, by, _bx, _by in plain[i + 1 :]:
