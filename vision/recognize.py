@@ -216,21 +216,22 @@ class Recognizer:
     def _masks(self, small: ByteImage) -> tuple[ByteImage, ByteImage, ByteImage]:
         """Foreground (not felt), white paper and back-coloured masks at detection scale."""
         hsv = cv2.cvtColor(small, cv2.COLOR_BGR2HSV)
-        # Each mask is one inRange over all three channels (no split channels, no ANDs of
-        # per-channel masks: every full-frame pass counts at 30 fps).
+        hue, sat, val = cv2.split(hsv)
         felt_hue = self.settings.felt_hue
         if felt_hue is None:
-            hist = cv2.calcHist([hsv], [0], _hsv_within(hsv, sat=(60, 255)), [180], [0, 180]).reshape(-1)
+            hist = cv2.calcHist([hue], [0], cv2.inRange(sat, 60, 255), [180], [0, 180]).reshape(-1)
             felt_hue = int(np.argmax(hist))
-        felt = _hsv_range(hsv, felt_hue - 14, felt_hue + 14, sat=45, val=20)
+        felt = cv2.bitwise_and(_hue_band(hue, felt_hue, 14), cv2.inRange(sat, 45, 255))
+        felt = cv2.bitwise_and(felt, cv2.inRange(val, 20, 255))
         fg = cv2.bitwise_not(felt)
         kernel = np.ones((3, 3), np.uint8)
         fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, kernel)
         fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, kernel)
-        paper = _hsv_within(hsv, sat=(0, 70), val=90)
+        paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
         back = np.zeros_like(fg)
         for lo, hi in self._back_bands:
-            back = cv2.bitwise_or(back, _hsv_range(hsv, lo, hi, sat=70))
+            back = cv2.bitwise_or(back, _hue_range(hue, lo, hi))
+        back = cv2.bitwise_and(back, cv2.inRange(sat, 70, 255))
         return fg, paper, back
 
     # -- geometry ------------------------------------------------------------------------------
@@ -881,30 +882,21 @@ def _face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
     return np.asarray(gray.reshape(-1), dtype=np.float32)
 
 
-def _hsv_within(
-    hsv: ByteImage, *, hue: tuple[int, int] = (0, 255), sat: tuple[int, int] = (0, 255), val: int = 0
-) -> ByteImage:
-    """Pixels of an HSV image whose hue and saturation lie in the given ranges (inclusive; the
-    default is any) and whose value is at least ``val``.
+def _hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:
+    """Pixels whose hue lies from ``lo`` to ``hi`` on OpenCV's circular 0-179 scale (either end may
+    run past the scale's ends: the band wraps round).
     """
-    return cv2.inRange(hsv, np.array((hue[0], sat[0], val), np.uint8), np.array((hue[1], sat[1], 255), np.uint8))
-
-
-def _hsv_range(hsv: ByteImage, lo: int, hi: int, *, sat: int = 0, sat_max: int = 255, val: int = 0) -> ByteImage:
-    """Pixels of an HSV image whose hue lies from ``lo`` to ``hi`` on OpenCV's circular 0-179 scale
-    (either end may run past the scale's ends: the band wraps round), whose saturation lies from
-    ``sat`` to ``sat_max`` and whose value is at least ``val``.
-    """
-
-    def piece(h0: int, h1: int) -> ByteImage:
-        return _hsv_within(hsv, hue=(h0, h1), sat=(sat, sat_max), val=val)
-
-    band = piece(max(lo, 0), min(hi, 179))
+    band = cv2.inRange(hue, max(lo, 0), min(hi, 179))
     if lo < 0:
-        band = cv2.bitwise_or(band, piece(180 + lo, 179))
+        band = cv2.bitwise_or(band, cv2.inRange(hue, 180 + lo, 179))
     if hi > 179:
-        band = cv2.bitwise_or(band, piece(0, hi - 180))
+        band = cv2.bitwise_or(band, cv2.inRange(hue, 0, hi - 180))
     return band
+
+
+def _hue_band(hue: ByteImage, centre: int, width: int) -> ByteImage:
+    """Pixels whose hue is within ``width`` of ``centre`` on OpenCV's circular 0-179 scale."""
+    return _hue_range(hue, centre - width, centre + width)
 
 
 def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | None:
