@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, Final, NamedTuple
 
 import cv2
@@ -136,9 +136,10 @@ class FrameReading:
 
 @dataclass(slots=True)
 class _Corner:
-    point: Vec  # detection-scale pixels
-    x_dir: Vec  # unit vector along the clockwise-next edge
-    y_dir: Vec  # unit vector along the other edge
+    # Plain floats: numpy's per-call cost would be most of the work for these 2-vectors.
+    point: Point  # detection-scale pixels
+    x_dir: Point  # unit vector along the clockwise-next edge
+    y_dir: Point  # unit vector along the other edge
     x_len: float  # visible edge lengths
     y_len: float
 
@@ -156,11 +157,15 @@ class _Hypothesis:
     back: bool | None = None  # face down (the back's colours in its middle); None until tested
     whole: bool = False  # read at both index corners: it lies on top of its neighbours
     examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
-    center: Vec = field(init=False)
+    center: Vec = field(init=False)  # the mean of the corners
+    at: InitVar[Vec | None] = None  # the centre when already known (computed for many at once)
 
-    def __post_init__(self) -> None:
-        c = self.corners
-        self.center = (c[0] + c[1] + c[2] + c[3]) * 0.25  # ndarray.mean costs several times more
+    def __post_init__(self, at: Vec | None) -> None:
+        if at is not None:
+            self.center = at
+        else:
+            c = self.corners
+            self.center = (c[0] + c[1] + c[2] + c[3]) * 0.25  # ndarray.mean costs several times more
 
 
 class _CornerRead(NamedTuple):
@@ -239,7 +244,7 @@ class Recognizer:
 
     def _corners(self, contour: ByteImage) -> tuple[list[_Corner], list[float]]:
         """Right-angled convex corners of a blob outline, with exact edge directions."""
-        pts = contour.reshape(-1, 2).astype(np.float64)
+        pts = contour.reshape(-1, 2).astype(np.float32)  # integer pixels: exact in float32
         n = len(pts)
         approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
         # Where each polygon vertex sits along the contour (approxPolyDP returns points only).
@@ -263,9 +268,7 @@ class Recognizer:
             trim = seg_len // 6
             first, count = i0 + trim, max(seg_len - 2 * trim, 2)
             sel = pts[first : first + count] if first + count <= n else pts[(first + np.arange(count)) % n]
-            vx, vy, x0, y0 = (
-                float(v) for v in cv2.fitLine(sel.astype(np.float32), cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1)
-            )
+            vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).tolist()
             if vx * dx + vy * dy < 0:
                 vx, vy = -vx, -vy
             edges.append((x0, y0, vx, vy, length))
@@ -285,8 +288,7 @@ class Recognizer:
             bn = math.hypot(bx, by)
             if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + 4.0 * bx / bn, py + 4.0 * by / bn), False) < 0:
                 continue
-            point = np.array((px, py))
-            out_a, out_b = np.array((-dax, -day)), np.array((dbx, dby))
+            point, out_a, out_b = (px, py), (-dax, -day), (dbx, dby)
             if -dax * dby + day * dbx > 0:
                 corners.append(_Corner(point, out_a, out_b, la, lb))
             else:
@@ -719,7 +721,10 @@ class Recognizer:
             for contour, corners, blob_sides in blobs:
                 # Under a tilted camera near cards look bigger than far ones: a blob's own whole
                 # sides, when they agree with the frame's height, give its local size.
-                local = _vote_height(np.array(blob_sides) / scale) if len(blob_sides) > 1 else None
+                if len(blob_sides) > 8:
+                    local = _vote_height(np.array(blob_sides) / scale)
+                else:  # the few sides of one blob in plain Python, as _vote_height itself does
+                    local = _vote_height_few([v / scale for v in blob_sides], 0.08) if len(blob_sides) > 1 else None
                 blob_h = local if local is not None and abs(local - card_h) < 0.15 * card_h else card_h
                 found.extend(
                     self._explain_blob(
@@ -776,35 +781,44 @@ class Recognizer:
         # A blob no bigger than one card holds that card alone: its whole face is visible.
         alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
         hyps: list[_Hypothesis] = []
-        for c in corners:
+        picks: list[tuple[int, float]] = []  # (row of both_ways below, run_x) of each hypothesis
+        if corners:
             # Each corner is an index corner (short side clockwise-next) or it is not; a fan's
             # collinear edges make visible lengths no guide, so both are tried. A card lying
             # alone shows whole sides: one as long as a card's long side is not its short side.
-            p, x, y = c.point, c.x_dir, c.y_dir
-            if not (alone and abs(c.x_len - card_h) < 0.1 * card_h):
-                quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
-                hyps.append(_Hypothesis(corners=quad, run_x=c.x_len))
-            if c.y_len < card_w * 1.15:
-                quad = np.array([p + card_h * x, p + card_h * x + card_w * y, p + card_w * y, p])
-                hyps.append(_Hypothesis(corners=quad))
-        # A rectangle drawn from one corner misses the far corners by a few pixels under a tilted
-        # camera; where the outline has a corner close by, that corner is the truth.
-        if hyps:
+            # (All corners' rectangles at once: numpy's per-call cost dominates single quads.)
             seen = np.array([c.point for c in corners])
-            quads = np.stack([hyp.corners for hyp in hyps])  # (n, 4, 2)
+            xs = np.array([c.x_dir for c in corners])
+            ys = np.array([c.y_dir for c in corners])
+            wx, hx, wy, hy = card_w * xs, card_h * xs, card_w * ys, card_h * ys
+            short_first = np.stack([seen, seen + wx, seen + wx + hy, seen + hy], axis=1)
+            long_first = np.stack([seen + hx, seen + hx + wy, seen + wy, seen], axis=1)
+            for k, c in enumerate(corners):
+                if not (alone and abs(c.x_len - card_h) < 0.1 * card_h):
+                    picks.append((2 * k, c.x_len))
+                if c.y_len < card_w * 1.15:
+                    picks.append((2 * k + 1, 0.0))
+        if picks:
+            both_ways = np.stack([short_first, long_first], axis=1).reshape(-1, 4, 2)
+            quads = both_ways[[row for row, _run in picks]]  # (n, 4, 2)
+            # A rectangle drawn from one corner misses the far corners by a few pixels under a
+            # tilted camera; where the outline has a corner close by, that corner is the truth.
             gaps = np.hypot(*np.moveaxis(quads[:, :, None, :] - seen[None, None, :, :], -1, 0))  # (n, 4, m)
             nearest = gaps.argmin(axis=2)
             close = np.take_along_axis(gaps, nearest[:, :, None], axis=2)[:, :, 0] < 0.12 * card_w
             snapped = np.where(close[:, :, None], seen[nearest], quads)
             centres = snapped.mean(axis=1)
             anchors = close.sum(axis=1).tolist()
-            for k, hyp in enumerate(hyps):
-                hyp.anchors = anchors[k]
+            for k, (_row, run_x) in enumerate(picks):
                 if anchors[k]:
-                    hyp.corners, hyp.center = snapped[k], centres[k]
-        hyps = _merge(hyps, card_w * 0.15)
-        for hyp in hyps:
-            hyp.fill = _share(fg, hyp.corners)
+                    hyps.append(_Hypothesis(corners=snapped[k], run_x=run_x, anchors=anchors[k], at=centres[k]))
+                else:
+                    hyps.append(_Hypothesis(corners=quads[k], run_x=run_x))
+            hyps = _merge(hyps, snapped.reshape(len(picks), 8).tolist(), card_w * 0.15)
+        if hyps:
+            fills = _quad_shares(fg, np.stack([hyp.corners for hyp in hyps]))
+            for hyp, fill in zip(hyps, fills, strict=True):
+                hyp.fill = fill
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
         # A back needs its colour over most of a card's middle; a blob (and a margin round it)
         # holding far less of it than that has no back to find, so none of its hypotheses is
@@ -846,7 +860,7 @@ class Recognizer:
         for c in [] if alone else corners:
             # (An edge as long as a card's long side is just that: a single card on its side.)
             if c.x_len > 1.15 * card_w and abs(c.x_len - card_h) > 0.06 * card_h:
-                p, x, y = c.point, c.x_dir, c.y_dir
+                p, x, y = np.array(c.point), np.array(c.x_dir), np.array(c.y_dir)
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
                 known = [h for h in hyps if h.code != UNKNOWN or h.seen]
                 # A card read at both its indices lies on top: the cards under it show theirs
@@ -982,16 +996,7 @@ def _vote_height_few(sides: list[float], tol: float) -> float:
 
 def _full_sides(corners: list[_Corner]) -> list[float]:
     """Visible edge lengths that run from one right-angled corner to the next: whole card sides."""
-    # Plain floats: numpy's per-call cost would be most of the work for these few 2-vectors.
-    plain = [
-        (
-            float(c.point[0]),
-            float(c.point[1]),
-            (float(c.x_dir[0]), float(c.x_dir[1]), c.x_len),
-            (float(c.y_dir[0]), float(c.y_dir[1]), c.y_len),
-        )
-        for c in corners
-    ]
+    plain = [(c.point[0], c.point[1], (*c.x_dir, c.x_len), (*c.y_dir, c.y_len)) for c in corners]
     out = []
     for i, (ax, ay, a_x, a_y) in enumerate(plain):
         for bx, by, _bx, _by in plain[i + 1 :]:
@@ -1006,15 +1011,15 @@ def _full_sides(corners: list[_Corner]) -> list[float]:
     return out
 
 
-def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
-    """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees)."""
-    merged: list[tuple[_Hypothesis, list[float]]] = []
-    for hyp in hyps:
-        # Plain floats: x0 y0 x1 y1 x2 y2 x3 y3, then the centre.
-        flat = [float(v) for v in hyp.corners.reshape(-1)]
+def _merge(hyps: list[_Hypothesis], flats: list[list[float]], tol: float) -> list[_Hypothesis]:
+    """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees).
+
+    ``flats`` holds each hypothesis' corners as plain floats, x0 y0 x1 y1 x2 y2 x3 y3.
+    """
+    merged: list[tuple[_Hypothesis, list[float], float, float]] = []
+    for hyp, flat in zip(hyps, flats, strict=True):
         cx, cy = (flat[0] + flat[2] + flat[4] + flat[6]) / 4.0, (flat[1] + flat[3] + flat[5] + flat[7]) / 4.0
-        for other, of in merged:
-            ox, oy = (of[0] + of[2] + of[4] + of[6]) / 4.0, (of[1] + of[3] + of[5] + of[7]) / 4.0
+        for other, of, ox, oy in merged:
             if abs(cx - ox) > tol or abs(cy - oy) > tol:
                 continue
             d_same = max(abs(a - b) for a, b in zip(flat, of, strict=True))
@@ -1024,8 +1029,8 @@ def _merge(hyps: list[_Hypothesis], tol: float) -> list[_Hypothesis]:
                 other.run_x = max(other.run_x, hyp.run_x)
                 break
         else:
-            merged.append((hyp, flat))
-    return [hyp for hyp, _flat in merged]
+            merged.append((hyp, flat, cx, cy))
+    return [hyp for hyp, _flat, _cx, _cy in merged]
 
 
 def _on_outline(contour: ByteImage, point: Vec, tol: float) -> bool:
@@ -1071,6 +1076,30 @@ def _shares(masks: Sequence[ByteImage], quad: Vec) -> list[float]:
         return [0.0] * len(masks)
     inside = local[y0 - y : y1 - y, x0 - x : x1 - x]
     return [float(cv2.countNonZero(cv2.bitwise_and(inside, m[y0:y1, x0:x1]))) / float(total) for m in masks]
+
+
+def _quad_shares(mask: ByteImage, quads: Vec) -> list[float]:
+    """``_share(mask, quad)`` for each of ``quads`` (n, 4, 2), the same figures with the rounding
+    done for all at once (numpy's per-call cost is most of the work for one quad).
+    """
+    pts = np.round(quads).astype(np.int32)
+    lows = pts.min(axis=1)
+    # cv2.boundingRect of integer points: the least x and y, and the extent plus one.
+    boxes = np.concatenate([lows, pts.max(axis=1) - lows + 1], axis=1).tolist()
+    locals_ = np.round(quads - lows[:, None, :]).astype(np.int32)
+    mh, mw = mask.shape
+    out = []
+    for (x, y, w, h), poly in zip(boxes, locals_, strict=True):
+        local = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(local, poly, 255)
+        total = cv2.countNonZero(local)
+        x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, mw), min(y + h, mh)
+        if total == 0 or x1 <= x0 or y1 <= y0:
+            out.append(0.0)
+            continue
+        inside = cv2.bitwise_and(local[y0 - y : y1 - y, x0 - x : x1 - x], mask[y0:y1, x0:x1])
+        out.append(float(cv2.countNonZero(inside)) / float(total))
+    return out
 
 
 def _share(mask: ByteImage, quad: Vec, *, exclude: ByteImage | None = None) -> float:
