@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +21,11 @@ from controller.games import game_names
 from controller.live import LiveConfig, LiveTable
 from controller.table import Actor
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from tests.waiting import wait_for
 
 pytestmark = pytest.mark.hil
 DEALER = Actor("dana", "dealer")
 SUPER = Actor("sam", "supervisor")
-
-
-def wait_for(condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)
 
 
 class Rig:

@@ -6,7 +6,6 @@ The link is stepped frame by frame, so what it has seen is exact; one test runs 
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from controller.table import Actor
 from drivers.camera.base import ByteImage, FrameSource
 from drivers.camera.sim import Scene, SimCard, SimulatedCamera, TableView, to_px
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from tests.waiting import wait_for
 from vision.calibration import Calibration
 from vision.checks import CheckSettings
 from vision.config import PointConfig, TableVision, VisionSettings, ZoneConfig
@@ -45,14 +45,6 @@ ZONES = [
 ]
 # Short holds, so a scenario needs few frames; the defaults are sized for 30 frames a second.
 CHECKS = CheckSettings(confirm_frames=2, settle_frames=4)
-
-
-def wait_for(condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)
 
 
 def spot(slot: Slot) -> tuple[float, float]:

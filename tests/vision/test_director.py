@@ -3,7 +3,6 @@ and whole rounds of every game played by the simulated players raise no camera t
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ from controller.live import LiveConfig, LiveTable
 from controller.table import Actor
 from drivers.camera.sim import Lighting, SimulatedCamera, TableView
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from tests.waiting import wait_for
 from vision.config import load_table_vision
 from vision.deck import DeckProfile
 from vision.director import DEMO_LAYOUT, DemoCamera, DirectorSettings, SceneDirector, spots
@@ -24,14 +24,6 @@ from vision.tracking import CardTurnedUp
 
 pytestmark = pytest.mark.hil
 GAMES = ["oasis", "casino-holdem", "holdem-exchange", "holdem-bonus"]
-
-
-def wait_for(condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)
 
 
 class DemoRig:

@@ -7,7 +7,6 @@ The link is stepped frame by frame, so what the camera has seen is exact.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from controller.live import LiveConfig, LiveTable
 from controller.table import Actor, card_slots
 from drivers.camera.sim import Optics, Scene, SimCard
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from tests.waiting import wait_for
 from vision.checks import ZonePlace
 from vision.deck import DeckProfile
 from vision.director import DEMO_CHECKS, DemoCamera
@@ -32,14 +32,6 @@ GAMES = ["oasis", "casino-holdem", "holdem-exchange", "holdem-bonus"]
 # the replacements land), then whatever keeps the box in the round to the showdown.
 PREFERRED = ("exchange", "buy", "raise", "call", "bet", "check")
 Fault = Callable[[list[SimCard]], list[SimCard]]
-
-
-def wait_for(condition: Callable[[], object], what: str, timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.005)
 
 
 class Rig:
