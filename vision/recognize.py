@@ -202,20 +202,8 @@ class Recognizer:
         self._faces = np.stack(
             [_face_vector(cv2.resize(face, self._face_size, interpolation=cv2.INTER_AREA)) for face in deck.faces]
         )
-        # No index corner is read twice in a frame (reads are most of a frame's cost): a lone
-        # card's first corner is read on its own, and again by _read_card when it was unsure.
-        # The reads of the frame being read are remembered, keyed by the frame and the patch.
+        # The frame being read's corner reads (see _read_corner); emptied by read().
         self._corner_reads: dict[tuple[int, bytes], _CornerRead] = {}
-        read_corner = self._read_corner
-
-        def remembered(image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> _CornerRead:
-            key = (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
-            found = self._corner_reads.get(key)
-            if found is None:
-                found = self._corner_reads[key] = read_corner(image, origin, x_vec, y_vec)
-            return found
-
-        self._read_corner = remembered  # type: ignore[method-assign]
 
     # -- masks ---------------------------------------------------------------------------------
 
@@ -298,7 +286,20 @@ class Recognizer:
     # -- reading -------------------------------------------------------------------------------
 
     def _read_corner(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> _CornerRead:
-        """Read the index at one corner (full-resolution vectors spanning the whole card)."""
+        """Read the index at one corner (full-resolution vectors spanning the whole card), once a frame.
+
+        Reads are most of a frame's cost and a corner can be asked for twice (a lone card's first
+        corner alone, then again by _read_card when it was unsure), so each is remembered, keyed by
+        the frame and the patch.
+        """
+        key = (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
+        found = self._corner_reads.get(key)
+        if found is None:
+            found = self._corner_reads[key] = self._read_corner_once(image, origin, x_vec, y_vec)
+        return found
+
+    def _read_corner_once(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> _CornerRead:
+        """Read the index at one corner: warp its patch, normalise the glyphs, match the deck."""
         sw, sh = self._search
         m = np.array(
             [
