@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, overload
 
 from controller.cards import Card
 from controller.errors import RuleViolation
@@ -38,6 +38,25 @@ class BoxBet:
     bettors: tuple[Bettor, ...] = ()
 
 
+class _Unread:
+    """A :class:`Card` field a placeholder cannot answer: reading it raises :class:`Unrevealed`."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, obj: None, owner: type | None = None) -> _Unread: ...
+    @overload
+    def __get__(self, obj: Placeholder, owner: type | None = None) -> int: ...
+    def __get__(self, obj: Placeholder | None, owner: type | None = None) -> int | _Unread:
+        if obj is None:
+            return self
+        raise Unrevealed(obj.number)
+
+    def __set__(self, obj: Placeholder, value: int) -> None:
+        raise AttributeError(f"a placeholder has no {self.name}")
+
+
 class Placeholder(Card):
     """A card dealt without its identity (a table with no reading shoe): it fills its slot until
     the camera or a supervisor reveals it.
@@ -51,39 +70,16 @@ class Placeholder(Card):
     __slots__ = ("number",)
 
     def __init__(self, number: int) -> None:
-        # Card's index, rank and suit slots stay empty: the properties below stand in for them.
+        # Card's index, rank and suit slots stay empty: the _Unread descriptors stand in for them.
         self.number = number
         self.code = f"?{number}"
 
     def __repr__(self) -> str:
         return f"Placeholder({self.number})"
 
-    def _unread(self) -> int:
-        raise Unrevealed(self.number)
-
-    @property
-    def index(self) -> int:
-        return self._unread()
-
-    @index.setter
-    def index(self, value: int) -> None:
-        raise AttributeError("a placeholder has no index")
-
-    @property
-    def rank(self) -> int:
-        return self._unread()
-
-    @rank.setter
-    def rank(self, value: int) -> None:
-        raise AttributeError("a placeholder has no rank")
-
-    @property
-    def suit(self) -> int:
-        return self._unread()
-
-    @suit.setter
-    def suit(self, value: int) -> None:
-        raise AttributeError("a placeholder has no suit")
+    index = _Unread()
+    rank = _Unread()
+    suit = _Unread()
 
 
 class Unrevealed(RuleViolation):
