@@ -192,8 +192,11 @@ def find(expect: Expectations, sight: CameraSight, *, covered: frozenset[str] = 
             unread = sum(1 for c in up if c.code is None)
             why = f" ({unread} unreadable)" if unread else ""
             out.append(Finding("dealer-card-up", zone, f"{early} dealer card(s) face up before the showdown{why}"))
+        # A zone still holding cards dealt without identity (a camera-only table) has nothing to
+        # disagree with: a card read there is the camera dealer's to reveal, or a duplicate.
+        unrevealed = any(code.startswith("?") for code in zx.cards)
         for card in up:
-            if card.code is not None and card.code not in zx.cards:
+            if card.code is not None and card.code not in zx.cards and not unrevealed:
                 out.append(
                     Finding("identity-mismatch", zone, f"the camera reads {card.code} in {where}; the shoe dealt none")
                 )

@@ -114,13 +114,6 @@ def _expectations(table: TableService, places: Mapping[str, ZonePlace]) -> Expec
     return Expectations(round=table.round_no, zones=zones, showdown=rnd.at_showdown(), paused=bool(table.tilts))
 
 
-def _identity_pending(finding: Finding, expect: Expectations) -> bool:
-    """On a camera-only table a face-up card read in a zone that still holds cards without identity
-    is the dealer side's to judge (a reveal, or a duplicate): not a disagreement with a shoe."""
-    zone = expect.zones.get(finding.zone)
-    return finding.kind == "identity-mismatch" and zone is not None and any(c.startswith("?") for c in zone.cards)
-
-
 def _calibrate(source: FrameSource, vision: TableVision) -> Calibration:
     s = vision.vision
     if s.points:
@@ -246,8 +239,6 @@ class CameraLink:
                 entries.extend(dealt)
             expect = expectations(self.table, self.places)
             findings = self.checker.update(expect, update.events, covered=update.covered)
-            if self.dealer is not None:
-                findings = [f for f in findings if not _identity_pending(f, expect)]
             for finding in findings:
                 entry = self._report(finding)
                 if entry is not None:

@@ -128,6 +128,14 @@ def test_a_face_up_card_the_shoe_did_not_deal_there() -> None:
     assert find(expect(), sight(*events)) == []
 
 
+def test_a_card_read_where_cards_wait_for_their_identity_is_no_mismatch() -> None:
+    # Camera-only: box 1's second card was dealt without identity; the camera reading it is a
+    # reveal for the camera dealer, not a disagreement with a shoe. Once revealed it is checked.
+    events = [down("box1", 1), *up("box1", 2, "Qh"), down("dealer", 3), down("dealer", 4)]
+    assert find(expect(box1=("As", "?2")), sight(*events)) == []
+    assert kinds(find(expect(box1=("As", "Kd")), sight(*events))) == [("identity-mismatch", "box1")]
+
+
 def test_covered_zones_and_no_round_find_nothing() -> None:
     s = sight(*CORRECT, down("box2", 9))
     assert find(expect(), s, covered=frozenset({"box2"})) == []
