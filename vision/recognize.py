@@ -233,7 +233,6 @@ class Recognizer:
     def _corners(self, contour: ByteImage) -> tuple[list[_Corner], list[float]]:
         """Right-angled convex corners of a blob outline, with exact edge directions."""
         pts = contour.reshape(-1, 2).astype(np.float32)  # integer pixels: exact in float32
-        n = len(pts)
         approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
         # Where each polygon vertex sits along the contour (approxPolyDP returns points only).
         keys = contour.reshape(-1, 2).astype(np.int64) @ np.array([1, 1 << 20], np.int64)
@@ -245,21 +244,30 @@ class Recognizer:
         # Edges as plain floats (numpy's per-call cost would be most of the work for 2-vectors):
         # point on the line, unit direction, length.
         edges: list[tuple[float, float, float, float, float]] = []
+        spans: list[tuple[int, int]] = []  # each edge's first and last contour point
         for k in range(m):
             i0, i1 = idx[k], idx[(k + 1) % m]
-            seg_len = (i1 - i0) % n
             dx, dy = xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]
             length = math.hypot(dx, dy)
             if length < 8.0:
                 continue
-            # Fit the middle of the edge: its ends bend into the rounded card corners.
-            trim = seg_len // 6
-            first, count = i0 + trim, max(seg_len - 2 * trim, 2)
-            sel = pts[first : first + count] if first + count <= n else pts[(first + np.arange(count)) % n]
-            vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).tolist()
-            if vx * dx + vy * dy < 0:
-                vx, vy = -vx, -vy
-            edges.append((x0, y0, vx, vy, length))
+            line = _fit_edge(pts, i0, i1)
+            if edges and spans[-1][1] == i0 and _collinear(edges[-1], line):
+                # A fan's cards lie with their edges in one line, but the notch where one card's
+                # rounded corner meets the next breaks the outline there: the pieces are one edge,
+                # as long as the whole run (a fan is scanned along its full length).
+                i0 = spans[-1][0]
+                edges.pop()
+                spans.pop()
+                line = _fit_edge(pts, i0, i1)
+                length = math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1])
+            edges.append((*line, length))
+            spans.append((i0, i1))
+        if len(edges) > 2 and spans[-1][1] == spans[0][0] and _collinear(edges[-1], edges[0][:4]):
+            i0, i1 = spans[-1][0], spans[0][1]
+            line = _fit_edge(pts, i0, i1)
+            edges[0] = (*line, math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]))
+            edges.pop()
         corners: list[_Corner] = []
         lengths = [e[4] for e in edges]
         for k in range(len(edges)):
@@ -808,6 +816,8 @@ class Recognizer:
             nearest = gaps.argmin(axis=2)
             close = np.take_along_axis(gaps, nearest[:, :, None], axis=2)[:, :, 0] < 0.12 * card_w
             snapped = np.where(close[:, :, None], seen[nearest], quads)
+            _complete_fourth(snapped, close, seen, 0.12 * card_w)
+            _fit_side(snapped, quads, close, card_w=card_w, card_h=card_h)
             centres = snapped.mean(axis=1)
             anchors = close.sum(axis=1).tolist()
             for k, (_row, run_x) in enumerate(picks):
@@ -1012,6 +1022,81 @@ def _full_sides(corners: list[_Corner]) -> list[float]:
     return out
 
 
+def _fit_edge(pts: npt.NDArray[np.float32], i0: int, i1: int) -> tuple[float, float, float, float]:
+    """The line (point, unit direction from i0 towards i1) through the contour points i0..i1,
+    fitted to the middle of the run: its ends bend into the rounded card corners.
+    """
+    n = len(pts)
+    seg_len = (i1 - i0) % n
+    trim = seg_len // 6
+    first, count = i0 + trim, max(seg_len - 2 * trim, 2)
+    sel = pts[first : first + count] if first + count <= n else pts[(first + np.arange(count)) % n]
+    vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).tolist()
+    dx, dy = float(pts[i1 % n][0] - pts[i0][0]), float(pts[i1 % n][1] - pts[i0][1])
+    if vx * dx + vy * dy < 0:
+        vx, vy = -vx, -vy
+    return x0, y0, vx, vy
+
+
+def _collinear(a: Sequence[float], b: Sequence[float]) -> bool:
+    """Whether two fitted edges (point, unit direction) run in one line: parallel within about
+    three degrees, each point within a pixel and a half of the other's line (detection scale).
+    """
+    ax, ay, adx, ady = a[0], a[1], a[2], a[3]
+    bx, by, bdx, bdy = b[0], b[1], b[2], b[3]
+    if adx * bdx + ady * bdy < 0.9986:
+        return False
+    return abs((bx - ax) * ady - (by - ay) * adx) < 1.5 and abs((ax - bx) * bdy - (ay - by) * bdx) < 1.5
+
+
+def _fit_side(quads: Vec, drawn: Vec, close: npt.NDArray[np.bool_], *, card_w: float, card_h: float) -> None:
+    """Redraw each quad confirmed at just the two ends of one side (``close``) from that side, in
+    place, with the sides of the rectangle it was ``drawn`` as, scaled to the confirmed side's
+    length: the card's own side measures its size where it lies, the frame's card height only on
+    average (a tilted camera makes near cards bigger than far ones by several per cent, enough to
+    put the far index corner off its index). A side more than about a tenth off a card's is
+    not one card's side (a fan's edge) and leaves the quad as drawn.
+    """
+    two = np.flatnonzero(close.sum(axis=1) == 2)
+    for r in two.tolist():
+        k = [j for j in range(4) if close[r, j]]
+        if k[1] - k[0] == 1:
+            a, b = k
+        elif k == [0, 3]:
+            a, b = 3, 0
+        else:
+            continue  # opposite corners: no side between them
+        q = quads[r]
+        length = float(np.hypot(*(q[b] - q[a])))
+        # Sides 0-1 and 2-3 are short (corner 0 is an index corner), 1-2 and 3-0 long.
+        ratio = length / (card_w if a % 2 == 0 else card_h)
+        if not 0.9 <= ratio <= 1.12:
+            continue
+        c, d = (b + 1) % 4, (a + 3) % 4
+        q[c] = q[b] + (drawn[r, c] - drawn[r, b]) * ratio
+        q[d] = q[a] + (drawn[r, d] - drawn[r, a]) * ratio
+
+
+def _complete_fourth(quads: Vec, close: npt.NDArray[np.bool_], seen: Vec, tol: float) -> None:
+    """Place the one corner of each quad that no outline corner confirmed (``close``) opposite the
+    three that were, in place: a rectangle drawn from one corner drifts from the card by its
+    direction and size error (a few degrees off a short rounded-corner edge, a height a few per
+    cent small), while three outline corners fix the fourth within a pixel at card size. The
+    completed corner is snapped to an outline corner within ``tol`` when there is one.
+    """
+    three = np.flatnonzero(close.sum(axis=1) == 3)
+    if len(three) == 0:
+        return
+    k = np.argmin(close[three], axis=1)
+    r = three
+    completed = quads[r, (k + 1) % 4] + quads[r, (k + 3) % 4] - quads[r, (k + 2) % 4]
+    gaps = np.hypot(*np.moveaxis(completed[:, None, :] - seen[None, :, :], -1, 0))  # (n, m)
+    nearest = gaps.argmin(axis=1)
+    hit = gaps[np.arange(len(r)), nearest] < tol
+    quads[r, k] = np.where(hit[:, None], seen[nearest], completed)
+    close[r[hit], k[hit]] = True
+
+
 def _merge(hyps: list[_Hypothesis], flats: list[list[float]], tol: float) -> list[_Hypothesis]:
     """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees).
 
@@ -1028,6 +1113,9 @@ def _merge(hyps: list[_Hypothesis], flats: list[list[float]], tol: float) -> lis
             if min(d_same, d_turned) < tol:
                 other.support += 1
                 other.run_x = max(other.run_x, hyp.run_x)
+                if hyp.anchors > other.anchors:
+                    # The outline confirms more of this one's corners: its geometry is the card's.
+                    other.corners, other.center, other.anchors = hyp.corners, hyp.center, hyp.anchors
                 break
         else:
             merged.append((hyp, flat, cx, cy))

@@ -11,7 +11,7 @@ from drivers.camera.sim import CARD_W_MM, Optics, Scene, SimCard, SimHand, Table
 from vision.deck import DeckProfile
 from vision.errors import ImageError
 from vision.recognize import BACK, UNKNOWN, Recognizer
-from vision.synth import Conditions, Tally, random_scene, score_reading
+from vision.synth import Conditions, Tally, random_conditions, random_scene, score_reading
 
 VIEW = TableView(keystone=0.08, roll_deg=2.0)  # a camera tilted towards the dealer, slightly turned
 
@@ -165,3 +165,39 @@ def test_every_card_of_a_fan_is_found_at_any_angle(design: str, blur: float, req
     assert tally.missed == 0 and tally.phantoms == 0
     assert tally.misread == 0
     assert tally.correct >= 0.6 * tally.face_up
+
+
+def _bench_table(deck: DeckProfile, seed: int) -> tuple[TableRenderer, Scene, np.ndarray]:
+    """The random table the vision benchmark draws for ``seed`` (same camera, light and cards)."""
+    rng = np.random.default_rng(seed)
+    view = TableView(keystone=float(rng.uniform(0.0, 0.06)), roll_deg=float(rng.uniform(-4, 4)))
+    renderer = TableRenderer(deck=deck, view=view, seed=seed)
+    scene = random_scene(rng, count=20, conditions=random_conditions(rng))
+    return renderer, scene, renderer.render(scene, seed=seed)
+
+
+@pytest.mark.parametrize(
+    ("seed", "position"),
+    [
+        (12, 10),  # a lone 5d whose rounded corner splits its outline's side: its quad drawn from
+        (22, 15),  # one corner missed the far corner (a short edge's direction, a small height)
+        (29, 4),  # a fan's middle Qd: the notch where two cards' edges meet broke the fan's edge
+        (1000, 2),  # a fan's top 5s: its far index corner lies on the fan's edge, placed by size
+    ],
+)
+def test_cards_whose_outline_misleads_are_placed_by_their_own_corners(
+    kennard: DeckProfile, seed: int, position: int
+) -> None:
+    renderer, scene, frame = _bench_table(kennard, seed)
+    card = scene.cards[position]
+    reading = Recognizer(deck=kennard).read(frame)
+    truth = renderer.card_quad_px(card)
+    centre = truth.mean(axis=0)
+    at = [c for c in reading.cards if np.hypot(c.center[0] - centre[0], c.center[1] - centre[1]) < 22]
+    assert [c.code for c in at] == [card.code]
+    found = np.array(at[0].corners)
+    # Both index corners where the card's are (either way round): within 3 % of the card height.
+    err = min(np.abs(found - truth)[[0, 2]].max(), np.abs(found - np.roll(truth, 2, axis=0))[[0, 2]].max())
+    assert err < 0.03 * np.hypot(*(truth[1] - truth[2]))
+    truths = [(c, tuple(renderer.card_quad_px(c).mean(axis=0))) for c in scene.cards]
+    assert score_reading(truths, [(c.code, c.center) for c in reading.cards], tol_px=22).misread == 0
