@@ -38,6 +38,10 @@ SOFT_LIMIT: Final = 2.5
 DISSENT_SLACK: Final = 0.22
 # What a card found only by scanning a fan (one index in view, no face to check) adds to it.
 FAN_EXTRA_SCORE: Final = 0.04
+# An index found by scanning a fan's edge that matches some card at least this well is one (a
+# card is there, unknown), though far from well enough to name it: a blurred index is still an
+# index, where a pip or a picture's edge fits no rank and suit at all.
+FAN_SEEN_SCORE: Final = 0.5
 # A scanned fan card whose index matches at least this well but not enough is read again this
 # share of a card's width either side (where an index starts is only known to a few pixels).
 FAN_RETRY_SCORE: Final = 0.55
@@ -585,12 +589,15 @@ class Recognizer:
             # there all the same, unread.
             hyp.seen = True
 
-    def _read_exposed(self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float) -> float | None:
+    def _read_exposed(
+        self, image: ByteImage, hyp: _Hypothesis, corner: int, scale: float, *, seen_score: float | None = None
+    ) -> float | None:
         """Read a card among others by the one index corner in view (0 or 2 of its corners);
         returns the index's match score, None when no index was seen there.
 
         With a single index and no face to check it against, a read must match more closely; an
-        index that matches a glyph well but not one card clearly still proves a card is there.
+        index that matches some card at least ``seen_score`` (by default as closely as a read) but
+        not one card clearly still proves a card is there.
         """
         c = hyp.corners / scale
         origin, x_vec, y_vec = (c[0], c[1] - c[0], c[3] - c[0]) if corner == 0 else (c[2], c[3] - c[2], c[1] - c[2])
@@ -598,11 +605,10 @@ class Recognizer:
         if match is None:
             return None
         s = self.settings
-        if match.score >= s.accept_score + FAN_EXTRA_SCORE:
-            if code != UNKNOWN:
-                hyp.code, hyp.confidence = code, conf
-            else:
-                hyp.seen, hyp.confidence = True, conf
+        if match.score >= s.accept_score + FAN_EXTRA_SCORE and code != UNKNOWN:
+            hyp.code, hyp.confidence = code, conf
+        elif match.score >= (s.accept_score + FAN_EXTRA_SCORE if seen_score is None else seen_score):
+            hyp.seen, hyp.confidence = True, conf
         return match.score
 
     def _scan_fan(
@@ -637,18 +643,20 @@ class Recognizer:
                 taken.append(t)
                 continue
             fanned = _Hypothesis(corners=corners, fill=1.0)
-            score = self._read_exposed(image, fanned, 0, scale)
+            score = self._read_exposed(image, fanned, 0, scale, seen_score=FAN_SEEN_SCORE)
             if score is None:
                 continue  # no index here; a start a little further on may still find one
             # An index was there: another start close by is the same index.
             taken.append(t)
-            if fanned.code == UNKNOWN and not fanned.seen and score >= FAN_RETRY_SCORE:
+            if fanned.code == UNKNOWN and score >= FAN_RETRY_SCORE:
                 # A fair match that falls short: the start is a few pixels off (a shadow, a
                 # glyph that begins further in); the index is read again either side.
                 for nudge in (-FAN_NUDGE, FAN_NUDGE):
-                    fanned = _Hypothesis(corners=corners + x_unit * nudge * card_w * scale, fill=1.0)
-                    self._read_exposed(image, fanned, 0, scale)
-                    if fanned.code != UNKNOWN or fanned.seen:
+                    nudged = _Hypothesis(corners=corners + x_unit * nudge * card_w * scale, fill=1.0)
+                    self._read_exposed(image, nudged, 0, scale, seen_score=FAN_SEEN_SCORE)
+                    if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
+                        fanned = nudged
+                    if fanned.code != UNKNOWN:
                         break
             if fanned.code != UNKNOWN or fanned.seen:
                 found.append(fanned)

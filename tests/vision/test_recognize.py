@@ -142,7 +142,24 @@ def _fan(codes: list[str], *, x_mm: float, y_mm: float, angle_deg: float, step: 
 def test_every_card_of_a_fan_is_found_at_any_angle(design: str, blur: float, request: pytest.FixtureRequest) -> None:
     # The middle card of a fan shows no outline corner of its own and the bottom card mostly
     # its neighbours' faces: each must still be found where it lies, read or "unknown".
-    deck: DeckProfile = request.getfixturevalue(design)
+    tally = _fans(request.getfixturevalue(design), blur=blur)
+    assert tally.missed == 0 and tally.phantoms == 0
+    assert tally.misread == 0
+    assert tally.correct >= 0.6 * tally.face_up
+
+
+def test_a_soft_cameras_fan_cards_are_found_though_not_all_named(kennard: DeckProfile) -> None:
+    # At 1.3 px of blur a fanned card's one index is often too soft to name: it must still be
+    # there, as "unknown", so the count of cards in a box stays right.
+    tally = _fans(kennard, blur=1.3)
+    assert tally.missed == 0 and tally.phantoms == 0
+    assert tally.misread == 0
+    assert tally.unknown > 0  # (the case this covers: 2 of 21 when written)
+    assert tally.correct >= 0.6 * tally.face_up
+
+
+def _fans(deck: DeckProfile, *, blur: float) -> Tally:
+    """Six fans of three at angles either way up, and three single cards, under ``blur``."""
     hands = [
         ["7c", "Qd", "3s"],
         ["Kh", "2c", "9d"],
@@ -161,10 +178,7 @@ def test_every_card_of_a_fan_is_found_at_any_angle(design: str, blur: float, req
     singles = [
         SimCard(code=c, x_mm=170 + k * 330, y_mm=280, angle_deg=10.0 * k) for k, c in enumerate(["Ac", "3h", "6d"])
     ]
-    tally = _run(deck, Scene(cards=(*fans, *singles), optics=Optics(blur_sigma_px=blur)), seed=5)
-    assert tally.missed == 0 and tally.phantoms == 0
-    assert tally.misread == 0
-    assert tally.correct >= 0.6 * tally.face_up
+    return _run(deck, Scene(cards=(*fans, *singles), optics=Optics(blur_sigma_px=blur)), seed=5)
 
 
 def _bench_table(deck: DeckProfile, seed: int) -> tuple[TableRenderer, Scene, np.ndarray]:
