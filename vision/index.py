@@ -28,6 +28,10 @@ SLIVER_WIDTH: Final = 0.02
 SLIVER_HEIGHT: Final = 0.25
 # Ink thresholds tried in turn, as a share of the paper's brightness (in the sharpened patch).
 INK_LEVELS: Final = (0.62, 0.8)
+# Past this blur of the suit's edges (sigma, canonical pixels) the ink at the usual level is grown
+# to the paler level's blobs (see _grown); a sharp index is whole at the usual level already,
+# and grown it can join a court card's pale frame line.
+GROW_SOFTNESS: Final = 1.5
 
 FloatArray = npt.NDArray[np.float32]
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
@@ -162,15 +166,36 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     # brings them back below the ink threshold without moving them. The raster uses the original.
     soft = cv2.GaussianBlur(gray, (5, 5), 1.5)
     crisp = cv2.addWeighted(gray, 1.8, soft, -0.8, 0)
-    # Blur leaves thin strokes (a "5", a "J") pale grey beside a solid suit: when the usual ink
-    # level finds no index, a paler one is tried.
-    for level in INK_LEVELS:
-        feature = _feature(patch_bgr, gray, (crisp < paper * level).astype(np.uint8), paper=paper, k90=k90, box=box)
-        if feature is not None and level != INK_LEVELS[0]:
-            feature = dataclasses.replace(feature, pale=True)
+    # Blur leaves thin strokes (a "5", a "J") pale grey beside a solid suit: a soft index's ink
+    # is grown to the paler level's blobs, and when the usual level finds no index at all the
+    # paler one alone is tried (a read then needs a closer match).
+    strong = (crisp < paper * INK_LEVELS[0]).astype(np.uint8)
+    weak = (crisp < paper * INK_LEVELS[1]).astype(np.uint8)
+    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box)
+    if feature is None or feature.softness > GROW_SOFTNESS:
+        grown = _feature(patch_bgr, gray, _grown(strong, weak), paper=paper, k90=k90, box=box)
+        feature = grown or feature
+    if feature is None:
+        feature = _feature(patch_bgr, gray, weak, paper=paper, k90=k90, box=box)
         if feature is not None:
-            return feature
-    return None
+            feature = dataclasses.replace(feature, pale=True)
+    return feature
+
+
+def _grown(strong: ByteImage, weak: ByteImage) -> ByteImage:
+    """The ink at the usual level, each piece grown to the paler level's blob it lies in.
+
+    A glyph's thin strokes can fall short of the usual level while its thick ones pass: cut
+    there, a "2" is read as its foot. The paler blob that holds such pieces is the whole glyph,
+    unless it runs on to the patch border (joined to a court card's frame line, or to felt).
+    """
+    h, w = weak.shape
+    count, labels, stats, _centroids = cv2.connectedComponentsWithStats(weak, connectivity=8)
+    x, y, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
+    keep = (np.bincount(labels[strong.view(bool)], minlength=count) > 0) & (x > 0) & (y > 0)
+    keep &= (x + bw < w) & (y + bh < h)
+    keep[0] = False
+    return cv2.bitwise_or(strong, keep.astype(np.uint8)[labels])
 
 
 def _feature(

@@ -148,14 +148,14 @@ def test_every_card_of_a_fan_is_found_at_any_angle(design: str, blur: float, req
     assert tally.correct >= 0.6 * tally.face_up
 
 
-def test_a_soft_cameras_fan_cards_are_found_though_not_all_named(kennard: DeckProfile) -> None:
-    # At 1.3 px of blur a fanned card's one index is often too soft to name: it must still be
-    # there, as "unknown", so the count of cards in a box stays right.
+def test_a_soft_cameras_fan_cards_are_found_and_read(kennard: DeckProfile) -> None:
+    # At 1.3 px of blur a fanned card shows one soft index: its thin strokes fall apart at the
+    # usual ink level and are grown back whole from the paler one; what still cannot be named
+    # must be there as "unknown", so the count of cards in a box stays right.
     tally = _fans(kennard, blur=1.3)
     assert tally.missed == 0 and tally.phantoms == 0
     assert tally.misread == 0
-    assert tally.unknown > 0  # (the case this covers: 2 of 21 when written)
-    assert tally.correct >= 0.6 * tally.face_up
+    assert tally.correct >= 0.9 * tally.face_up  # 21 of 21 when written
 
 
 def _fans(deck: DeckProfile, *, blur: float) -> Tally:
