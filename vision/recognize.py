@@ -42,6 +42,8 @@ FAN_EXTRA_SCORE: Final = 0.04
 # card is there, unknown), though far from well enough to name it: a blurred index is still an
 # index, where a pip or a picture's edge fits no rank and suit at all.
 FAN_SEEN_SCORE: Final = 0.5
+# ... and below this it is no index at all.
+FAN_INDEX_LEAST: Final = 0.3
 # A scanned fan card whose index matches at least this well but not enough is read again this
 # share of a card's width either side (where an index starts is only known to a few pixels).
 FAN_RETRY_SCORE: Final = 0.55
@@ -256,7 +258,8 @@ class Recognizer:
             if length < 8.0:
                 continue
             line = _fit_edge(pts, i0, i1)
-            if edges and spans[-1][1] == i0 and _collinear(edges[-1], line):
+            # (Edges too short to fit, skipped above, may lie between: a notch's own sides.)
+            if edges and _collinear(edges[-1], line, ends=(xy[spans[-1][0]], xy[spans[-1][1]], xy[i0], xy[i1])):
                 # A fan's cards lie with their edges in one line, but the notch where one card's
                 # rounded corner meets the next breaks the outline there: the pieces are one edge,
                 # as long as the whole run (a fan is scanned along its full length).
@@ -267,7 +270,9 @@ class Recognizer:
                 length = math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1])
             edges.append((*line, length))
             spans.append((i0, i1))
-        if len(edges) > 2 and spans[-1][1] == spans[0][0] and _collinear(edges[-1], edges[0][:4]):
+        if len(edges) > 2 and _collinear(
+            edges[-1], edges[0][:4], ends=(xy[spans[-1][0]], xy[spans[-1][1]], xy[spans[0][0]], xy[spans[0][1]])
+        ):
             i0, i1 = spans[-1][0], spans[0][1]
             line = _fit_edge(pts, i0, i1)
             edges[0] = (*line, math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]))
@@ -644,8 +649,10 @@ class Recognizer:
                 continue
             fanned = _Hypothesis(corners=corners, fill=1.0)
             score = self._read_exposed(image, fanned, 0, scale, seen_score=FAN_SEEN_SCORE)
-            if score is None:
-                continue  # no index here; a start a little further on may still find one
+            if score is None or score < FAN_INDEX_LEAST:
+                # No index here (or ink that fits no card at all: the edge of the card below
+                # cut into the patch); a start a little further on may still find one.
+                continue
             # An index was there: another start close by is the same index.
             taken.append(t)
             if fanned.code == UNKNOWN and score >= FAN_RETRY_SCORE:
@@ -877,8 +884,11 @@ class Recognizer:
         # top; scan along it whether or not the card it starts from could be read. (A blob of one
         # card's size is no fan: its long edges are that card's long sides.)
         for c in [] if alone else corners:
-            # (An edge as long as a card's long side is just that: a single card on its side.)
-            if c.x_len > 1.15 * card_w and abs(c.x_len - card_h) > 0.06 * card_h:
+            # (An edge as long as a card's long side beside one as long as its short side is just
+            # that: a single card on its side. Beside a long side it is a fan as wide as a card is
+            # long: one card's two sides at a corner are never both long.)
+            lone_side = abs(c.x_len - card_h) <= 0.06 * card_h and c.y_len < 1.15 * card_w
+            if c.x_len > 1.15 * card_w and not lone_side:
                 p, x, y = np.array(c.point), np.array(c.x_dir), np.array(c.y_dir)
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
                 known = [h for h in hyps if h.code != UNKNOWN or h.seen]
@@ -1046,15 +1056,29 @@ def _fit_edge(pts: npt.NDArray[np.float32], i0: int, i1: int) -> tuple[float, fl
     return x0, y0, vx, vy
 
 
-def _collinear(a: Sequence[float], b: Sequence[float]) -> bool:
-    """Whether two fitted edges (point, unit direction) run in one line: parallel within about
-    three degrees, each point within a pixel and a half of the other's line (detection scale).
+def _collinear(a: Sequence[float], b: Sequence[float], *, ends: Sequence[Sequence[float]]) -> bool:
+    """Whether two fitted edges (point, unit direction) run in one line (detection scale).
+
+    ``ends`` are the first and last outline points of a and of b. They do when parallel within
+    about three degrees, each point within a pixel and a half of the other's line; or, for a
+    short piece (a few pixels between a rounded corner and a notch fit no direction well), when
+    both its ends lie within two pixels of the longer one's line.
     """
     ax, ay, adx, ady = a[0], a[1], a[2], a[3]
     bx, by, bdx, bdy = b[0], b[1], b[2], b[3]
-    if adx * bdx + ady * bdy < 0.9986:
+    a_len = math.hypot(ends[1][0] - ends[0][0], ends[1][1] - ends[0][1])
+    b_len = math.hypot(ends[3][0] - ends[2][0], ends[3][1] - ends[2][1])
+    if (
+        adx * bdx + ady * bdy >= 0.9986
+        and abs((bx - ax) * ady - (by - ay) * adx) < 1.5
+        and abs((ax - bx) * bdy - (ay - by) * bdx) < 1.5
+    ):
+        return True
+    if min(a_len, b_len) >= 20.0 or adx * bdx + ady * bdy < 0.985:
         return False
-    return abs((bx - ax) * ady - (by - ay) * adx) < 1.5 and abs((ax - bx) * bdy - (ay - by) * bdx) < 1.5
+    longer, short = (a, ends[2:]) if a_len >= b_len else (b, ends[:2])
+    px, py, dx, dy = longer[0], longer[1], longer[2], longer[3]
+    return all(abs((x - px) * dy - (y - py) * dx) < 2.0 for x, y in short)
 
 
 def _fit_side(quads: Vec, drawn: Vec, close: npt.NDArray[np.bool_], *, card_w: float, card_h: float) -> None:

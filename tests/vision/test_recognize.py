@@ -197,6 +197,9 @@ def _bench_table(deck: DeckProfile, seed: int) -> tuple[TableRenderer, Scene, np
         (22, 15),  # one corner missed the far corner (a short edge's direction, a small height)
         (29, 4),  # a fan's middle Qd: the notch where two cards' edges meet broke the fan's edge
         (1000, 2),  # a fan's top 5s: its far index corner lies on the fan's edge, placed by size
+        (2046, 1),  # a fan's middle Th: the fan is as wide as a card is long, not a lone card's side
+        (2059, 1),  # a fan's middle 8d: the first ink along the edge is the card below's edge
+        (2021, 1),  # a fan's middle 8d: a few pixels of edge between a rounded corner and a notch
     ],
 )
 def test_cards_whose_outline_misleads_are_placed_by_their_own_corners(
@@ -210,8 +213,11 @@ def test_cards_whose_outline_misleads_are_placed_by_their_own_corners(
     at = [c for c in reading.cards if np.hypot(c.center[0] - centre[0], c.center[1] - centre[1]) < 22]
     assert [c.code for c in at] == [card.code]
     found = np.array(at[0].corners)
-    # Both index corners where the card's are (either way round): within 3 % of the card height.
-    err = min(np.abs(found - truth)[[0, 2]].max(), np.abs(found - np.roll(truth, 2, axis=0))[[0, 2]].max())
-    assert err < 0.03 * np.hypot(*(truth[1] - truth[2]))
+    # An index corner where the card's is (either way round) within 3 % of the card height, and
+    # the whole card within 8 % (a fanned card's far corner lies hidden, placed by its size).
+    height = np.hypot(*(truth[1] - truth[2]))
+    gaps = [np.hypot(*(found - turned).T) for turned in (truth, np.roll(truth, 2, axis=0))]
+    assert min(float(g[[0, 2]].min()) for g in gaps) < 0.03 * height
+    assert min(float(g.max()) for g in gaps) < 0.08 * height
     truths = [(c, tuple(renderer.card_quad_px(c).mean(axis=0))) for c in scene.cards]
     assert score_reading(truths, [(c.code, c.center) for c in reading.cards], tol_px=22).misread == 0
