@@ -172,10 +172,13 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     strong = (crisp < paper * INK_LEVELS[0]).astype(np.uint8)
     weak = (crisp < paper * INK_LEVELS[1]).astype(np.uint8)
     feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box)
+    grown = strong
     if feature is None or feature.softness > GROW_SOFTNESS:
-        grown = _feature(patch_bgr, gray, _grown(strong, weak), paper=paper, k90=k90, box=box)
-        feature = grown or feature
-    if feature is None:
+        grown = _grown(strong, weak)
+        # (A mask the same as one already tried finds nothing new: most corners without an index.)
+        if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
+            feature = _feature(patch_bgr, gray, grown, paper=paper, k90=k90, box=box) or feature
+    if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
         feature = _feature(patch_bgr, gray, weak, paper=paper, k90=k90, box=box)
         if feature is not None:
             feature = dataclasses.replace(feature, pale=True)

@@ -884,11 +884,11 @@ class Recognizer:
         # top; scan along it whether or not the card it starts from could be read. (A blob of one
         # card's size is no fan: its long edges are that card's long sides.)
         for c in [] if alone else corners:
-            # (An edge as long as a card's long side beside one as long as its short side is just
-            # that: a single card on its side. Beside a long side it is a fan as wide as a card is
-            # long: one card's two sides at a corner are never both long.)
-            lone_side = abs(c.x_len - card_h) <= 0.06 * card_h and c.y_len < 1.15 * card_w
-            if c.x_len > 1.15 * card_w and not lone_side:
+            # (An edge as long as a card's long side is just that, a card's side, unless the edge
+            # beside it is as long too: one card's two sides at a corner are never both long, so
+            # that is a fan as wide as a card is long.)
+            card_side = abs(c.x_len - card_h) <= 0.06 * card_h and abs(c.y_len - card_h) > 0.1 * card_h
+            if c.x_len > 1.15 * card_w and not card_side:
                 p, x, y = np.array(c.point), np.array(c.x_dir), np.array(c.y_dir)
                 quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
                 known = [h for h in hyps if h.code != UNKNOWN or h.seen]
