@@ -556,6 +556,17 @@ class TableService:
                 return None
             return self._raise_tilt("shoe-link-lost", f"lost the link to the shoe{f': {detail}' if detail else ''}")
 
+    def on_camera_link(self, up: bool, *, detail: str = "") -> Entry | None:
+        """The camera over the table failed for good (a tilt: its checks are off, and on a table
+        with no reading shoe nothing can be dealt) or is back (the tilt stays until cleared).
+        """
+        with self._lock:
+            if up or any(t.kind == "camera-link-lost" for t in self.tilts.values()):
+                return None
+            return self._raise_tilt(
+                "camera-link-lost", f"lost the camera{f': {detail}' if detail else ''}", actor=CAMERA
+            )
+
     # ---------------------------------------------------------------- internals
 
     def _require_play(self) -> None:

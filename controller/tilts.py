@@ -14,6 +14,7 @@ TiltKind = Literal[
     "shoe-link-lost",
     "shoe-fault",
     "camera-mismatch",
+    "camera-link-lost",
 ]
 Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
 
@@ -35,6 +36,9 @@ RESOLUTIONS: Final[dict[str, tuple[Resolution, ...]]] = {
     # The camera read a face-up card as another card than the shoe dealt there: either the camera
     # misread (continue, the shoe's card stands) or the cards are not what the round recorded.
     "camera-mismatch": ("continue", "redeal", "cancel", "void"),
+    # The camera over the table failed for good: its misdeal checks are off (continue plays on
+    # without them), and a table with no reading shoe has no card source until it is repaired.
+    "camera-link-lost": ("continue", "void", "cancel"),
 }
 ROUND_ENDING: Final = frozenset({"redeal", "cancel", "void"})
 
@@ -47,6 +51,7 @@ INSTRUCTIONS: Final[dict[str, str]] = {
     "shoe-link-lost": "Stop dealing. The shoe is not connected: check its cable and call a technician.",
     "shoe-fault": "Stop dealing. Clear the shoe fault, then call a supervisor.",
     "camera-mismatch": "Stop. The camera and the shoe disagree about a card: call a supervisor to compare them.",
+    "camera-link-lost": "Stop. The camera over the table is not working: call a technician and a supervisor.",
 }
 
 

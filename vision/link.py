@@ -311,3 +311,10 @@ class CameraLink:
             self.failure = str(exc)
             log.critical("the camera link stops: %s", exc)
             self.failed.set()
+            if isinstance(exc, CameraError):
+                # The floor must know: the misdeal checks are off (and a table without a reading
+                # shoe has nothing left to deal with). A journal that failed records nothing more.
+                try:
+                    self.table.on_camera_link(False, detail=str(exc))
+                except ControllerError as report_exc:
+                    log.critical("the camera's failure could not be recorded: %s", report_exc)

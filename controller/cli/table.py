@@ -305,7 +305,7 @@ def run_demo(args: argparse.Namespace) -> int:
                 if live.failed.is_set():
                     raise ControllerError(f"stopped: {live.failure}")
                 if camera is not None and camera.link.failed.is_set() and not camera_down:
-                    # The table plays on without its camera, as a real one would; say so loudly.
+                    # The camera raised its tilt; the console says so loudly too (a supervisor may play on).
                     camera_down = True
                     print(_camera_line(camera.health()), file=sys.stderr, flush=True)
                 if args.rounds is not None and live.table.rounds_since(started) >= args.rounds:

@@ -196,6 +196,24 @@ def test_cards_during_a_link_loss_are_held_then_dealt_on_continue(data: Path) ->
     assert t.round is not None and t.round.cards_dealt == 5
 
 
+def test_a_camera_lost_for_good_stops_play_until_a_supervisor_plays_on_without_it(data: Path) -> None:
+    t = table(data)
+    open_with_cards(t, 3)
+    t.on_camera_link(False, detail="/dev/video0: no frame for 10 s")
+    t.on_camera_link(False)  # one tilt for one lost camera
+    tilt = only_tilt(t)
+    assert tilt.kind == "camera-link-lost" and "/dev/video0" in tilt.message
+    assert tilt.resolutions == ("continue", "void", "cancel")
+    assert "technician" in tilt.instruction
+    t.on_card(OASIS_CARDS[3], counter=4)  # the shoe still reads: the card waits for the supervisor
+    assert only_tilt(t).held == (OASIS_CARDS[3],)
+    # The tilt is in the journal: a restart still shows it.
+    again = table(data)
+    assert only_tilt(again).kind == "camera-link-lost"
+    again.clear_tilt(tilt.id, resolution="continue", actor=SUPER, why="camera unplugged; dealer checks by eye")
+    assert not again.tilts and again.round is not None and again.round.cards_dealt == 4
+
+
 def test_shoe_fault_then_void_returns_every_stake(data: Path) -> None:
     t = table(data)
     open_with_cards(t, 7)

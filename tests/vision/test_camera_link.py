@@ -229,12 +229,16 @@ def test_the_link_runs_in_its_thread(rig: Rig) -> None:
     assert not rig.link.failed.is_set() and rig.link.health().state == "stopped"
 
 
-def test_a_camera_that_fails_shows_in_the_links_health(rig: Rig) -> None:
+def test_a_camera_that_fails_shows_in_the_links_health_and_stops_play(rig: Rig) -> None:
+    rig.open_round()
     rig.link.start()
     rig.camera.scene = Scene(cards=(SimCard(code="Zz", x_mm=100, y_mm=100),))  # cannot be drawn
     assert rig.link.failed.wait(60)
     health = rig.link.health()
     assert health.state == "failed" and "Zz" in health.failure
+    # The floor sees it as a tilt: the misdeal checks are off until a supervisor plays on without them.
+    (tilt,) = rig.table.tilts.values()
+    assert tilt.kind == "camera-link-lost" and "Zz" in tilt.message
 
 
 class _Still(FrameSource):
