@@ -8,6 +8,7 @@ frame left the shoe before, so a card the camera sees is never ahead of the roun
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 import time
@@ -156,7 +157,12 @@ class CameraLink:
         self.source = source
         self.actor = actor
         self.places = zone_places(zones)
-        self.recognizer = Recognizer(deck=deck, settings=self.settings.recognizer)
+        recognizer = self.settings.recognizer or RecognizerSettings()
+        if recognizer.card_height_px is None and zones:
+            # The layout is calibrated: cards are sized by it, even in a frame of fans alone.
+            height = calibration.layout_card_height_px([z.polygon_mm for z in zones])
+            recognizer = dataclasses.replace(recognizer, card_height_px=height)
+        self.recognizer = Recognizer(deck=deck, settings=recognizer)
         self.tracker = Tracker(zones=ZoneMap.build(zones, calibration), settings=self.settings.tracker)
         self.checker = Checker(settings=self.settings.checks)
         self.dealer: CameraDealer | None = None
@@ -310,11 +316,12 @@ class CameraLink:
         except (CameraError, JournalError) as exc:
             self.failure = str(exc)
             log.critical("the camera link stops: %s", exc)
-            self.failed.set()
             if isinstance(exc, CameraError):
                 # The floor must know: the misdeal checks are off (and a table without a reading
                 # shoe has nothing left to deal with). A journal that failed records nothing more.
+                # (Before `failed` is set: whoever waits on it finds the tilt already there.)
                 try:
                     self.table.on_camera_link(False, detail=str(exc))
                 except ControllerError as report_exc:
                     log.critical("the camera's failure could not be recorded: %s", report_exc)
+            self.failed.set()

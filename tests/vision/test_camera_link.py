@@ -241,6 +241,16 @@ def test_a_camera_that_fails_shows_in_the_links_health_and_stops_play(rig: Rig) 
     assert tilt.kind == "camera-link-lost" and "Zz" in tilt.message
 
 
+def test_cards_are_sized_by_the_calibration_so_a_frame_of_fans_alone_is_read(rig: Rig) -> None:
+    # No single card on the layout to measure a card by: the calibration says how big cards are.
+    fan = [SimCard(code=c, x_mm=330 + 22 * k, y_mm=325, angle_deg=0.0) for k, c in enumerate(["7c", "Qd", "3s"])]
+    rig.camera.scene = Scene(cards=tuple(fan))
+    rig.frames(6)
+    assert rig.link.last is not None and rig.link.last.counts["box2"].total == 3
+    reading = rig.link.recognizer.read(rig.camera.read().image)  # type: ignore[union-attr]
+    assert sorted(c.code for c in reading.cards) == ["3s", "7c", "Qd"]
+
+
 class _Still(FrameSource):
     """A camera that is not simulated and cannot calibrate itself."""
 
