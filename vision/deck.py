@@ -198,9 +198,13 @@ class Discriminant:
     def distances(self, vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Squared distance to every class (its nearest mode), in units of the training spread."""
         z = vector @ self.projection
-        d = ((self.centres - z) ** 2).sum(axis=1) * (1.0 / self.spread)
+        # ((centres - z) ** 2).sum(axis=1) / spread, the same arithmetic in place: numpy's per-call
+        # cost, not the few hundred values, is what this costs.
+        d = np.subtract(self.centres, z)
+        np.multiply(d, d, out=d)
+        d = np.multiply(np.add.reduce(d, axis=1), 1.0 / self.spread)
         if self.modes > 1:
-            d = d.reshape(self.modes, -1).min(axis=0)
+            d = np.minimum.reduce(d.reshape(self.modes, -1), axis=0)
         return np.asarray(d, dtype=np.float32)
 
 
@@ -330,7 +334,7 @@ def _suit_vector(feature: IndexFeature) -> npt.NDArray[np.float32]:
     """The suit raster with the ink colour beside it: a blurred heart and diamond differ little in
     shape, a heart and a spade always in colour.
     """
-    return np.concatenate([feature.suit, _CHROMA_WEIGHT * feature.chroma]).astype(np.float32)
+    return np.concatenate([feature.suit, _CHROMA_WEIGHT * feature.chroma], dtype=np.float32)
 
 
 def _train(faces: ByteImage, box: IndexBox, sharp: list[IndexFeature]) -> tuple[Discriminant, Discriminant]:
@@ -553,9 +557,16 @@ def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:
 
     The score is the weaker of the rank's and the suit's fit; the margin the smaller lead.
     """
-    rank_fits = np.exp(-profile.rank_model.distances(feature.rank) / _FIT_SCALE)
-    suit_fits = np.exp(-profile.suit_model.distances(_suit_vector(feature)) / _FIT_SCALE)
-    return match_scores(rank_fits, suit_fits)
+    return match_scores(
+        _fits(profile.rank_model.distances(feature.rank)), _fits(profile.suit_model.distances(_suit_vector(feature)))
+    )
+
+
+def _fits(distances: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """exp(-distance / _FIT_SCALE), computed in place (a fresh distance array, used once)."""
+    np.negative(distances, out=distances)
+    np.divide(distances, _FIT_SCALE, out=distances)
+    return np.exp(distances, out=distances)
 
 
 def match_scores(rank_scores: npt.NDArray[np.floating[Any]], suit_scores: npt.NDArray[np.floating[Any]]) -> IndexMatch:
@@ -564,25 +575,38 @@ def match_scores(rank_scores: npt.NDArray[np.floating[Any]], suit_scores: npt.ND
     A fit is exp(-distance / _FIT_SCALE); the lead over the runner-up is 1 - exp(-(its distance -
     the best's) / _LEAD_SCALE), so both lie in 0..1 and grow with the evidence.
     """
-    r_order = np.argsort(rank_scores)[::-1]
-    s_order = np.argsort(suit_scores)[::-1]
-    rank, suit = int(r_order[0]), int(s_order[0])
-    score = min(float(rank_scores[rank]), float(suit_scores[suit]))
-    margin = min(_lead(rank_scores, r_order), _lead(suit_scores, s_order))
+    rank, rank_fit, rank_second = _top_two(rank_scores)
+    suit, suit_fit, suit_second = _top_two(suit_scores)
+    score = min(rank_fit, suit_fit)
+    margin = min(_lead(rank_fit, rank_second), _lead(suit_fit, suit_second))
     return IndexMatch(
         code=CODES[rank * 4 + suit], score=score, margin=margin, rank_scores=rank_scores, suit_scores=suit_scores
     )
 
 
-def _lead(fits: npt.NDArray[np.floating[Any]], order: npt.NDArray[np.intp]) -> float:
-    return lead_over(fits, int(order[1]))
+def _top_two(fits: npt.NDArray[np.floating[Any]]) -> tuple[int, float, float]:
+    """The best class of ``fits``, its fit and the runner-up's fit: the first two of
+    ``np.argsort(fits)[::-1]``, found in plain Python (numpy's per-call cost is most of the work
+    for 13 or 4 values). Ties or NaNs at the top are left to numpy's order itself.
+    """
+    values = fits.tolist()
+    top = sorted(values, reverse=True)
+    if not (top[0] > top[1] and (len(top) < 3 or top[1] > top[2])):
+        order = np.argsort(fits)[::-1]
+        best, other = int(order[0]), int(order[1])
+        return best, values[best], values[other]
+    return values.index(top[0]), top[0], top[1]
 
 
 def lead_over(fits: npt.NDArray[np.floating[Any]], other: int) -> float:
     """How clearly the best-fitting class beats class ``other``, on the scale of a match's margin
     (0 when ``other`` is the best).
     """
-    best, second = float(fits.max()), float(fits[other])
+    return _lead(float(fits.max()), float(fits[other]))
+
+
+def _lead(best: float, second: float) -> float:
+    """``lead_over`` from the best fit and the other class' fit."""
     if best <= 0.0:
         return 0.0
     gap = -_FIT_SCALE * math.log(max(second, 1e-300) / best)  # the extra distance of ``other``
