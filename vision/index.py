@@ -111,7 +111,7 @@ def _union(boxes: list[Box]) -> Box:
 def _raster(gray: ByteImage, box: Box, paper: float, size: tuple[int, int]) -> FloatArray | None:
     x0, y0, x1, y1 = box
     glyph = cv2.resize(gray[y0:y1, x0:x1].astype(np.float32), size, interpolation=cv2.INTER_AREA)
-    vec = (paper - glyph).reshape(-1)
+    vec = np.subtract(paper, glyph, out=glyph).reshape(-1)
     # vec.mean() and np.linalg.norm(vec), spelt out: the same arithmetic (a float32 sum divided in
     # float64, a float32 square root of the dot product) without their per-call overhead, which
     # is most of the cost for these few hundred values.
@@ -155,9 +155,10 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     # as dark as a black one, while white paper stays bright in every channel.
     b, g, r = cv2.split(patch_bgr)
     gray = cv2.min(cv2.min(b, g), r)
-    flat = gray.reshape(-1)
+    flat = gray.flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
     k90 = int(0.9 * (flat.size - 1))
-    paper = float(np.partition(flat, k90)[k90])
+    flat.partition(k90)
+    paper = float(flat[k90])
     if paper < 40:  # too dark to be the paper of a face-up card
         return None
     # Segment on a sharpened copy: a soft camera leaves thin strokes pale, and an unsharp mask
@@ -267,22 +268,29 @@ def _feature(
     sel = gray[sy0:sy1, sx0:sx1] < paper * 0.45
     if not sel.any():
         sel = ink[sy0:sy1, sx0:sx1].astype(bool)
-    region = patch_bgr[sy0:sy1, sx0:sx1].reshape(-1, 3)[sel.reshape(-1)].astype(np.float32)
+    region = patch_bgr[sy0:sy1, sx0:sx1][sel]  # (n, 3), the selected pixels in row order
     # Each channel's k90-th value, partitioned along rows of the transposed pixels (cheaper than down
     # the columns; the same values).
     paper_bgr = np.partition(patch_bgr.reshape(-1, 3).T, k90, axis=1)[:, k90].astype(np.float32) + 1.0
     # Ink colour as the fraction of light each channel lets through, so a warm or cold light
     # (which tints the paper the same way) cancels out.
-    rel = (region.mean(axis=0) + 1.0) / paper_bgr if len(region) else np.ones(3, np.float32)
-    chroma = (rel / float(rel.sum())).astype(np.float32)
+    if len(region):
+        # The float32 mean of the pixels: their sum is a whole number below 2**24, exact in float32
+        # in any order, so summed as integers and divided in float64 it is the same float32 mean.
+        mean = (np.add.reduce(region, axis=0, dtype=np.int64) / len(region)).astype(np.float32)
+        rel = (mean + 1.0) / paper_bgr
+    else:
+        rel = np.ones(3, np.float32)
+    chroma = np.asarray(rel / float(np.add.reduce(rel)), dtype=np.float32)
     return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=_softness(gray, suit_box, paper))
 
 
 def _quantile(values: ByteImage, q: float) -> float:
     """The ``q`` quantile (nearest rank) of an array: np.percentile costs more than a read's glyphs."""
-    flat = values.reshape(-1)
+    flat = values.flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
     k = int(q * (flat.size - 1))
-    return float(np.partition(flat, k)[k])
+    flat.partition(k)
+    return float(flat[k])
 
 
 def _softness(gray: ByteImage, box: Box, paper: float) -> float:
