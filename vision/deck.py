@@ -198,13 +198,9 @@ class Discriminant:
     def distances(self, vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Squared distance to every class (its nearest mode), in units of the training spread."""
         z = vector @ self.projection
-        # ((centres - z) ** 2).sum(axis=1) / spread, the same arithmetic in place: numpy's per-call
-        # cost, not the few hundred values, is what this costs.
-        d = np.subtract(self.centres, z)
-        np.multiply(d, d, out=d)
-        d = np.multiply(np.add.reduce(d, axis=1), 1.0 / self.spread)
+        d = ((self.centres - z) ** 2).sum(axis=1) * (1.0 / self.spread)
         if self.modes > 1:
-            d = np.minimum.reduce(d.reshape(self.modes, -1), axis=0)
+            d = d.reshape(self.modes, -1).min(axis=0)
         return np.asarray(d, dtype=np.float32)
 
 
@@ -336,7 +332,7 @@ def _suit_vector(feature: IndexFeature) -> npt.NDArray[np.float32]:
     """The suit raster with the ink colour beside it: a blurred heart and diamond differ little in
     shape, a heart and a spade always in colour.
     """
-    return np.concatenate([feature.suit, _CHROMA_WEIGHT * feature.chroma], dtype=np.float32)
+    return np.concatenate([feature.suit, _CHROMA_WEIGHT * feature.chroma]).astype(np.float32)
 
 
 def _train(faces: ByteImage, box: IndexBox, sharp: list[IndexFeature]) -> tuple[Discriminant, Discriminant]:

@@ -70,6 +70,8 @@ FACE_RANK_AMONG: Final = 3
 ByteImage = npt.NDArray[Any]
 Point = tuple[float, float]
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
+# A contour point (x, y) as one integer, x + y * 2**20, to find points by equality.
+_POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
 # The corners of the small face image _face_agrees warps a card to.
 _THUMB_DST: Final = np.array(
@@ -247,12 +249,13 @@ class Recognizer:
         """Right-angled convex corners of a blob outline, with exact edge directions."""
         pts = contour.reshape(-1, 2).astype(np.float32)  # integer pixels: exact in float32
         approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
-        # Where each polygon vertex sits along the contour (approxPolyDP returns points only).
-        keys = contour.reshape(-1, 2).astype(np.int64) @ np.array([1, 1 << 20], np.int64)
-        order = np.argsort(keys, kind="stable")
-        found_at = np.searchsorted(keys[order], approx.astype(np.int64) @ np.array([1, 1 << 20], np.int64))
-        idx = order[found_at].tolist()
-        xy = pts.tolist()
+        # Where each polygon vertex sits along the contour (approxPolyDP returns points only): the
+        # first contour point equal to it (a handful of vertices against a few hundred points: one
+        # comparison table is cheaper than sorting the contour).
+        keys = contour.reshape(-1, 2).astype(np.int64) @ _POINT_KEY
+        idx = np.equal((approx.astype(np.int64) @ _POINT_KEY)[:, None], keys[None, :]).argmax(axis=1).tolist()
+        # Only the vertices' coordinates are looked up (the whole contour as lists costs more).
+        xy = dict(zip(idx, pts[idx].tolist(), strict=True))
         m = len(idx)
         # Edges as plain floats (numpy's per-call cost would be most of the work for 2-vectors):
         # point on the line, unit direction, length.
@@ -999,9 +1002,16 @@ def _vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | N
         return None
     if len(sides) <= 8:
         return _vote_height_few([float(v) for v in sides], tol)
-    candidates = np.concatenate([sides, sides * CARD_ASPECT])
+    turned = sides * CARD_ASPECT
+    candidates = np.concatenate([sides, turned])
     cand = candidates[:, None]
-    agree = (np.abs(sides[None, :] - cand) < tol * cand) | (np.abs(sides[None, :] * CARD_ASPECT - cand) < tol * cand)
+    reach = tol * cand
+    # |side - candidate| < reach or |side * aspect - candidate| < reach, the (candidates x sides)
+    # tables computed in place: allocating them is most of the cost.
+    gap = np.subtract(sides[None, :], cand)
+    agree = np.less(np.abs(gap, out=gap), reach)
+    np.subtract(turned[None, :], cand, out=gap)
+    agree |= np.less(np.abs(gap, out=gap), reach)
     counts = agree.sum(axis=1)
     top = np.flatnonzero(counts == counts.max())
     best_h = float(candidates[top].max())
@@ -1016,10 +1026,12 @@ def _vote_height_few(sides: list[float], tol: float) -> float:
     """``_vote_height`` for the few sides of one blob, in plain Python (numpy's per-call cost is
     most of the work for a handful of numbers; the result is the same).
     """
-    candidates = sides + [v * CARD_ASPECT for v in sides]
+    turned = [v * CARD_ASPECT for v in sides]
+    candidates = sides + turned
     best_h, best_n = 0.0, -1
     for cand in candidates:
-        n = sum(1 for v in sides if abs(v - cand) < tol * cand or abs(v * CARD_ASPECT - cand) < tol * cand)
+        reach = tol * cand
+        n = sum(1 for v, t in zip(sides, turned, strict=True) if abs(v - cand) < reach or abs(t - cand) < reach)
         if n > best_n or (n == best_n and cand > best_h):
             best_h, best_n = cand, n
     implied = [v if abs(v - best_h) < tol * best_h else v * CARD_ASPECT for v in sides]
