@@ -56,6 +56,14 @@ class IndexBox:
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
 
+# glyph_bounds' distances in canonical pixels: how near the seed the first blob lies, how far
+# beside and below what is joined so far a blob may start, and how wide an index can be.
+_SEED_DX: Final = 0.06 * CARD_PX_W * 1.5
+_SEED_DY: Final = 0.07 * CARD_PX_H
+_SIDE_SLACK: Final = 0.03 * CARD_PX_W
+_STACK_GAP: Final = 0.06 * CARD_PX_H
+_INDEX_WIDTH: Final = 0.2 * CARD_PX_W
+
 
 def glyph_bounds(
     comps: list[Box], *, seed: tuple[float, float], limit: tuple[int, int]
@@ -66,11 +74,11 @@ def glyph_bounds(
     share columns with what is joined so far and the vertical gap stays small; artwork beside the
     index shares no columns and is left out.
     """
-    tol = 0.06 * CARD_PX_W
-    near = [c for c in comps if abs(c[0] - seed[0]) < tol * 1.5 and abs(c[1] - seed[1]) < 0.07 * CARD_PX_H]
+    sx, sy = seed
+    near = [c for c in comps if abs(c[0] - sx) < _SEED_DX and abs(c[1] - sy) < _SEED_DY]
     if not near:
         return None
-    start = min(near, key=lambda c: abs(c[0] - seed[0]) + abs(c[1] - seed[1]))
+    start = min(near, key=lambda c: abs(c[0] - sx) + abs(c[1] - sy))
     x0, y0, x1, y1 = start
     joined = {start}
     grew = True
@@ -79,9 +87,9 @@ def glyph_bounds(
         for c in comps:
             if c in joined:
                 continue
-            shares_columns = c[0] < x1 + 0.03 * CARD_PX_W and c[2] > x0 - 0.03 * CARD_PX_W
+            shares_columns = c[0] < x1 + _SIDE_SLACK and c[2] > x0 - _SIDE_SLACK
             gap = max(c[1] - y1, y0 - c[3], 0)
-            if shares_columns and gap <= 0.06 * CARD_PX_H and c[2] - x0 < 0.2 * CARD_PX_W:
+            if shares_columns and gap <= _STACK_GAP and c[2] - x0 < _INDEX_WIDTH:
                 joined.add(c)
                 x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
                 grew = True
@@ -169,16 +177,16 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     # is grown to the paler level's blobs, and when the usual level finds no index at all the
     # paler one alone is tried (a read then needs a closer match).
     strong = _ink(crisp, paper * INK_LEVELS[0])
-    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box)
+    feature = _feature(patch_bgr, (b, g, r), gray, strong, paper=paper, k90=k90, box=box)
     if feature is None or feature.softness > GROW_SOFTNESS:
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
         grown = _grown(strong, weak)
         # (A mask the same as one already tried finds nothing new: most corners without an index.)
         if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
-            feature = _feature(patch_bgr, gray, grown, paper=paper, k90=k90, box=box) or feature
+            feature = _feature(patch_bgr, (b, g, r), gray, grown, paper=paper, k90=k90, box=box) or feature
         if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
-            feature = _feature(patch_bgr, gray, weak, paper=paper, k90=k90, box=box)
+            feature = _feature(patch_bgr, (b, g, r), gray, weak, paper=paper, k90=k90, box=box)
             if feature is not None:
                 feature = dataclasses.replace(feature, pale=True)
     return feature
@@ -209,7 +217,14 @@ def _grown(strong: ByteImage, weak: ByteImage) -> ByteImage:
 
 
 def _feature(
-    patch_bgr: ByteImage, gray: ByteImage, ink: ByteImage, *, paper: float, k90: int, box: IndexBox
+    patch_bgr: ByteImage,
+    channels: tuple[ByteImage, ByteImage, ByteImage],
+    gray: ByteImage,
+    ink: ByteImage,
+    *,
+    paper: float,
+    k90: int,
+    box: IndexBox,
 ) -> IndexFeature | None:
     """The index from one ink mask: glyphs cut out, split into rank and suit, rastered."""
     h, w = gray.shape
@@ -269,9 +284,9 @@ def _feature(
     if not sel.any():
         sel = ink[sy0:sy1, sx0:sx1].astype(bool)
     region = patch_bgr[sy0:sy1, sx0:sx1][sel]  # (n, 3), the selected pixels in row order
-    # Each channel's k90-th value, partitioned along rows of the transposed pixels (cheaper than down
-    # the columns; the same values).
-    paper_bgr = np.partition(patch_bgr.reshape(-1, 3).T, k90, axis=1)[:, k90].astype(np.float32) + 1.0
+    # Each channel's k90-th value, from its own (contiguous) plane: cheaper than partitioning down
+    # the columns of the interleaved pixels, the same values.
+    paper_bgr = np.array([_kth(c, k90) for c in channels], np.float32) + 1.0
     # Ink colour as the fraction of light each channel lets through, so a warm or cold light
     # (which tints the paper the same way) cancels out.
     if len(region):
@@ -283,6 +298,13 @@ def _feature(
         rel = np.ones(3, np.float32)
     chroma = np.asarray(rel / float(np.add.reduce(rel)), dtype=np.float32)
     return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=_softness(gray, suit_box, paper))
+
+
+def _kth(values: ByteImage, k: int) -> int:
+    """The k-th smallest of an 8-bit image's values."""
+    flat = values.flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
+    flat.partition(k)
+    return int(flat[k])
 
 
 def _quantile(values: ByteImage, q: float) -> float:
