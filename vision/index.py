@@ -127,7 +127,8 @@ def _raster(gray: ByteImage, box: Box, paper: float, size: tuple[int, int]) -> F
     norm = float(np.sqrt(vec.dot(vec)))
     if norm < 1e-3:
         return None
-    return np.asarray(vec / norm, dtype=np.float32)
+    vec /= norm  # a fresh float32 array: divided in place, the same values as vec / norm
+    return vec
 
 
 def _split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
@@ -280,10 +281,9 @@ def _feature(
         return None
     # Colour from the ink's core only: blurred stroke edges are a mix of ink and paper.
     sx0, sy0, sx1, sy1 = suit_box
-    sel = gray[sy0:sy1, sx0:sx1] < paper * 0.45
-    if not sel.any():
-        sel = ink[sy0:sy1, sx0:sx1].astype(bool)
-    region = patch_bgr[sy0:sy1, sx0:sx1][sel]  # (n, 3), the selected pixels in row order
+    region = patch_bgr[sy0:sy1, sx0:sx1][gray[sy0:sy1, sx0:sx1] < paper * 0.45]  # (n, 3), in row order
+    if not len(region):  # no dark core at all: the whole ink mask
+        region = patch_bgr[sy0:sy1, sx0:sx1][ink[sy0:sy1, sx0:sx1].astype(bool)]
     # Each channel's k90-th value, from its own (contiguous) plane: cheaper than partitioning down
     # the columns of the interleaved pixels, the same values.
     paper_bgr = np.array([_kth(c, k90) for c in channels], np.float32) + 1.0
