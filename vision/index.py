@@ -178,16 +178,16 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     # is grown to the paler level's blobs, and when the usual level finds no index at all the
     # paler one alone is tried (a read then needs a closer match).
     strong = _ink(crisp, paper * INK_LEVELS[0])
-    feature = _feature(patch_bgr, (b, g, r), gray, strong, paper=paper, k90=k90, box=box)
+    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=(b, g, r))
     if feature is None or feature.softness > GROW_SOFTNESS:
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
         grown = _grown(strong, weak)
         # (A mask the same as one already tried finds nothing new: most corners without an index.)
         if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
-            feature = _feature(patch_bgr, (b, g, r), gray, grown, paper=paper, k90=k90, box=box) or feature
+            feature = _feature(patch_bgr, gray, grown, paper=paper, k90=k90, box=box, channels=(b, g, r)) or feature
         if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
-            feature = _feature(patch_bgr, (b, g, r), gray, weak, paper=paper, k90=k90, box=box)
+            feature = _feature(patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=(b, g, r))
             if feature is not None:
                 feature = dataclasses.replace(feature, pale=True)
     return feature
@@ -219,15 +219,18 @@ def _grown(strong: ByteImage, weak: ByteImage) -> ByteImage:
 
 def _feature(
     patch_bgr: ByteImage,
-    channels: tuple[ByteImage, ByteImage, ByteImage],
     gray: ByteImage,
     ink: ByteImage,
     *,
     paper: float,
     k90: int,
     box: IndexBox,
+    channels: tuple[ByteImage, ByteImage, ByteImage] | None = None,
 ) -> IndexFeature | None:
-    """The index from one ink mask: glyphs cut out, split into rank and suit, rastered."""
+    """The index from one ink mask: glyphs cut out, split into rank and suit, rastered.
+
+    ``channels`` are the patch's b, g, r planes when the caller has them already.
+    """
     h, w = gray.shape
     # 16-bit labels (a patch has far fewer than 65536 blobs): the same blobs, half the label memory
     # to write, which is a third of the call's time at this size.
@@ -286,7 +289,7 @@ def _feature(
         region = patch_bgr[sy0:sy1, sx0:sx1][ink[sy0:sy1, sx0:sx1].astype(bool)]
     # Each channel's k90-th value, from its own (contiguous) plane: cheaper than partitioning down
     # the columns of the interleaved pixels, the same values.
-    paper_bgr = np.array([_kth(c, k90) for c in channels], np.float32) + 1.0
+    paper_bgr = np.array([_kth(c, k90) for c in channels or cv2.split(patch_bgr)], np.float32) + 1.0
     # Ink colour as the fraction of light each channel lets through, so a warm or cold light
     # (which tints the paper the same way) cancels out.
     if len(region):
