@@ -1250,7 +1250,7 @@ def _shares(masks: Sequence[ByteImage], quad: Vec) -> list[float]:
     if total == 0:
         return [0.0] * len(masks)
     inside = local[y0 - y : y1 - y, x0 - x : x1 - x]
-    return [float(cv2.countNonZero(cv2.bitwise_and(inside, m[y0:y1, x0:x1]))) / float(total) for m in masks]
+    return [float(_count_in(inside, m[y0:y1, x0:x1])) / float(total) for m in masks]
 
 
 def _quad_shares(mask: ByteImage, quads: Vec) -> list[float]:
@@ -1272,9 +1272,16 @@ def _quad_shares(mask: ByteImage, quads: Vec) -> list[float]:
         if total == 0 or x1 <= x0 or y1 <= y0:
             out.append(0.0)
             continue
-        inside = cv2.bitwise_and(local[y0 - y : y1 - y, x0 - x : x1 - x], mask[y0:y1, x0:x1])
-        out.append(float(cv2.countNonZero(inside)) / float(total))
+        out.append(float(_count_in(local[y0 - y : y1 - y, x0 - x : x1 - x], mask[y0:y1, x0:x1])) / float(total))
     return out
+
+
+def _count_in(drawn: ByteImage, mask: ByteImage) -> int:
+    """How many pixels of a polygon drawn with 255 on zeros are set in ``mask``: the same count as
+    countNonZero(bitwise_and(drawn, mask)), as the L1 norm of ``drawn`` under ``mask`` (255 per
+    pixel, an exact whole number), in one call and no temporary image.
+    """
+    return round(cv2.norm(drawn, cv2.NORM_L1, mask=mask) / 255.0)
 
 
 def _share(mask: ByteImage, quad: Vec, *, exclude: ByteImage | None = None) -> float:
@@ -1291,7 +1298,9 @@ def _share(mask: ByteImage, quad: Vec, *, exclude: ByteImage | None = None) -> f
     x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, mw), min(y + h, mh)
     if x1 <= x0 or y1 <= y0:
         return 0.0
-    inside = cv2.bitwise_and(local[y0 - y : y1 - y, x0 - x : x1 - x], mask[y0:y1, x0:x1])
-    if exclude is not None:
-        inside = cv2.bitwise_and(inside, cv2.bitwise_not(exclude[y0:y1, x0:x1]))
-    return float(cv2.countNonZero(inside)) / float(total)
+    inside = local[y0 - y : y1 - y, x0 - x : x1 - x]
+    if exclude is None:
+        return float(_count_in(inside, mask[y0:y1, x0:x1])) / float(total)
+    seen = cv2.bitwise_and(inside, mask[y0:y1, x0:x1])
+    seen = cv2.bitwise_and(seen, cv2.bitwise_not(exclude[y0:y1, x0:x1]))
+    return float(cv2.countNonZero(seen)) / float(total)
