@@ -455,7 +455,9 @@ class Recognizer:
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
         card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
         face = _face_vector(np.asarray(card))
-        return np.asarray(np.maximum(self._faces @ face, self._faces @ face[::-1]), dtype=np.float32)
+        # (A reversed view is multiplied element by element, eight times slower than a copy by BLAS.)
+        turned = np.ascontiguousarray(face[::-1])
+        return np.asarray(np.maximum(self._faces @ face, self._faces @ turned), dtype=np.float32)
 
     def _face_settles(self, image: ByteImage, corners: Vec, code: str, named: Sequence[str]) -> bool:
         """Whether a lone card's whole face settles two index corners that name different cards
@@ -524,7 +526,7 @@ class Recognizer:
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), _THUMB_DST)
         card = cv2.warpPerspective(image, m, (CARD_PX_W // 4, CARD_PX_H // 4), flags=cv2.INTER_LINEAR)
         thumb = face_thumb(card)
-        turned = thumb[::-1]  # the same card seen half a turn round
+        turned = np.ascontiguousarray(thumb[::-1])  # the same card half a turn round (a copy: BLAS)
         scores = np.maximum(self.deck.thumbs @ thumb, self.deck.thumbs @ turned)
         claimed = float(scores[CODES.index(code)])
         best = float(scores.max())
