@@ -66,6 +66,17 @@ FACE_RANK_MARGIN: Final = 0.03
 FACE_RANK_LEAST: Final = 0.9
 FACE_RANK_AMONG: Final = 3
 
+# A card rectangle's corners from one outline corner, as steps along that corner's (x, y) edges
+# in card widths (_RECT_W) plus card heights (_RECT_H): short side first along x (the corner is
+# an index corner), then long side first.
+_RECT_W: Final = np.array(
+    [[[0, 0], [1, 0], [1, 0], [0, 0]], [[0, 0], [0, 1], [0, 1], [0, 0]]],
+    dtype=np.float64,
+)
+_RECT_H: Final = np.array(
+    [[[0, 0], [0, 0], [0, 1], [0, 1]], [[1, 0], [1, 0], [0, 0], [0, 0]]],
+    dtype=np.float64,
+)
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
 ByteImage = npt.NDArray[Any]
 Point = tuple[float, float]
@@ -822,19 +833,17 @@ class Recognizer:
             # alone shows whole sides: one as long as a card's long side is not its short side.
             # (All corners' rectangles at once: numpy's per-call cost dominates single quads.)
             seen = np.array([c.point for c in corners])
-            xs = np.array([c.x_dir for c in corners])
-            ys = np.array([c.y_dir for c in corners])
-            wx, hx, wy, hy = card_w * xs, card_h * xs, card_w * ys, card_h * ys
-            short_first = np.stack([seen, seen + wx, seen + wx + hy, seen + hy], axis=1)
-            long_first = np.stack([seen + hx, seen + hx + wy, seen + wy, seen], axis=1)
+            axes = np.array([(c.x_dir, c.y_dir) for c in corners])  # (m, 2 axes, 2)
+            # Each corner's two rectangles, short side first and long side first: (m, 2, 4, 2).
+            steps = (card_w * _RECT_W + card_h * _RECT_H).reshape(8, 2)  # (2 ways x 4 corners, 2 edges)
+            both_ways = seen[:, None, :] + steps @ axes  # (m, 2 ways x 4 corners, 2)
             for k, c in enumerate(corners):
                 if not (alone and abs(c.x_len - card_h) < 0.1 * card_h):
                     picks.append((2 * k, c.x_len))
                 if c.y_len < card_w * 1.15:
                     picks.append((2 * k + 1, 0.0))
         if picks:
-            both_ways = np.stack([short_first, long_first], axis=1).reshape(-1, 4, 2)
-            quads = both_ways[[row for row, _run in picks]]  # (n, 4, 2)
+            quads = both_ways.reshape(-1, 4, 2)[[row for row, _run in picks]]  # (n, 4, 2)
             # A rectangle drawn from one corner misses the far corners by a few pixels under a
             # tilted camera; where the outline has a corner close by, that corner is the truth.
             gaps = np.hypot(*np.moveaxis(quads[:, :, None, :] - seen[None, None, :, :], -1, 0))  # (n, 4, m)
