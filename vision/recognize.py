@@ -238,7 +238,10 @@ class Recognizer:
         hue, sat, val = cv2.split(hsv)
         felt_hue = self.settings.felt_hue
         if felt_hue is None:
-            hist = cv2.calcHist([hue], [0], cv2.inRange(sat, 60, 255), [180], [0, 180]).reshape(-1)
+            # The cloth is most of the frame: every fourth pixel each way finds its hue as surely,
+            # at a sixteenth of the cost.
+            few_hue, few_sat = np.ascontiguousarray(hue[::4, ::4]), np.ascontiguousarray(sat[::4, ::4])
+            hist = cv2.calcHist([few_hue], [0], cv2.inRange(few_sat, 60, 255), [180], [0, 180]).reshape(-1)
             felt_hue = int(np.argmax(hist))
         felt = cv2.bitwise_and(_hue_band(hue, felt_hue, 14), cv2.inRange(sat, 45, 255))
         felt = cv2.bitwise_and(felt, cv2.inRange(val, 20, 255))
