@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 from controller.cards import DECK
 from controller.config import build_config
-from controller.engine import Action, Bettor, BoxBet, Complete, Deal, Round
+from controller.engine import Bettor, BoxBet, Complete, Deal, Decide, Round
 from controller.games import game_names
 from controller.record import loads, parse_record, record_from_round, settle_record
+from tests.controller.strategies import decision
 
 
 @st.composite
@@ -44,18 +45,9 @@ def rounds(draw: st.DrawFn) -> tuple[Round, dict[str, Any]]:
     while not isinstance(step := rnd.expected(), Complete):
         if isinstance(step, Deal):
             rnd.deal(deck.pop())
-            continue
-        if rnd.game.table_actions and not rnd.state.flags and draw(st.integers(0, 9)) == 0:
-            # The dealer shows his hand early (Hold'em with exchange): the undecided fold or withdraw.
-            rnd.act(Action(box=0, action=draw(st.sampled_from(sorted(rnd.game.table_actions)))))
-            continue
-        name = draw(st.sampled_from(step.options))
-        discard: tuple[Any, ...] = ()
-        if name == "exchange":
-            held = rnd.state.boxes[step.box].cards
-            count = 1 if game == "oasis" else draw(st.integers(1, 2))
-            discard = tuple(draw(st.permutations(held)))[:count]
-        rnd.act(Action(box=step.box, action=name, discard=discard))
+        else:
+            assert isinstance(step, Decide)
+            rnd.act(decision(draw, rnd, step))
     return rnd, table
 
 

@@ -5,6 +5,7 @@ same round dealt by a reading shoe pays."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from controller.games import game_names
 from controller.journal import SqliteJournal
 from controller.record import loads, parse_record, record_from_round, settle_record
 from controller.table import Actor, TableError, TableService
+from tests.controller.strategies import decision
 
 DEALER = Actor("dana", "dealer")
 SUPERVISOR = Actor("sam", "supervisor")
@@ -265,19 +267,11 @@ def camera_rounds(draw: st.DrawFn) -> tuple[Round, Round]:
             else:
                 truth[camera.deal_unknown().card.number] = c  # type: ignore[attr-defined]
         else:
-            if camera.game.table_actions and not camera.state.flags and draw(st.integers(0, 9)) == 0:
-                action = Action(box=0, action=draw(st.sampled_from(sorted(camera.game.table_actions))))
-                camera.act(action)
-                shoe.act(action)
-                continue
-            name = draw(st.sampled_from(step.options))
-            discard: tuple[Card, ...] = ()
-            if name == "exchange":
-                held = camera.state.boxes[step.box].cards
-                count = 1 if game == "oasis" else draw(st.integers(1, 2))
-                discard = tuple(draw(st.permutations(held)))[:count]
-            camera.act(Action(box=step.box, action=name, discard=discard))
-            shoe.act(Action(box=step.box, action=name, discard=tuple(real(c) for c in discard)))
+            assert isinstance(step, Decide)
+            action = decision(draw, camera, step)
+            camera.act(action)
+            # The shoe's round holds the real cards the camera's placeholders stand for.
+            shoe.act(replace(action, discard=tuple(real(c) for c in action.discard)))
     assert isinstance(shoe.expected(), Complete)
     return camera, shoe
 
