@@ -23,7 +23,6 @@ from controller.config import build_config
 from controller.engine import Action, BoxBet, CardDealt, CardRevealed, Complete, Deal, Decide, Identify, Round, Slot
 from controller.live import LiveConfig, LiveTable
 from controller.record import parse_record, settle_record
-from controller.settlement import RoundSettlement
 from controller.table import Actor
 from drivers.camera.sim import Glare, Lighting, Scene, SimCard, SimHand, SimulatedCamera, TableView
 from vision.calibration import Calibration
@@ -249,11 +248,15 @@ def make_rig(tmp_path: Path, kennard: DeckProfile) -> Iterator[Callable[..., Rig
         rig.close()
 
 
-def resettled(rig: Rig) -> tuple[RoundSettlement, RoundSettlement]:
-    """The round just confirmed, as recorded, and settled again from its record's JSON."""
+def confirm_and_settle_again(rig: Rig) -> dict[str, Any]:
+    """Confirm the round's settlement; its record must settle again exactly as it was paid.
+    Returns the settlement paid, as JSON.
+    """
+    rig.table.confirm_settlement(actor=DEALER)
     recalled = rig.table.recall[-1]
-    again = settle_record(parse_record(recalled.record.to_json()))
-    return recalled.settlement, again
+    paid = recalled.settlement.to_json()
+    assert settle_record(parse_record(recalled.record.to_json())).to_json() == paid
+    return paid
 
 
 def test_a_casino_holdem_round_dealt_and_settled_by_the_camera_alone(make_rig: Callable[..., Rig]) -> None:
@@ -279,9 +282,7 @@ def test_a_casino_holdem_round_dealt_and_settled_by_the_camera_alone(make_rig: C
     assert rig.round.unrevealed() == ()
     truth = rig.truth_round().settle()
     assert rig.settlement() == truth.to_json()
-    rig.table.confirm_settlement(actor=DEALER)
-    paid, again = resettled(rig)
-    assert again.to_json() == paid.to_json() == truth.to_json()
+    assert confirm_and_settle_again(rig) == truth.to_json()
     record = rig.table.recall[-1].record.to_json()
     assert record["cards"][0] is None and {"card": 1, "code": rig.truth[1]} in record["reveals"]
     assert rig.table.tilts == {} and rig.link.reported == []
@@ -317,9 +318,7 @@ def test_a_folded_box_keeps_its_cards_unknown(make_rig: Callable[..., Rig]) -> N
     assert box1["net"] == truth["boxes"][0]["net"] == -10
     assert got["boxes"][1] == truth["boxes"][1] and got["dealer"] == truth["dealer"]
     assert got["house_pays"] == truth["house_pays"]
-    rig.table.confirm_settlement(actor=DEALER)
-    recorded, again = resettled(rig)
-    assert again.to_json() == recorded.to_json()
+    confirm_and_settle_again(rig)
 
 
 def test_a_restart_mid_round_replays_placeholders_and_reveals(make_rig: Callable[..., Rig]) -> None:
@@ -349,9 +348,7 @@ def test_a_restart_mid_round_replays_placeholders_and_reveals(make_rig: Callable
     truth = rig.truth_round().settle().to_json()
     got = rig.table.view()["settlement"]
     assert got["boxes"][0]["net"] == truth["boxes"][0]["net"] and got["house_pays"] == truth["house_pays"]
-    rig.table.confirm_settlement(actor=DEALER)
-    recorded, again = resettled(rig)
-    assert again.to_json() == recorded.to_json()
+    confirm_and_settle_again(rig)
 
 
 def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[..., Rig]) -> None:
@@ -400,9 +397,7 @@ def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[..., Rig]) -
     assert isinstance(rig.round.expected(), Complete)
     truth = rig.truth_round().settle().to_json()
     assert rig.settlement() == truth
-    rig.table.confirm_settlement(actor=DEALER)
-    recorded, again = resettled(rig)
-    assert again.to_json() == recorded.to_json() == truth
+    assert confirm_and_settle_again(rig) == truth
 
 
 def test_a_hand_over_the_table_deals_nothing(make_rig: Callable[..., Rig]) -> None:
@@ -476,9 +471,7 @@ def test_a_holdem_exchange_round_with_a_bought_card_and_an_exchange(make_rig: Ca
     assert {**paid, "boxes": None} == {**truth, "boxes": None}
     for mine, real in zip(paid["boxes"], truth["boxes"], strict=True):
         assert {**mine, "discards": None} == {**real, "discards": None}
-    rig.table.confirm_settlement(actor=DEALER)
-    recorded, again = resettled(rig)
-    assert again.to_json() == recorded.to_json()
+    confirm_and_settle_again(rig)
     assert rig.link.reported == []
 
 
@@ -516,9 +509,7 @@ def test_an_oasis_round_where_the_bonus_needs_a_thrown_card(make_rig: Callable[.
     assert paid is not None
     assert paid["boxes"][0] == truth["boxes"][0] and paid["dealer"] == truth["dealer"]
     assert paid["boxes"][1]["net"] == truth["boxes"][1]["net"] == -10 and paid["boxes"][1]["hand"] is None
-    rig.table.confirm_settlement(actor=DEALER)
-    recorded, again = resettled(rig)
-    assert again.to_json() == recorded.to_json()
+    confirm_and_settle_again(rig)
 
 
 def test_a_card_turned_up_that_the_camera_cannot_read(make_rig: Callable[..., Rig]) -> None:
