@@ -49,18 +49,18 @@ class Calibration:
         top, bottom = self.to_px([[x, y - CARD_H_MM / 2], [x, y + CARD_H_MM / 2]])
         return float(np.hypot(*(bottom - top)))
 
-    def layout_card_height_px(self, areas_mm: Sequence[Sequence[tuple[float, float]]]) -> float:
-        """How tall a card appears over the layout: the median over the areas' (zones') centres.
+    def layout_card_height_px(self, zones: Sequence[ZoneConfig]) -> float:
+        """How tall a card appears over the layout: the median over the zones' centres.
 
         Recognition sizes cards by this rather than by a vote of the frame's card sides, which a
         frame holding only fanned cards cannot give.
 
         Raises:
-            ValueError: no areas.
+            ValueError: no zones.
         """
-        if not areas_mm:
-            raise ValueError("no areas to measure the card height over")
-        centres = [np.asarray(area, dtype=np.float64).mean(axis=0) for area in areas_mm]
+        if not zones:
+            raise ValueError("no zones to measure the card height over")
+        centres = [np.asarray(zone.polygon_mm, dtype=np.float64).mean(axis=0) for zone in zones]
         return float(np.median([self.card_height_px((float(c[0]), float(c[1]))) for c in centres]))
 
 

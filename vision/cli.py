@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 from pathlib import Path
 
@@ -72,9 +71,7 @@ def _read(args: argparse.Namespace) -> int:
         else:
             raise ConfigError(f"{args.config}: [vision] needs markers or points to place the zones")
         zones = ZoneMap.build(config.zones, calibration)
-        if settings.card_height_px is None and config.zones:
-            height = calibration.layout_card_height_px([z.polygon_mm for z in config.zones])
-            settings = dataclasses.replace(settings, card_height_px=height)
+        settings = settings.sized_by(calibration, config.zones)
     reading = Recognizer(deck=deck, settings=settings).read(image)
     for card in reading.cards:
         line: dict[str, object] = {

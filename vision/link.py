@@ -8,7 +8,6 @@ frame left the shoe before, so a card the camera sees is never ahead of the roun
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import threading
 import time
@@ -157,11 +156,7 @@ class CameraLink:
         self.source = source
         self.actor = actor
         self.places = zone_places(zones)
-        recognizer = self.settings.recognizer or RecognizerSettings()
-        if recognizer.card_height_px is None and zones:
-            # The layout is calibrated: cards are sized by it, even in a frame of fans alone.
-            height = calibration.layout_card_height_px([z.polygon_mm for z in zones])
-            recognizer = dataclasses.replace(recognizer, card_height_px=height)
+        recognizer = (self.settings.recognizer or RecognizerSettings()).sized_by(calibration, zones)
         self.recognizer = Recognizer(deck=deck, settings=recognizer)
         self.tracker = Tracker(zones=ZoneMap.build(zones, calibration), settings=self.settings.tracker)
         self.checker = Checker(settings=self.settings.checks)

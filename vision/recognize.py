@@ -12,7 +12,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.config import VisionSettings
+from vision.calibration import Calibration
+from vision.config import VisionSettings, ZoneConfig
 from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, lead_over, match_index, match_scores
 from vision.errors import ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, index_feature
@@ -107,6 +108,15 @@ class RecognizerSettings:
     def from_config(cls, settings: VisionSettings) -> RecognizerSettings:
         """The recognition part of a table's ``[vision]`` settings."""
         return cls(accept_score=settings.accept_score, accept_margin=settings.accept_margin)
+
+    def sized_by(self, calibration: Calibration, zones: Sequence[ZoneConfig]) -> RecognizerSettings:
+        """These settings with the card height a calibrated layout implies over its zones (unless a
+        height is set already, or there are no zones): cards are then found even in a frame of
+        fans alone, which has no whole card side to measure a card by.
+        """
+        if self.card_height_px is not None or not zones:
+            return self
+        return dataclasses.replace(self, card_height_px=calibration.layout_card_height_px(zones))
 
 
 @dataclass(frozen=True, slots=True)
