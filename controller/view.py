@@ -182,8 +182,16 @@ def snapshot(table: TableService) -> dict[str, Any]:
         stakes: list[Stake] = rnd.game.stakes(config, box)
         cards = [_card(c.code, shown) for c in box.cards]
         hand = None
-        if cards and all(c["face_up"] for c in cards) and len(box.cards) + len(rnd.state.board_cards()) >= 5:
-            hand = evaluate([*box.cards, *rnd.state.board_cards()], ace_king=config.game == "oasis").category
+        board = rnd.state.board_cards()
+        # Named only from cards every display may see: a board card still face down (or dealt
+        # without identity, on a table with no reading shoe) keeps the hand unnamed.
+        if (
+            cards
+            and all(c["face_up"] for c in cards)
+            and all(b.code in shown for b in board)
+            and len(box.cards) + len(board) >= 5
+        ):
+            hand = evaluate([*box.cards, *board], ace_king=config.game == "oasis").category
         view["boxes"].append(
             {
                 "box": number,

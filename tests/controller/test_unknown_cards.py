@@ -324,3 +324,25 @@ def test_no_card_is_needed_when_every_box_folds() -> None:
     paid = rnd.settle().to_json()
     assert paid["boxes"][0]["hand"] is None and paid["boxes"][0]["net"] == -10
     assert paid["board"][3:] == ["?5", "?6"] and paid["dealer"]["hand"] is None
+
+
+def test_the_displays_name_no_hand_while_a_board_card_waits_for_its_identity(tmp_path: Path) -> None:
+    # Hold'em with exchange deals board cards 4 and 5 face down: on a table with no reading shoe
+    # they are still unread when the player's cards are turned at the showdown.
+    store = SqliteJournal(path=tmp_path / "j.sqlite3")
+    table = TableService(store=store, config=build_config({"game": "holdem-exchange"}))
+    table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+    assert table.round is not None
+    flop = iter(["Qs", "Js", "Ts"])
+    while isinstance(step := table.round.expected(), Deal):
+        table.on_camera_card(step.slot, code=next(flop) if step.slot.face_up else None)
+    table.act(Action(1, "bet"), actor=DEALER)
+    for number, slot in table.round.unrevealed():
+        if slot.target == "box":
+            table.reveal(number, ["As", "Kd"][slot.index])
+    assert table.view()["boxes"][0]["hand"] is None
+    for number, slot in table.round.unrevealed():
+        if slot.target == "board":
+            table.reveal(number, ["2c", "3h"][slot.index - 3])
+    assert table.view()["boxes"][0]["hand"] == "straight"
+    store.close()
