@@ -270,10 +270,11 @@ def _settle_mains(rnd: Round) -> tuple[DealerResult, dict[int, MainResult]]:
     if not hidden:
         return rnd.game.settle_main(state)
     shadow = replace(state, boxes={n: b for n, b in state.boxes.items() if n not in hidden})
+    from controller.games import showdown  # (games build on this module)
+
     dealer, mains = rnd.game.settle_main(shadow)
     for n in hidden:
-        stakes = rnd.game.stakes(rnd.config, state.boxes[n])
-        mains[n] = MainResult("fold", None, tuple(BetResult(s.bet, s.amount, -s.amount, s.kind) for s in stakes))
+        mains[n] = MainResult("fold", None, showdown(rnd.game.stakes(rnd.config, state.boxes[n]), outcome="fold"))
     return dealer, mains
 
 
