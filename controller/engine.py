@@ -572,7 +572,8 @@ class Round:
             elif isinstance(event, CardRevealed):
                 items.append(Reveal(event.dealt, event.card))
             else:
-                items.append(_by_number(event.action))
+                # Discards dealt without identity are resolved by number on replay (_resolve).
+                items.append(event.action)
         return Round.replay(config=self.config, bets=self.bets, events=items, jackpot_meter=self.jackpot_meter)
 
     def upcoming(self) -> tuple[Slot, ...]:
@@ -616,11 +617,3 @@ class Round:
             else:
                 rnd.deal(item)
         return rnd
-
-
-def _by_number(action: Action) -> Action:
-    """An action as a replay takes it: discards dealt without identity named by number (``?n``)."""
-    if not any(isinstance(c, Placeholder) for c in action.discard):
-        return action
-    refs = tuple(Placeholder(c.number) if isinstance(c, Placeholder) else c for c in action.discard)
-    return Action(box=action.box, action=action.action, discard=refs)

@@ -485,8 +485,9 @@ class TableService:
             if code is None:
                 rnd.check_unknown()
             else:
-                rnd.check_card(parse_card(code))
-                code = parse_card(code).code
+                read = parse_card(code)
+                rnd.check_card(read)
+                code = read.code
             return self._commit("card", {"card": code, "counter": None, "shoe": ""}, actor)
 
     def reveal(self, number: int, code: str, *, actor: Actor = CAMERA) -> Entry:
@@ -619,7 +620,7 @@ class TableService:
             return
         if self.round is None:
             raise TableError("no round is open: the held cards cannot be dealt (burn them)")
-        scratch = _clone(self.round)
+        scratch = self.round.copy()
         for code in codes:
             try:
                 scratch.deal(parse_card(code))
@@ -766,11 +767,6 @@ def _resolution_cards(tilt: Tilt, entered: str | None) -> list[str]:
     if tilt.kind == "unknown-card" and tilt.held:
         return [entered, *tilt.held[1:]]
     return [entered, *tilt.held]
-
-
-def _clone(rnd: Round) -> Round:
-    """A scratch copy of a round, rebuilt from its events (the engine is deterministic)."""
-    return rnd.copy()
 
 
 def _settings(config: TableConfig) -> dict[str, Any]:
