@@ -59,16 +59,11 @@ class _RoundSight:
 
     round: int
     tracks: dict[int, int] = field(default_factory=dict)  # tracker track -> card number in the round
-    zone_of: dict[int, str] = field(default_factory=dict)  # tracker track -> its zone
     codes: dict[int, str] = field(default_factory=dict)  # tracker track -> identity the camera committed
     pending: list[_Arrival] = field(default_factory=list)
     refused: set[tuple[int, str]] = field(default_factory=set)  # (track, code) a reveal or deal refused
     identify_wait: dict[int, int] = field(default_factory=dict)  # card number -> frames waited
     reported: set[tuple[str, int]] = field(default_factory=set)  # (tilt kind, track or card number)
-
-
-def _place_of(slot: Slot) -> ZonePlace:
-    return ZonePlace("box", slot.box) if slot.target == "box" else ZonePlace(slot.target)
 
 
 class CameraDealer:
@@ -119,7 +114,7 @@ class CameraDealer:
         self._fold(sight, events)
         entries: list[Entry] = []
         unreadable = frozenset(z for z, c in (counts or {}).items() if c.unidentified and z not in covered)
-        entries.extend(self._deal(sight, covered, unreadable))
+        entries.extend(self._deal(sight, unreadable))
         entries.extend(self._reveal(sight))
         entries.extend(self._identify(sight, covered, unreadable))
         return entries
@@ -143,7 +138,6 @@ class CameraDealer:
                     else:
                         self._forget(sight, event.track)
                 case CardArrived():
-                    sight.zone_of[event.track] = event.zone
                     sight.pending.append(_Arrival(zone=event.zone, track=event.track))
                 case CardTurnedUp():
                     sight.codes[event.track] = event.code
@@ -160,7 +154,6 @@ class CameraDealer:
             if arrival.track == old:
                 arrival.track = new
                 arrival.code = None
-        sight.zone_of[new] = sight.zone_of.pop(old, "")
         sight.codes.pop(old, None)
 
     def _forget(self, sight: _RoundSight, track: int) -> None:
@@ -168,12 +161,11 @@ class CameraDealer:
         # round; only the camera's link to it is lost.
         sight.tracks.pop(track, None)
         sight.codes.pop(track, None)
-        sight.zone_of.pop(track, None)
         sight.pending = [a for a in sight.pending if a.track != track]
 
     # ------------------------------------------------------------------ deal
 
-    def _deal(self, sight: _RoundSight, covered: frozenset[str], unreadable: frozenset[str]) -> list[Entry]:
+    def _deal(self, sight: _RoundSight, unreadable: frozenset[str]) -> list[Entry]:
         entries: list[Entry] = []
         while sight.pending:
             now = self.table.inspect(partial(_now, ahead=True))
@@ -187,7 +179,7 @@ class CameraDealer:
                 continue
             if not isinstance(step, Deal):
                 return entries
-            place = _place_of(step.slot)
+            place = ZonePlace.of_slot(step.slot)
             arrival = next((a for a in sight.pending if self.places[a.zone] == place), None)
             if arrival is None:
                 return entries  # the expected card has not arrived yet; later ones wait their turn
@@ -231,7 +223,7 @@ class CameraDealer:
         again. Idle boxes are the checks' to report (``card-in-idle-box``)."""
         free: dict[ZonePlace, int] = {}
         for slot in upcoming:
-            place = _place_of(slot)
+            place = ZonePlace.of_slot(slot)
             free[place] = free.get(place, 0) + 1
         for arrival in list(sight.pending):
             place = self.places[arrival.zone]
@@ -308,7 +300,7 @@ class CameraDealer:
         step, paused = now.step, now.paused
         if paused or not isinstance(step, Identify):
             return []
-        zone = self.zones.get(_place_of(step.slot))
+        zone = self.zones.get(ZonePlace.of_slot(step.slot))
         if zone is not None and zone in covered:
             return []
         on_table = step.number in sight.tracks.values()
@@ -386,7 +378,7 @@ def _orphans(table: TableService, *, place: ZonePlace, tracked: set[int]) -> lis
     return [
         n
         for n, (card, slot) in enumerate(rnd.dealt(), 1)
-        if _place_of(slot) == place and n not in tracked and any(card is c for c in lying)
+        if ZonePlace.of_slot(slot) == place and n not in tracked and any(card is c for c in lying)
     ]
 
 
@@ -397,8 +389,8 @@ def _known_in_place(table: TableService, *, number: int, code: str) -> int | Non
     if rnd is None or not 1 <= number <= rnd.cards_dealt:
         return None
     dealt = rnd.dealt()
-    place = _place_of(dealt[number - 1][1])
+    place = ZonePlace.of_slot(dealt[number - 1][1])
     for n, (card, slot) in enumerate(dealt, 1):
-        if n != number and card.code == code and _place_of(slot) == place:
+        if n != number and card.code == code and ZonePlace.of_slot(slot) == place:
             return n
     return None

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from controller.engine import Slot
 from controller.tilts import TiltKind
 from vision.config import ZoneConfig
 from vision.errors import ConfigError
@@ -51,6 +52,11 @@ class ZonePlace:
 
     def describe(self) -> str:
         return f"box {self.box}" if self.place == "box" else f"the {self.place}"
+
+    @classmethod
+    def of_slot(cls, slot: Slot) -> ZonePlace:
+        """The place a round's slot lies in: its box, the dealer's area or the board."""
+        return cls("box", slot.box) if slot.target == "box" else cls(slot.target)
 
 
 def zone_places(zones: Sequence[ZoneConfig]) -> dict[str, ZonePlace]:

@@ -166,8 +166,7 @@ class SceneDirector:
         for event in rnd.events:
             if isinstance(event, CardDealt):
                 slot = event.slot
-                place = ZonePlace("box", slot.box) if slot.target == "box" else ZonePlace(slot.target)
-                zone = self._zone_of.get(place)
+                zone = self._zone_of.get(ZonePlace.of_slot(slot))
                 if zone is None:
                     continue  # the camera does not watch that place
                 used = taken.setdefault(zone, {})

@@ -108,7 +108,7 @@ class Rig:
         assert rnd is not None
         out = []
         for card, slot in card_slots(rnd).items():
-            here = ZonePlace("box", slot.box) if slot.target == "box" else ZonePlace(slot.target)
+            here = ZonePlace.of_slot(slot)
             if here == place:
                 out.append(card.code)
         return out
