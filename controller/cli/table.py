@@ -153,8 +153,6 @@ def _camera(live: Any, config_path: str | None, *, camera_only: bool) -> Any:
             (no card source).
         vision errors (configuration, camera, calibration, deck) as :meth:`CameraLink.from_config`.
     """
-    import tomllib
-
     from vision.camera_only import CameraOnlySettings
     from vision.config import load_table_vision
     from vision.link import CameraLink
@@ -164,14 +162,12 @@ def _camera(live: Any, config_path: str | None, *, camera_only: bool) -> Any:
         if not camera_only:
             return None
         raise ControllerError(f"no card source: {where}")
-    with open(config_path, "rb") as file:
-        vision_table = tomllib.load(file).get("vision")
+    vision = load_table_vision(Path(config_path))
     # The camera must be named: [vision]'s default (the simulated camera) is for tests and demos.
-    if not isinstance(vision_table, dict) or "camera" not in vision_table:
+    if "camera" not in vision.vision.model_fields_set:
         if not camera_only:
             return None
         raise ControllerError(f"{config_path}: no card source: {where} (vision.camera)")
-    vision = load_table_vision(Path(config_path))
     return CameraLink.from_config(
         table=live.table, vision=vision, camera_only=CameraOnlySettings() if camera_only else None
     )
