@@ -130,9 +130,10 @@ class CameraDealer:
             match event:
                 case CardRemoved():
                     after = events[i + 1] if i + 1 < len(events) else None
-                    if isinstance(after, CardArrived) and after.zone == event.zone:
+                    if isinstance(after, CardArrived) and after.renamed_from == event.track:
                         # The tracker renames a card it saw turn (a known card turned back down, or
-                        # read as another card): the same card, a new track.
+                        # read as another card): the same card, a new track. (Another card arriving
+                        # as this one's track expires is a new card, not this one.)
                         self._rename(sight, event.track, after.track)
                         skip = True
                     else:

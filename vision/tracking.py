@@ -18,12 +18,18 @@ _Seen = tuple[str, float, tuple[float, float]]  # code, confidence, centre (px)
 
 @dataclass(frozen=True, slots=True)
 class CardArrived:
-    """A card was committed in a zone; ``face_up`` tells how it lies (its identity comes later)."""
+    """A card was committed in a zone; ``face_up`` tells how it lies (its identity comes later).
+
+    ``renamed_from``: the track of the same card just removed, when the tracker gives a card it
+    saw turn a new track (a known card turned back down, or read as another card); None for a
+    card new to the zone.
+    """
 
     zone: str
     track: int
     face_up: bool
     frame: int
+    renamed_from: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,9 +259,11 @@ class Tracker:
                 # A known card turned back down: the table service decides whether that is legal;
                 # here it is a removal of the face-up card and the arrival of a face-down one.
                 events.append(CardRemoved(zone=track.zone, track=track.id, code=track.code, frame=frame))
-                track.id, self._next_id = self._next_id, self._next_id + 1
+                old, track.id, self._next_id = track.id, self._next_id, self._next_id + 1
                 track.code = None
-                events.append(CardArrived(zone=track.zone, track=track.id, face_up=False, frame=frame))
+                events.append(
+                    CardArrived(zone=track.zone, track=track.id, face_up=False, frame=frame, renamed_from=old)
+                )
             else:
                 events.append(CardFlipped(zone=track.zone, track=track.id, face_up=face_up, frame=frame))
             track.face_up = face_up
@@ -267,8 +275,10 @@ class Tracker:
             if agreeing >= s.vote_needed and code != track.code:
                 if track.code is not None:
                     events.append(CardRemoved(zone=track.zone, track=track.id, code=track.code, frame=frame))
-                    track.id, self._next_id = self._next_id, self._next_id + 1
-                    events.append(CardArrived(zone=track.zone, track=track.id, face_up=True, frame=frame))
+                    old, track.id, self._next_id = track.id, self._next_id, self._next_id + 1
+                    events.append(
+                        CardArrived(zone=track.zone, track=track.id, face_up=True, frame=frame, renamed_from=old)
+                    )
                 track.code = code
                 events.append(
                     CardTurnedUp(

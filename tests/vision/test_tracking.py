@@ -123,11 +123,27 @@ def test_a_card_turned_face_up_is_reported_even_when_it_cannot_be_read() -> None
     # Read at last: the identity follows, without a second flip; turned back down, it is removed
     # and arrives again face down (a known card's identity never lingers on a face-down card).
     frames = [_frame(_card("9c", 100, 100)) for _ in range(3)] + [_frame(_card("back", 100, 100)) for _ in range(3)]
-    assert _kinds(_events(tracker, frames)) == [
+    events = _events(tracker, frames)
+    assert _kinds(events) == [
         ("CardTurnedUp", "box1", "9c"),
         ("CardRemoved", "box1", "9c"),
         ("CardArrived", "box1", "down"),
     ]
+    removed, arrived = events[1], events[2]
+    assert isinstance(removed, CardRemoved) and isinstance(arrived, CardArrived)
+    assert arrived.renamed_from == removed.track != arrived.track  # the same card under a new track
+
+
+def test_a_card_arriving_as_another_leaves_is_a_new_card_not_a_rename() -> None:
+    tracker = Tracker(zones=ZONES, settings=TrackerSettings(absent_frames=3))
+    first = _events(tracker, [_frame(_card("back", 60, 100)) for _ in range(3)])
+    # The first card is taken away as another is laid beside it: the removal and the arrival
+    # come in one frame, one after the other.
+    events = _events(tracker, [_frame(_card("back", 150, 100)) for _ in range(3)])
+    assert _kinds(first) == [("CardArrived", "box1", "down")]
+    assert _kinds(events) == [("CardRemoved", "box1", None), ("CardArrived", "box1", "down")]
+    arrived = events[1]
+    assert isinstance(arrived, CardArrived) and arrived.renamed_from is None
 
 
 def test_an_unread_face_up_card_turned_back_down_flips_back() -> None:
