@@ -313,6 +313,7 @@ class Round:
         # Every card dealt, in order, as it is known now (a placeholder until revealed), and its slot.
         self._dealt: list[tuple[Card, Slot]] = []
         self._step: tuple[int, Step] | None = None
+        self._upcoming: tuple[int, tuple[Slot, ...]] | None = None  # upcoming(), as of that many events
 
     @property
     def events(self) -> tuple[Event, ...]:
@@ -577,7 +578,15 @@ class Round:
         return Round.replay(config=self.config, bets=self.bets, events=items, jackpot_meter=self.jackpot_meter)
 
     def upcoming(self) -> tuple[Slot, ...]:
-        """The slots the deal fills from now until the next decision (or the end), in order."""
+        """The slots the deal fills from now until the next decision (or the end), in order.
+
+        A scratch replay of the round finds them, so the answer is kept until the next event.
+        """
+        if self._upcoming is None or self._upcoming[0] != len(self._events):
+            self._upcoming = (len(self._events), self._upcoming_slots())
+        return self._upcoming[1]
+
+    def _upcoming_slots(self) -> tuple[Slot, ...]:
         from controller.cards import DECK
 
         scratch = self.copy()
