@@ -226,9 +226,9 @@ class CameraDealer:
         for slot in upcoming:
             place = ZonePlace.of_slot(slot)
             free[place] = free.get(place, 0) + 1
+        tracked = set(sight.tracks.values())
         for arrival in list(sight.pending):
             place = self.places[arrival.zone]
-            tracked = set(sight.tracks.values())
             orphans = self.table.inspect(partial(_orphans, place=place, tracked=tracked))
             if orphans:
                 # A dealt card the camera has no track for, seen (again) in its place: after a
@@ -236,6 +236,7 @@ class CameraDealer:
                 # supervisor entered. Several of one place are matched in deal order: they are one
                 # hand, so the order never changes what is paid.
                 sight.tracks[arrival.track] = orphans[0]
+                tracked.add(orphans[0])
                 sight.pending.remove(arrival)
                 continue
             if free.get(place, 0) > 0:
@@ -265,10 +266,14 @@ class CameraDealer:
 
     def _reveal(self, sight: _RoundSight) -> list[Entry]:
         entries: list[Entry] = []
+        # One look at the round per frame: most read cards are known already as what they read.
+        codes = self.table.inspect(_dealt_codes)
         for track, number in list(sight.tracks.items()):
             code = sight.codes.get(track)
             if code is None or (track, code) in sight.refused or sight.tracks.get(track) != number:
                 continue
+            if number <= len(codes) and codes[number - 1] == code:
+                continue  # this very card, known: nothing to match or reveal
             known = self.table.inspect(partial(_known_in_place, number=number, code=code))
             if known is not None:
                 # The card is another one of the same place, already known: the camera matched the
@@ -329,6 +334,11 @@ class CameraDealer:
         return [entry]
 
 
+def _dealt_codes(table: TableService) -> tuple[str, ...]:
+    """The codes of the round's cards in deal order (``?n`` for a card dealt without identity)."""
+    return tuple(card.code for card, _slot in table.round.dealt()) if table.round is not None else ()
+
+
 def _revealable(table: TableService, *, number: int) -> Slot | None:
     """The slot of card ``number`` if it waits for its identity and the camera may take it now: a
     box's card at any time (a player looking at his own card), the dealer's and the board's only
@@ -358,8 +368,10 @@ def _now(table: TableService, *, ahead: bool = False) -> _Now:
     rnd = table.round
     if rnd is None:
         return _Now(step=None, upcoming=(), paused=True, dealt=0)
-    upcoming = rnd.upcoming() if ahead else ()
-    return _Now(step=rnd.expected(), upcoming=upcoming, paused=bool(table.tilts), dealt=rnd.cards_dealt)
+    paused = bool(table.tilts)
+    # (What is still to come costs a scratch replay of the round: not worth it while paused.)
+    upcoming = rnd.upcoming() if ahead and not paused else ()
+    return _Now(step=rnd.expected(), upcoming=upcoming, paused=paused, dealt=rnd.cards_dealt)
 
 
 def _playing(table: TableService) -> frozenset[int]:
