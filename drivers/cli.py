@@ -142,17 +142,29 @@ def _run_sim(args: argparse.Namespace) -> int:
 
 def _run_listen(args: argparse.Namespace) -> int:
     import json
+    import signal
     import sys
+    import threading
 
     from drivers.shoe import CardDrawn, ShoeConfig, ShoeDriver, event_to_dict
 
     if args.count is not None and args.count < 1:
         raise DriverError(f"--count must be at least 1, got {args.count}")
     driver = ShoeDriver(config=ShoeConfig(url=args.shoe, baudrate=args.baud, link_timeout=args.link_timeout))
-    driver.start(require_device=True)
+    # Ctrl-C and SIGTERM only set a flag: a KeyboardInterrupt raised at an arbitrary point could
+    # leave the event queue's lock held, and stop() would then wait on an I/O thread that cannot
+    # hand over its next event.
+    interrupted = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: interrupted.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     cards = 0
     try:
-        for event in driver.events():
+        driver.start(require_device=True)
+        while not interrupted.is_set():
+            event = driver.get(timeout=0.1)
+            if event is None:
+                if driver.running:
+                    continue
+                break
             record: dict[str, Any] = event_to_dict(event)
             sys.stdout.write(json.dumps(record) + "\n")
             sys.stdout.flush()
@@ -162,4 +174,6 @@ def _run_listen(args: argparse.Namespace) -> int:
                     break
     finally:
         driver.stop()
-    return 0
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return 130 if interrupted.is_set() else 0
