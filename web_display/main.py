@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 
 from controller.errors import ConfigError, ControllerError, RuleViolation
+from controller.redaction import for_display
 from controller.table import PermissionDenied, TableError, TableService
 from web_display.accounts import AccountStore
 from web_display.api.routes import admin, auth, floor, live, pages
@@ -131,7 +132,11 @@ def _error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(ControllerError)
     async def table_refused(request: Request, exc: ControllerError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=_status(exc))
+        # A refusal may name a card (a tilt's message does): shown only if that card is face up at the
+        # table the request was for; with no table known, no card at all.
+        state: AppState = request.app.state.web
+        table = state.tables.get(request.path_params.get("name", ""))
+        return JSONResponse({"error": for_display(table, str(exc))}, status_code=_status(exc))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:

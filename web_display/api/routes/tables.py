@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, StrictBool, StrictInt
 from controller.cards import Card
 from controller.config import build_config, to_toml
 from controller.engine import Action, Bettor, BoxBet
+from controller.redaction import for_display
 from controller.table import TableError, TableService
 from controller.view import recalled
 from web_display.api.deps import (
@@ -74,7 +75,8 @@ class Void(BaseModel):
 
 
 def _done(table: TableService, seq: int) -> dict[str, Any]:
-    return {"ok": True, "version": seq, "expected": table.expected()}
+    """A command's reply; what the table waits for passes the redaction with the table's cards as they lie."""
+    return table.inspect(lambda t: for_display(t, {"ok": True, "version": seq, "expected": t.expected()}))
 
 
 @router.get("")
