@@ -96,6 +96,9 @@ def serve(
         tls.check()
     try:
         sock = socket.create_server((host, port), reuse_port=False)
+        # Inherited by every accepted connection. Without it a response written in two parts (headers,
+        # body) waits out the client's delayed ACK: every request took ~44 ms instead of ~2 ms.
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     except OSError as exc:
         raise ServerError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     bound_port = sock.getsockname()[1]
