@@ -37,6 +37,8 @@ else): matching lower case would read "as" in "pay the table as shown" as the ac
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -176,10 +178,25 @@ def recalled_visibility(item: RecalledRound) -> Visibility:
     from controller.errors import ControllerError
     from controller.record import replay
 
+    with _RECALLED_LOCK:
+        cached = _RECALLED.get(id(item))
+        if cached is not None and cached[0] is item:
+            return cached[1]
     try:
-        return round_visibility(replay(item.record))
+        vis = round_visibility(replay(item.record))
     except ControllerError:
-        return NOTHING_SHOWN
+        vis = NOTHING_SHOWN
+    with _RECALLED_LOCK:
+        # A finished round never changes: replay each once (~1.5 ms), not at every GET or floor update.
+        _RECALLED[id(item)] = (item, vis)
+        while len(_RECALLED) > _RECALLED_SIZE:
+            _RECALLED.popitem(last=False)
+    return vis
+
+
+_RECALLED: OrderedDict[int, tuple[RecalledRound, Visibility]] = OrderedDict()
+_RECALLED_LOCK = threading.Lock()
+_RECALLED_SIZE = 256
 
 
 def for_display(source: TableService | Visibility | None, value: _T) -> _T:

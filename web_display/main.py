@@ -208,7 +208,9 @@ def _error_handlers(app: FastAPI) -> None:
         # table the request was for; with no table known, no card at all.
         state: AppState = request.app.state.web
         table = state.tables.get(request.path_params.get("name", ""))
-        return JSONResponse({"error": for_display(table, str(exc))}, status_code=_status(exc))
+        # In a worker thread: reading what is face up takes the table's lock, which a command may hold.
+        message = await asyncio.to_thread(for_display, table, str(exc))
+        return JSONResponse({"error": message}, status_code=_status(exc))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
