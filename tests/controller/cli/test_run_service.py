@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -82,7 +83,8 @@ def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path) -> None:
             pings += [m for m in messages(notify, until="WATCHDOG=1") if m == "WATCHDOG=1"]
             assert len(pings) >= 2
 
-            with httpx.Client(base_url=base, verify=str(cert), timeout=30) as web:
+            trust = ssl.create_default_context(cafile=str(cert))
+            with httpx.Client(base_url=base, verify=trust, timeout=30) as web:
                 page = web.get("/login")
                 assert page.status_code == 200
                 assert page.headers["strict-transport-security"] == "max-age=31536000"
