@@ -1,109 +1,37 @@
-"""What the displays may see of a table: a snapshot with no card identity before it is face up."""
+"""What the displays may see of a table: a snapshot with no card identity before it is face up.
+
+Every card and message in it goes through :mod:`controller.redaction`, the one redaction point.
+"""
 
 from __future__ import annotations
 
-import re
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from controller.engine import Decide, Placeholder, Round, Slot
+from controller.engine import Decide, Round, Slot
 from controller.hands import evaluate
+from controller.redaction import HIDDEN, face_up_codes, recalled_visibility, round_visibility
 
 if TYPE_CHECKING:
     from controller.table import RecalledRound, TableService
 
-HIDDEN: dict[str, Any] = {"code": None, "face_up": False}
-
 
 def visible_cards(rnd: Round) -> set[str]:
-    """Codes of the cards that are face up on the table now.
-
-    Face up: dealt face up, turned by the dealer (e.g. hold'em-with-exchange's 4th card), or, at
-    the showdown, the dealer's cards, the board and every box still in play. Folded boxes' cards
-    and discards are mucked face down and never shown. A card dealt without identity (no reading
-    shoe) is shown as a face-down card until it is revealed, and then only where it is face up.
-    """
-    state = rnd.state
-    turned = rnd.game.turned(state)
-    showdown = rnd.at_showdown() and bool(state.in_play())
-    shown: set[str] = set()
-    for card, slot in rnd.dealt():
-        if isinstance(card, Placeholder):
-            continue  # dealt without identity: however it lies, there is nothing to show yet
-        if slot.face_up or slot in turned or (showdown and slot.target in ("dealer", "board")):
-            shown.add(card.code)
-    if showdown:
-        for box in state.in_play():
-            shown.update(c.code for c in box.cards if not isinstance(c, Placeholder))
-    for box in state.boxes.values():
-        shown.difference_update(c.code for c in box.discards)
-    return shown
-
-
-def _card(code: str, shown: set[str]) -> dict[str, Any]:
-    return {"code": code, "face_up": True} if code in shown else dict(HIDDEN)
-
-
-def _board(rnd: Round, shown: set[str]) -> list[dict[str, Any] | None]:
-    return [None if c is None else _card(c.code, shown) for c in rnd.state.board]
-
-
-def _mask_settlement(settlement: dict[str, Any], shown: set[str]) -> dict[str, Any]:
-    """A settlement as the displays may show it: folded hands and discards stay face down."""
-    out = dict(settlement)
-    boxes = []
-    for box in settlement["boxes"]:
-        b = dict(box)
-        if any(code not in shown for code in b["cards"]):
-            b["cards"] = [None] * len(b["cards"])
-            b["hand"] = None
-        b["discards"] = [None] * len(b["discards"])
-        boxes.append(b)
-    out["boxes"] = boxes
-    dealer = dict(settlement["dealer"])
-    if any(code not in shown for code in dealer["cards"]):
-        dealer = {"cards": [None] * len(dealer["cards"]), "hand": None, "qualifies": None}
-    out["dealer"] = dealer
-    return out
-
-
-# Canonical codes only (the controller writes "Kc", never "kc"): case-insensitive, "as" in plain
-# English ("pay the table as shown") would read as the ace of spades.
-_CODE = re.compile(r"(?:\bcard )?(?<![A-Za-z0-9])(?:10|[2-9TJQKA])[cdhs](?![A-Za-z0-9])")
-
-
-def redact(text: str, shown: set[str]) -> str:
-    """A message with every card code that is not face up replaced by "a card".
-
-    Tilt messages name the cards involved (e.g. a duplicate read), and such a card is face down
-    on the table: the supervisor reads it from the card itself, never from a display.
-    """
-
-    def hide(match: re.Match[str]) -> str:
-        code = match.group(0).removeprefix("card ")
-        canonical = ("T" if code.startswith("10") else code[0]) + code[-1]
-        return match.group(0) if canonical in shown else "a card"
-
-    return _CODE.sub(hide, text)
+    """Codes of the cards that are face up on the table now (see :func:`controller.redaction.face_up_codes`)."""
+    return face_up_codes(rnd)
 
 
 def recalled(item: RecalledRound) -> dict[str, Any]:
-    """A finished round for the displays: every card that was face up, nothing that was not."""
-    settlement = item.settlement.to_json()
-    shown = {c for b in settlement["boxes"] if b["outcome"] not in ("fold", "void") for c in b["cards"]}
-    if settlement["dealer"]["qualifies"] is not None:
-        shown.update(settlement["dealer"]["cards"])
-    shown.update(settlement["board"])
+    """A finished round for the displays: every card that was face up when it ended, nothing that was not."""
+    vis = recalled_visibility(item)
+    record = item.record.to_json()
     return {
         "round": item.round,
         "finished_at": item.finished_at,
-        "bets": item.record.to_json()["boxes"],
+        "bets": record["boxes"],
         # Discards were mucked face down: the record keeps them, the displays never see them.
-        "actions": [
-            {**a, "discard": [None] * len(a["discard"])} if a.get("discard") else a
-            for a in item.record.to_json()["actions"]
-        ],
-        "settlement": _mask_settlement(settlement, shown),
+        "actions": [{**a, "discard": [None] * len(a["discard"])} if a.get("discard") else a for a in record["actions"]],
+        "settlement": vis.settlement(item.settlement.to_json()),
     }
 
 
@@ -113,7 +41,8 @@ def snapshot(table: TableService) -> dict[str, Any]:
 
     config = table.config
     rnd = table.round
-    shown = visible_cards(rnd) if rnd is not None else set()
+    vis = round_visibility(rnd)
+    shown = vis.shown
     now = table.now()
     account = table.jackpot_account()
     view: dict[str, Any] = {
@@ -132,7 +61,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
         },
         "round": table.round_no,
         "phase": table.phase(),
-        "expected": redact(table.expected(), shown),
+        "expected": vis.text(table.expected()),
         "decide": None,
         "boxes": [],
         "dealer": [],
@@ -142,7 +71,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
             {
                 "id": t.id,
                 "kind": t.kind,
-                "message": redact(t.message, shown),
+                "message": vis.text(t.message),
                 "instruction": t.instruction,
                 "resolutions": list(t.resolutions),
                 "raised_at": t.raised_at,
@@ -180,7 +109,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
         from controller.settlement import Stake
 
         stakes: list[Stake] = rnd.game.stakes(config, box)
-        cards = [_card(c.code, shown) for c in box.cards]
+        cards = [vis.card(c.code) for c in box.cards]
         hand = None
         board = rnd.state.board_cards()
         # Named only from cards every display may see: a board card still face down (or dealt
@@ -206,10 +135,10 @@ def snapshot(table: TableService) -> dict[str, Any]:
                 "hand": hand,
             }
         )
-    view["dealer"] = [_card(c.code, shown) for c in rnd.state.dealer]
-    view["board"] = _board(rnd, shown)
+    view["dealer"] = [vis.card(c.code) for c in rnd.state.dealer]
+    view["board"] = [None if c is None else vis.card(c.code) for c in rnd.state.board]
     if table.settlement is not None:
-        view["settlement"] = _mask_settlement(table.settlement.to_json(), shown)
+        view["settlement"] = vis.settlement(table.settlement.to_json())
     return view
 
 
@@ -219,4 +148,4 @@ def _title(game: str) -> str:
     return get_game(game).title
 
 
-__all__ = ["HIDDEN", "Slot", "recalled", "redact", "snapshot", "visible_cards"]
+__all__ = ["HIDDEN", "Slot", "recalled", "snapshot", "visible_cards"]

@@ -1,25 +1,36 @@
-"""Accounts (argon2-hashed passwords, roles) and the audit log, in SQLite under the data folder."""
+"""Accounts, sessions and the audit log behind one store interface; SQLite under the data folder.
+
+The web display keeps nothing about who is signed in in its own memory: sessions live in the store, so
+that every account change ends that account's sessions wherever it is made (the admin page, or
+``dealer-assist user passwd|remove`` in another process while the server runs) and a restart keeps
+staff signed in. A casino floor (issue 13) implements the same interface on its shared database.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import sqlite3
 import threading
 import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from web_display.core.security import ROLES, Role, hash_password, needs_rehash, verify_password
-from web_display.errors import AccountError, WrongCredentials
+from web_display.core.security import ROLES, Role, Session, hash_password, needs_rehash, new_token, verify_password
+from web_display.errors import AccountError
 
 ACCOUNTS_FILE = "accounts.sqlite3"
 DEMO_USERS: tuple[tuple[str, Role], ...] = (("dealer", "dealer"), ("supervisor", "supervisor"), ("admin", "admin"))
 MIN_PASSWORD = 8
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]{0,31}$")
 WRONG_CREDENTIALS = "wrong name or password"
+# A session's last use is written at most this often: a request reads its session, it rarely writes.
+TOUCH_SECONDS = 60.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS accounts (
@@ -35,12 +46,25 @@ CREATE TABLE IF NOT EXISTS audit (
     action TEXT NOT NULL,
     detail TEXT NOT NULL DEFAULT ''
 );
+CREATE TABLE IF NOT EXISTS sessions (
+    id_hash TEXT PRIMARY KEY,
+    user TEXT NOT NULL,
+    role TEXT NOT NULL,
+    csrf TEXT NOT NULL,
+    created_at REAL NOT NULL,
+    last_used REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS sessions_by_user ON sessions (user);
+CREATE TABLE IF NOT EXISTS server_secret (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    secret TEXT NOT NULL
+);
 """
 
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """A user who may sign in; the password hash never leaves this module."""
+    """A user who may sign in; the password hash never leaves the store."""
 
     name: str
     role: Role
@@ -91,40 +115,134 @@ def check_password(password: str) -> str:
     return password
 
 
-class AccountStore:
-    """Accounts and audit log in one SQLite file. Thread-safe (one connection behind a lock)."""
+def session_key(session_id: str) -> str:
+    """How a session id is stored: hashed, so a copy of the store holds no live session."""
+    return hashlib.sha256(session_id.encode()).hexdigest()
 
-    def __init__(self, *, path: str | Path, max_failed: int = 5, lockout_seconds: float = 60.0) -> None:
+
+class AccountStore(ABC):
+    """Accounts, their sessions and the audit log. Every method is thread-safe.
+
+    Every change to an account (password, role, removal) ends that account's sessions in the same
+    transaction, so no process holding a session can outlive the change by more than one request.
+    """
+
+    # ------------------------------------------------------------ accounts
+
+    @abstractmethod
+    def accounts(self) -> list[Account]: ...
+
+    @abstractmethod
+    def get(self, name: str) -> Account | None: ...
+
+    @abstractmethod
+    def add(self, *, name: str, role: str, password: str, by: str) -> Account:
+        """Create an account. Raises AccountError: bad name, role or password, or the name is taken."""
+
+    @abstractmethod
+    def set_password(self, *, name: str, password: str, by: str) -> None:
+        """Change a password; the account's sessions end. Raises AccountError: no such account, short password."""
+
+    @abstractmethod
+    def set_role(self, *, name: str, role: str, by: str) -> None:
+        """Change a role; the account's sessions end. Raises AccountError: no such account or role."""
+
+    @abstractmethod
+    def remove(self, *, name: str, by: str) -> None:
+        """Remove an account and end its sessions. Raises AccountError: no such account."""
+
+    @abstractmethod
+    def verify(self, *, name: str, password: str) -> Account | None:
+        """The account if the password is right, else None. Costs one password hash whatever the name
+        (an unknown name is checked against a dummy hash), so timing does not tell which names exist."""
+
+    # ------------------------------------------------------------ sessions
+
+    @abstractmethod
+    def create_session(self, *, user: str, role: Role) -> Session:
+        """A new session with a fresh id and CSRF token (a fresh id at every sign-in: no fixation)."""
+
+    @abstractmethod
+    def session(self, session_id: str | None) -> Session | None:
+        """The live session with this id, its last use updated; None if unknown, ended or expired."""
+
+    @abstractmethod
+    def end_session(self, session_id: str | None) -> Session | None:
+        """End one session; returns it if it was live."""
+
+    @abstractmethod
+    def live_sessions(self, session_ids: Iterable[str]) -> set[str]:
+        """Which of these session ids are still live (the rest were ended, here or by another process)."""
+
+    # --------------------------------------------------------------- audit
+
+    @abstractmethod
+    def audit(self, *, who: str, action: str, detail: str = "") -> None:
+        """Append one line to the audit log."""
+
+    @abstractmethod
+    def audit_log(self, *, last: int = 100) -> list[AuditEntry]: ...
+
+    # ---------------------------------------------------------------- misc
+
+    @abstractmethod
+    def server_secret(self) -> bytes:
+        """A random key made once per store, for what the server signs (trusted-device cookies)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+
+class SqliteAccountStore(AccountStore):
+    """The store in one SQLite file (WAL), shared safely with other processes (the ``user`` CLI)."""
+
+    def __init__(
+        self, *, path: str | Path, session_ttl: float = 12 * 3600.0, clock: Callable[[], float] = time.time
+    ) -> None:
         """Open (or create) the accounts file.
 
         Raises:
-            AccountError: the file cannot be opened or is not an accounts file.
+            AccountError: the file cannot be opened, its folder is not a folder, or it is not an accounts file.
         """
         self.path = Path(path)
+        if self.path.parent.exists() and not self.path.parent.is_dir():
+            raise AccountError(f"{self.path.parent}: not a folder (give the table's data folder)")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10.0)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(_SCHEMA)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, OSError) as exc:
             raise AccountError(f"{self.path}: cannot open the accounts file: {exc}") from None
         self._lock = threading.Lock()
-        self._max_failed = max_failed
-        self._lockout = lockout_seconds
-        self._failed: dict[str, list[float]] = {}
+        self._ttl = session_ttl
+        self._clock = clock
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
+    def _write(self, statements: Iterable[tuple[str, tuple[Any, ...]]]) -> list[int]:
+        """Run statements in one transaction; their row counts."""
+        counts = []
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                for sql, args in statements:
+                    counts.append(self._db.execute(sql, args).rowcount)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise AccountError(f"{self.path}: cannot write the accounts file: {exc}") from None
+        return counts
+
     # -------------------------------------------------------------- audit
 
     def audit(self, *, who: str, action: str, detail: str = "") -> None:
-        """Append one line to the audit log."""
-        with self._lock:
-            self._db.execute(
-                "INSERT INTO audit (at, who, action, detail) VALUES (?, ?, ?, ?)", (_now(), who, action, detail)
-            )
+        self._write(
+            [("INSERT INTO audit (at, who, action, detail) VALUES (?, ?, ?, ?)", (_now(), who, action, detail))]
+        )
 
     def audit_log(self, *, last: int = 100) -> list[AuditEntry]:
         with self._lock:
@@ -135,7 +253,7 @@ class AccountStore:
 
     # ----------------------------------------------------------- accounts
 
-    def list(self) -> list[Account]:
+    def accounts(self) -> list[Account]:
         with self._lock:
             rows = self._db.execute("SELECT name, role, created_at FROM accounts ORDER BY name").fetchall()
         return [Account(name=n, role=check_role(r), created_at=c) for n, r, c in rows]
@@ -146,91 +264,152 @@ class AccountStore:
         return None if row is None else Account(name=row[0], role=check_role(row[1]), created_at=row[2])
 
     def add(self, *, name: str, role: str, password: str, by: str) -> Account:
-        """Create an account.
-
-        Raises:
-            AccountError: bad name, role or password, or the name is taken.
-        """
         check_name(name)
         checked = check_role(role)
         check_password(password)
         hashed = hash_password(password)
         at = _now()
-        with self._lock:
-            try:
-                self._db.execute(
-                    "INSERT INTO accounts (name, role, password, created_at) VALUES (?, ?, ?, ?)",
-                    (name, checked, hashed, at),
-                )
-            except sqlite3.IntegrityError:
+        if self.get(name) is not None:
+            raise AccountError(f"there is already an account {name!r}")
+        try:
+            self._write(
+                [
+                    (
+                        "INSERT INTO accounts (name, role, password, created_at) VALUES (?, ?, ?, ?)",
+                        (name, checked, hashed, at),
+                    ),
+                    ("DELETE FROM sessions WHERE user = ?", (name,)),
+                    (
+                        "INSERT INTO audit (at, who, action, detail) VALUES (?, ?, ?, ?)",
+                        (at, by, "account-added", f"{name} as {checked}"),
+                    ),
+                ]
+            )
+        except AccountError:
+            if self.get(name) is not None:  # added by another process in between
                 raise AccountError(f"there is already an account {name!r}") from None
-        self.audit(who=by, action="account-added", detail=f"{name} as {checked}")
+            raise
         return Account(name=name, role=checked, created_at=at)
 
-    def set_password(self, *, name: str, password: str, by: str) -> None:
-        """Change a password.
-
-        Raises:
-            AccountError: no such account, or the password is too short.
-        """
-        check_password(password)
-        hashed = hash_password(password)
-        with self._lock:
-            changed = self._db.execute("UPDATE accounts SET password = ? WHERE name = ?", (hashed, name)).rowcount
-        if not changed:
+    def _change(self, name: str, sql: str, args: tuple[Any, ...], *, action: str, detail: str, by: str) -> None:
+        """An account change, the end of its sessions and its audit line, in one transaction."""
+        changed, *_ = self._write(
+            [
+                (sql, args),
+                ("DELETE FROM sessions WHERE user = ?", (name,)),
+                ("INSERT INTO audit (at, who, action, detail) VALUES (?, ?, ?, ?)", (_now(), by, action, detail)),
+            ]
+        )
+        if not changed:  # removed by another process between the check and the change
             raise AccountError(f"there is no account {name!r}")
-        self.audit(who=by, action="password-changed", detail=name)
+
+    def set_password(self, *, name: str, password: str, by: str) -> None:
+        check_password(password)
+        if self.get(name) is None:
+            raise AccountError(f"there is no account {name!r}")
+        hashed = hash_password(password)
+        self._change(
+            name,
+            "UPDATE accounts SET password = ? WHERE name = ?",
+            (hashed, name),
+            action="password-changed",
+            detail=name,
+            by=by,
+        )
 
     def set_role(self, *, name: str, role: str, by: str) -> None:
-        """Change an account's role.
-
-        Raises:
-            AccountError: no such account or role.
-        """
         checked = check_role(role)
-        with self._lock:
-            changed = self._db.execute("UPDATE accounts SET role = ? WHERE name = ?", (checked, name)).rowcount
-        if not changed:
+        if self.get(name) is None:
             raise AccountError(f"there is no account {name!r}")
-        self.audit(who=by, action="role-changed", detail=f"{name} to {checked}")
+        self._change(
+            name,
+            "UPDATE accounts SET role = ? WHERE name = ?",
+            (checked, name),
+            action="role-changed",
+            detail=f"{name} to {checked}",
+            by=by,
+        )
 
     def remove(self, *, name: str, by: str) -> None:
-        """Remove an account.
-
-        Raises:
-            AccountError: no such account.
-        """
-        with self._lock:
-            removed = self._db.execute("DELETE FROM accounts WHERE name = ?", (name,)).rowcount
-        if not removed:
+        if self.get(name) is None:
             raise AccountError(f"there is no account {name!r}")
-        self.audit(who=by, action="account-removed", detail=name)
+        self._change(name, "DELETE FROM accounts WHERE name = ?", (name,), action="account-removed", detail=name, by=by)
 
-    def authenticate(self, *, name: str, password: str, where: str = "") -> Account:
-        """The account, if the password is right; every attempt is audited.
-
-        Raises:
-            WrongCredentials: unknown name, wrong password, or too many recent failures; the
-                message is the same for all of them, so it does not tell which names exist.
-        """
-        now = time.monotonic()
+    def verify(self, *, name: str, password: str) -> Account | None:
         with self._lock:
-            recent = [t for t in self._failed.get(name, []) if now - t < self._lockout]
-            self._failed[name] = recent
             row = self._db.execute("SELECT role, password, created_at FROM accounts WHERE name = ?", (name,)).fetchone()
-        locked = len(recent) >= self._max_failed
-        ok = verify_password(password, row[1] if row else None)
-        if locked or not ok or row is None:
-            with self._lock:
-                self._failed.setdefault(name, []).append(now)
-            reason = "locked out" if locked else "wrong name or password"
-            self.audit(who=name, action="login-failed", detail=f"{reason}{f' from {where}' if where else ''}")
-            raise WrongCredentials(WRONG_CREDENTIALS)
-        with self._lock:
-            self._failed.pop(name, None)
-            if needs_rehash(row[1]):
-                self._db.execute("UPDATE accounts SET password = ? WHERE name = ?", (hash_password(password), name))
+        if not verify_password(password, row[1] if row else None) or row is None:
+            return None
+        if needs_rehash(row[1]):
+            self._write([("UPDATE accounts SET password = ? WHERE name = ?", (hash_password(password), name))])
         return Account(name=name, role=check_role(row[0]), created_at=row[2])
+
+    # ----------------------------------------------------------- sessions
+
+    def create_session(self, *, user: str, role: Role) -> Session:
+        now = self._clock()
+        session = Session(id=new_token(), user=user, role=role, csrf=new_token(), last_used=now)
+        self._write(
+            [
+                (
+                    "INSERT INTO sessions (id_hash, user, role, csrf, created_at, last_used) VALUES (?, ?, ?, ?, ?, ?)",
+                    (session_key(session.id), user, role, session.csrf, now, now),
+                ),
+                ("DELETE FROM sessions WHERE last_used < ?", (now - self._ttl,)),
+            ]
+        )
+        return session
+
+    def session(self, session_id: str | None) -> Session | None:
+        if not session_id:
+            return None
+        key = session_key(session_id)
+        now = self._clock()
+        with self._lock:
+            row = self._db.execute(
+                "SELECT user, role, csrf, last_used FROM sessions WHERE id_hash = ?", (key,)
+            ).fetchone()
+        if row is None or now - row[3] > self._ttl:
+            return None
+        if now - row[3] > TOUCH_SECONDS:
+            self._write([("UPDATE sessions SET last_used = ? WHERE id_hash = ?", (now, key))])
+        return Session(id=session_id, user=row[0], role=check_role(row[1]), csrf=row[2], last_used=now)
+
+    def end_session(self, session_id: str | None) -> Session | None:
+        session = self.session(session_id)
+        if session is None:
+            return None
+        self._write([("DELETE FROM sessions WHERE id_hash = ?", (session_key(session.id),))])
+        return session
+
+    def live_sessions(self, session_ids: Iterable[str]) -> set[str]:
+        ids = {session_key(sid): sid for sid in session_ids}
+        if not ids:
+            return set()
+        cutoff = self._clock() - self._ttl
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT id_hash FROM sessions WHERE last_used >= ? AND id_hash IN ({','.join('?' * len(ids))})",
+                (cutoff, *ids),
+            ).fetchall()
+        return {ids[key] for (key,) in rows}
+
+    # --------------------------------------------------------------- misc
+
+    def server_secret(self) -> bytes:
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO server_secret (id, secret) VALUES (1, ?)", (secrets.token_hex(32),))
+            (secret,) = self._db.execute("SELECT secret FROM server_secret WHERE id = 1").fetchone()
+        return bytes.fromhex(secret)
+
+
+def open_account_store(path: str | Path, *, session_ttl: float = 12 * 3600.0) -> AccountStore:
+    """The account store at ``path`` (an SQLite file).
+
+    Raises:
+        AccountError: it cannot be opened.
+    """
+    return SqliteAccountStore(path=path, session_ttl=session_ttl)
 
 
 def ensure_demo_accounts(data_dir: str | Path, password: str | None = None) -> str:
@@ -243,7 +422,7 @@ def ensure_demo_accounts(data_dir: str | Path, password: str | None = None) -> s
     """
     password = password if password is not None else secrets.token_urlsafe(9)
     check_password(password)
-    store = AccountStore(path=Path(data_dir) / ACCOUNTS_FILE)
+    store = open_account_store(Path(data_dir) / ACCOUNTS_FILE)
     try:
         for name, role in DEMO_USERS:
             if store.get(name) is None:

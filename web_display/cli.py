@@ -27,11 +27,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     add = verbs.add_parser("add", help="create an account")
     add.add_argument("name")
     add.add_argument("--role", required=True, choices=("dealer", "supervisor", "admin"))
-    passwd = verbs.add_parser("passwd", help="set an account's password")
+    passwd = verbs.add_parser("passwd", help="set an account's password (its sessions end)")
     passwd.add_argument("name")
     for verb in (add, passwd):
         verb.add_argument("--password-stdin", action="store_true", help="read the password from standard input")
-    remove = verbs.add_parser("remove", help="remove an account")
+    remove = verbs.add_parser("remove", help="remove an account (its sessions end)")
     remove.add_argument("name")
     listing = verbs.add_parser("list", help="list the accounts and their roles")
     for verb, run in ((add, run_add), (passwd, run_passwd), (remove, run_remove), (listing, run_list)):
@@ -40,11 +40,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def _store(args: argparse.Namespace) -> AccountStore:
+    """The table's account store. Changes made here end the account's sessions in a running server too.
+
+    Raises:
+        AccountError: the data folder is not a folder, or the accounts file cannot be opened.
+    """
     from pathlib import Path
 
-    from web_display.accounts import ACCOUNTS_FILE, AccountStore
+    from web_display.accounts import ACCOUNTS_FILE, open_account_store
 
-    return AccountStore(path=Path(args.data) / ACCOUNTS_FILE)
+    return open_account_store(Path(args.data) / ACCOUNTS_FILE)
 
 
 def _password(args: argparse.Namespace) -> str:
@@ -108,7 +113,7 @@ def run_remove(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     store = _store(args)
     try:
-        for account in store.list():
+        for account in store.accounts():
             print(f"{account.name}\t{account.role}\t{account.created_at}")
     finally:
         store.close()

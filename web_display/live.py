@@ -33,6 +33,7 @@ class Client:
 
     session: str
     limit: int
+    account: str = ""
     pending: dict[str, str] = field(default_factory=dict)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     dropped: bool = False
@@ -120,8 +121,10 @@ class Hub:
         tables: Mapping[str, TableService],
         limit: int,
         large_payout_bets: int,
+        per_account: int = 16,
     ) -> None:
         self._loop = loop
+        self._per_account = per_account
         self._tables = dict(tables)
         self._limit = limit
         self._large = large_payout_bets
@@ -176,7 +179,7 @@ class Hub:
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe.clear()
-        for client in [*self._floor_clients, *(c for s in self._table_clients.values() for c in s)]:
+        for client in self._all():
             client.drop("server stopping")
 
     def latest(self, name: str) -> str:
@@ -188,16 +191,20 @@ class Hub:
 
     # ---------------------------------------------------------------- clients
 
-    def watch_table(self, name: str, *, session: str) -> Client:
+    def admits(self, account: str) -> bool:
+        """Whether ``account`` may open one more live connection (at most ``per_account`` at once)."""
+        return sum(1 for c in self._all() if c.account == account) < self._per_account
+
+    def watch_table(self, name: str, *, session: str, account: str = "") -> Client:
         """A new client of one table, with its full snapshot already queued."""
-        client = Client(session=session, limit=self._limit)
+        client = Client(session=session, limit=self._limit, account=account)
         client.offer(name, f'{{"type":"table","name":{json.dumps(name)},"view":{self._latest[name]}}}')
         self._table_clients[name].add(client)
         return client
 
-    def watch_floor(self, *, session: str) -> Client:
+    def watch_floor(self, *, session: str, account: str = "") -> Client:
         """A new floor client: one message per table already queued (the full picture)."""
-        client = Client(session=session, limit=max(self._limit, len(self._tables)))
+        client = Client(session=session, limit=max(self._limit, len(self._tables)), account=account)
         for name in self._tables:
             client.offer(name, self._floor[name])
         self._floor_clients.add(client)
@@ -209,14 +216,31 @@ class Hub:
             clients.discard(client)
 
     def drop_session(self, session: str) -> None:
-        """Sign-out: close that session's live connections too."""
-        for client in [*self._floor_clients, *(c for s in self._table_clients.values() for c in s)]:
+        """Sign-out (or the session ended elsewhere): close that session's live connections too."""
+        for client in self._all():
             if client.session == session:
                 client.drop("signed out")
+
+    def drop_account(self, account: str) -> None:
+        """The account was changed or removed: close all its live connections."""
+        for client in self._all():
+            if client.account == account:
+                client.drop("account changed")
+
+    def sessions(self) -> set[str]:
+        """The sessions with live connections now."""
+        return {c.session for c in self._all()}
+
+    def _all(self) -> list[Client]:
+        return [*self._floor_clients, *(c for s in self._table_clients.values() for c in s)]
 
     @property
     def clients(self) -> int:
         return len(self._floor_clients) + sum(len(s) for s in self._table_clients.values())
+
+    def client_counts(self) -> tuple[int, int]:
+        """Live connections now: (table feeds, floor feeds)."""
+        return sum(len(s) for s in self._table_clients.values()), len(self._floor_clients)
 
 
 async def pump(client: Client, send: Callable[[str], Any], *, timeout: float) -> str:

@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from importlib import resources
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 
 from controller.errors import ConfigError, ControllerError, RuleViolation
+from controller.redaction import for_display
 from controller.table import PermissionDenied, TableError, TableService
-from web_display.accounts import AccountStore
+from controller.telemetry import TableMetrics
+from web_display.accounts import open_account_store
 from web_display.api.routes import admin, auth, floor, live, pages
+from web_display.api.routes import metrics as metrics_routes
 from web_display.api.routes import tables as table_routes
 from web_display.core.config import Settings
-from web_display.core.security import SessionStore
+from web_display.core.middleware import BodyLimit, SecurityHeaders
+from web_display.core.throttle import Backoff, FailedSignIns, HashGate, LoginThrottle, ServerBusy, TooManyAttempts
 from web_display.errors import WebError
 from web_display.live import Hub
 from web_display.state import AppState
@@ -33,11 +39,24 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
 }
-ROUTERS = (auth.router, table_routes.router, floor.router, admin.router, live.router, pages.router)
+ROUTERS = (
+    auth.router,
+    table_routes.router,
+    floor.router,
+    admin.router,
+    live.router,
+    metrics_routes.router,
+    pages.router,
+)
 
 
-def create_app(*, settings: Settings, tables: Mapping[str, TableService]) -> FastAPI:
+def create_app(
+    *, settings: Settings, tables: Mapping[str, TableService], metrics: TableMetrics | None = None
+) -> FastAPI:
     """The web display for these tables (name → table); one table for a dealer display, several for a floor.
+
+    ``metrics`` holds the tables' Prometheus metrics (fed by whoever runs them: the journal hook, the
+    shoe's and camera's links); the app adds its own (live clients, sign-ins) and serves all at /metrics.
 
     Raises:
         AccountError: the accounts file under ``settings.data_dir`` cannot be opened.
@@ -45,53 +64,95 @@ def create_app(*, settings: Settings, tables: Mapping[str, TableService]) -> Fas
     """
     if not tables:
         raise WebError("give at least one table to display")
+    accounts = open_account_store(settings.accounts_path, session_ttl=settings.session_hours * 3600)
+    address = Backoff(
+        free=settings.login_free_failures, first=settings.login_first_delay, ceiling=settings.login_max_delay
+    )
     state = AppState(
         settings=settings,
         tables=dict(tables),
-        accounts=AccountStore(
-            path=settings.accounts_path,
-            max_failed=settings.max_failed_logins,
-            lockout_seconds=settings.lockout_seconds,
+        accounts=accounts,
+        throttle=LoginThrottle(
+            address=address,
+            account=Backoff(
+                free=settings.account_free_failures,
+                first=settings.login_first_delay,
+                ceiling=settings.login_max_delay,
+            ),
+            device=address,
         ),
-        sessions=SessionStore(ttl_seconds=settings.session_hours * 3600),
+        failures=FailedSignIns(write=lambda who, action, detail: accounts.audit(who=who, action=action, detail=detail)),
+        device_secret=accounts.server_secret(),
+        metrics=metrics or TableMetrics(),
     )
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        # The hub needs the running loop: table callbacks from other threads are handed to it.
+        # The hub and the hashing gate need the running loop: table callbacks from other threads are
+        # handed to it, and sign-ins wait on it for a hashing slot.
         state.hub_ = Hub(
             loop=asyncio.get_running_loop(),
             tables=state.tables,
             limit=settings.client_queue,
             large_payout_bets=settings.large_payout_bets,
+            per_account=settings.ws_per_account,
         )
-        ticker = asyncio.create_task(_tick(state.tables, settings.tick_seconds)) if settings.tick_seconds else None
+        state.gate_ = HashGate(concurrent=settings.hash_concurrency, waiting=settings.hash_queue, per_address=2)
+        tasks = [asyncio.create_task(_sweep(state))]
+        if settings.tick_seconds:
+            tasks.append(asyncio.create_task(_tick(state.tables, settings.tick_seconds)))
         try:
             yield
         finally:
-            if ticker is not None:
-                ticker.cancel()
-                await asyncio.gather(ticker, return_exceptions=True)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             state.hub_.close()
             state.hub_ = None
+            state.gate_ = None
+            state.failures.flush()
 
-    app = FastAPI(title="dealer-assist", lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(
+        title="dealer-assist",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
     app.state.web = state
+    metrics_routes.register_app_metrics(state)
     for router in ROUTERS:
         app.include_router(router)
     app.mount("/static", StaticFiles(directory=str(resources.files("web_display") / "static")), name="static")
     _error_handlers(app)
+    hsts = f"max-age={settings.hsts_seconds}" if settings.hsts_seconds else None
 
-    @app.middleware("http")
-    async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        for key, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(key, value)
-        if request.url.path.startswith("/api/"):
-            response.headers["Cache-Control"] = "no-store"
-        return response
+    def body_limit(scope: Scope) -> int:
+        if scope["method"] == "PUT" and table_routes.CONFIG_PATH.fullmatch(scope["path"]):
+            return table_routes.MAX_CONFIG_BYTES
+        return settings.max_body_bytes
 
+    app.add_middleware(SecurityHeaders, headers=SECURITY_HEADERS, hsts=hsts)
+    # Added last: outermost of the app's own middleware, so no route reads past the limit.
+    app.add_middleware(BodyLimit, limit_for=body_limit, headers=SECURITY_HEADERS)
     return app
+
+
+async def _sweep(state: AppState) -> None:
+    """Close live connections whose session ended elsewhere (another process changed the account, or
+    the session expired), and write the failed sign-in bursts that have ended to the audit log."""
+    while True:
+        await asyncio.sleep(state.settings.session_check_seconds)
+        try:
+            hub = state.hub
+            watched = hub.sessions()
+            if watched:
+                live = await asyncio.to_thread(state.accounts.live_sessions, watched)
+                for session in watched - live:
+                    hub.drop_session(session)
+            await asyncio.to_thread(state.failures.flush, idle_only=True)
+        except Exception:
+            log.exception("checking live sessions")
 
 
 async def _tick(tables: Mapping[str, TableService], seconds: float) -> None:
@@ -127,11 +188,29 @@ def _field_errors(exc: RequestValidationError) -> str:
 def _error_handlers(app: FastAPI) -> None:
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError) -> JSONResponse:
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyAttempts | ServerBusy) else None
+        return JSONResponse({"error": exc.message}, status_code=exc.status, headers=headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        # FastAPI's and Starlette's own refusals, in the documented shape {"error": ...}.
+        message = {
+            404: "no such page",
+            405: f"{request.method} is not allowed on {request.url.path}",
+        }.get(exc.status_code, str(exc.detail))
+        if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+            message = "request body: JSON nested too deeply"
+        return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(ControllerError)
     async def table_refused(request: Request, exc: ControllerError) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=_status(exc))
+        # A refusal may name a card (a tilt's message does): shown only if that card is face up at the
+        # table the request was for; with no table known, no card at all.
+        state: AppState = request.app.state.web
+        table = state.tables.get(request.path_params.get("name", ""))
+        # In a worker thread: reading what is face up takes the table's lock, which a command may hold.
+        message = await asyncio.to_thread(for_display, table, str(exc))
+        return JSONResponse({"error": message}, status_code=_status(exc))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:

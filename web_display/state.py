@@ -1,4 +1,4 @@
-"""What the app holds while it runs: settings, tables, accounts, sessions and the live hub."""
+"""What the app holds while it runs: settings, tables, the account store, sign-in throttling and the live hub."""
 
 from __future__ import annotations
 
@@ -8,11 +8,13 @@ from typing import TYPE_CHECKING
 
 from web_display.accounts import AccountStore
 from web_display.core.config import Settings
-from web_display.core.security import SessionStore
+from web_display.core.throttle import FailedSignIns, HashGate, LoginThrottle
 from web_display.errors import ServerError
 
 if TYPE_CHECKING:
     from controller.table import TableService
+    from controller.telemetry import TableMetrics
+    from web_display.api.routes.metrics import WebMetrics
     from web_display.live import Hub
 
 
@@ -23,8 +25,13 @@ class AppState:
     settings: Settings
     tables: Mapping[str, TableService]
     accounts: AccountStore
-    sessions: SessionStore
+    throttle: LoginThrottle
+    failures: FailedSignIns
+    device_secret: bytes
+    metrics: TableMetrics
+    web_metrics: WebMetrics | None = field(default=None)
     hub_: Hub | None = field(default=None)
+    gate_: HashGate | None = field(default=None)
 
     @property
     def hub(self) -> Hub:
@@ -36,3 +43,18 @@ class AppState:
         if self.hub_ is None:
             raise ServerError("the live feed is not running (the app has not started)")
         return self.hub_
+
+    @property
+    def gate(self) -> HashGate:
+        """The bound on concurrent password hashing (made on the server's event loop).
+
+        Raises:
+            ServerError: the app is not running.
+        """
+        if self.gate_ is None:
+            raise ServerError("the app has not started")
+        return self.gate_
+
+    def count_sign_in(self, outcome: str) -> None:
+        if self.web_metrics is not None:
+            self.web_metrics.sign_ins.labels(outcome=outcome).inc()

@@ -39,6 +39,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.add_argument("--port", type=int, default=8000, help="the displays' port (default 8000; 0: any free port)")
     run.add_argument("--host", default="127.0.0.1", help="the displays' address (default 127.0.0.1)")
     run.add_argument("--no-web", action="store_true", help="do not serve the displays (e.g. a test rig)")
+    run.add_argument("--tls-cert", type=Path, help="serve the displays over https with this certificate (PEM)")
+    run.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM); with --tls-cert")
+    run.add_argument(
+        "--forwarded-allow-ips",
+        help="behind a reverse proxy: its address(es), comma-separated; the client's address and https "
+        "then come from its X-Forwarded-For / X-Forwarded-Proto (docs/deployment.md)",
+    )
     run.add_argument(
         "--control",
         choices=["stdio"],
@@ -93,21 +100,51 @@ def _say(obj: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def _tls(args: argparse.Namespace) -> Any:
+    """The TLS files asked for, if any. Raises ControllerError: only one of the two given."""
+    from web_display.server import Tls
+
+    if args.tls_cert is None and args.tls_key is None:
+        return None
+    if args.tls_cert is None or args.tls_key is None:
+        raise ControllerError("give both --tls-cert and --tls-key (or neither)")
+    return Tls(cert=args.tls_cert, key=args.tls_key)
+
+
 def run_table(args: argparse.Namespace) -> int:
     from controller.config import load_config
     from controller.control import handle
     from controller.live import LiveConfig, LiveTable
+    from controller.service import Notifier, Watchdog, configure_logging, entry_logger
+    from controller.telemetry import TableMetrics, observe_appends
 
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    configure_logging()
+    tls = _tls(args)
     config = load_config(args.config) if args.config else None
     live = LiveTable(config=LiveConfig(data=args.data, shoe=args.shoe, table=config))
+    name = live.table.config.name
+    metrics = TableMetrics()
+    observe_appends(live.store, metrics.journal_observer(name, round_open=lambda: live.table.round is not None))
+    observe_appends(live.store, entry_logger(name))
     stop = _stop_on_signals()
     web = None
     camera = None
     try:
         camera = _camera(live, args.config, camera_only=not args.shoe)
+        if args.shoe:
+            metrics.watch_shoe_link(name, live.link_up.is_set)
+        if camera is not None:
+            metrics.watch_camera_link(name, lambda: not camera.failed.is_set())
         if not args.no_web:
-            web = _serve(live, data=args.data, host=args.host, port=args.port)
+            web = _serve(
+                live,
+                data=args.data,
+                host=args.host,
+                port=args.port,
+                tls=tls,
+                forwarded_allow_ips=args.forwarded_allow_ips,
+                metrics=metrics,
+            )
             print(f"dealer display: {_dealer_url(web.url, live)}  floor: {web.url}/floor", file=sys.stderr)
     except BaseException:
         if camera is not None:
@@ -117,6 +154,15 @@ def run_table(args: argparse.Namespace) -> int:
     live.start()
     if camera is not None:
         camera.start()
+    notifier = Notifier()
+
+    def healthy() -> bool:
+        # Taking the table's lock proves no command is stuck holding it; a stuck table stops the pings.
+        live.table.inspect(lambda t: t.version)
+        return not live.failed.is_set() and (web is None or web.alive)
+
+    watchdog = Watchdog(notifier, healthy)
+    notifier.ready(f"{name}: {live.table.config.game}, serving {web.url if web else 'no displays'}")
     try:
         if args.control == "stdio":
             reader = threading.Thread(target=_control_loop, args=(live, stop, handle), daemon=True)
@@ -134,12 +180,15 @@ def run_table(args: argparse.Namespace) -> int:
                 raise ControllerError(f"stopped: {live.failure}")
             if camera is not None and camera.failed.is_set():
                 raise ControllerError(f"stopped: the camera failed: {camera.failure}")
+            watchdog.beat()
     finally:
+        notifier.stopping()
         if camera is not None:
             camera.stop()
         if web is not None:
             web.stop()
         live.stop()
+        notifier.close()
     return 0
 
 
@@ -173,14 +222,24 @@ def _camera(live: Any, config_path: str | None, *, camera_only: bool) -> Any:
     )
 
 
-def _serve(live: Any, *, data: Path, host: str, port: int) -> Any:
-    """The dealer and floor displays for this table, served in this process."""
+def _serve(
+    live: Any,
+    *,
+    data: Path,
+    host: str,
+    port: int,
+    tls: Any = None,
+    forwarded_allow_ips: str | None = None,
+    metrics: Any = None,
+) -> Any:
+    """The dealer and floor displays for this table (and /metrics), served in this process."""
     from web_display.core.config import Settings
     from web_display.main import create_app
     from web_display.server import serve
 
-    app = create_app(settings=Settings(data_dir=data), tables={live.table.config.name: live.table})
-    return serve(app, host=host, port=port)
+    # Settings also come from DEALER_ASSIST_WEB_* (e.g. SECURE_COOKIES behind a proxy, METRICS_TOKEN).
+    app = create_app(settings=Settings(data_dir=data), tables={live.table.config.name: live.table}, metrics=metrics)
+    return serve(app, host=host, port=port, tls=tls, forwarded_allow_ips=forwarded_allow_ips)
 
 
 def _open_browser(url: str) -> None:

@@ -10,13 +10,13 @@ import httpx
 import pytest
 
 from tests.web_display.kit import make_app, make_table
-from web_display.accounts import ACCOUNTS_FILE, AccountStore, ensure_demo_accounts
-from web_display.errors import AccountError, ServerError, WrongCredentials
+from web_display.accounts import ACCOUNTS_FILE, ensure_demo_accounts, open_account_store
+from web_display.errors import AccountError, ServerError
 from web_display.server import serve
 
 
 def test_passwords_are_stored_as_argon2id_hashes(tmp_path: Path) -> None:
-    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
+    store = open_account_store(tmp_path / ACCOUNTS_FILE)
     store.add(name="kim", role="dealer", password="plain-text-pw", by="test")
     store.close()
     (stored,) = sqlite3.connect(tmp_path / ACCOUNTS_FILE).execute("SELECT password FROM accounts").fetchone()
@@ -25,8 +25,8 @@ def test_passwords_are_stored_as_argon2id_hashes(tmp_path: Path) -> None:
 
 def test_demo_accounts_get_the_given_password_or_a_random_one(tmp_path: Path) -> None:
     assert ensure_demo_accounts(tmp_path, "demo-password") == "demo-password"
-    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
-    assert [(a.name, a.role) for a in store.list()] == [
+    store = open_account_store(tmp_path / ACCOUNTS_FILE)
+    assert [(a.name, a.role) for a in store.accounts()] == [
         ("admin", "admin"),
         ("dealer", "dealer"),
         ("supervisor", "supervisor"),
@@ -34,10 +34,10 @@ def test_demo_accounts_get_the_given_password_or_a_random_one(tmp_path: Path) ->
     store.close()
     generated = ensure_demo_accounts(tmp_path)  # again: same accounts, a new random password
     assert len(generated) >= 12 and generated != "demo-password"
-    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
-    assert store.authenticate(name="dealer", password=generated).role == "dealer"
-    with pytest.raises(WrongCredentials):
-        store.authenticate(name="dealer", password="demo-password")
+    store = open_account_store(tmp_path / ACCOUNTS_FILE)
+    account = store.verify(name="dealer", password=generated)
+    assert account is not None and account.role == "dealer"
+    assert store.verify(name="dealer", password="demo-password") is None
     store.close()
     with pytest.raises(AccountError, match="at least 8"):
         ensure_demo_accounts(tmp_path, "short")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import build_parser, main
-from web_display.accounts import ACCOUNTS_FILE, AccountStore
+from web_display.accounts import ACCOUNTS_FILE, open_account_store
 
 
 def run(argv: list[str], stdin: str, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -30,12 +30,13 @@ def test_add_list_passwd_remove(
     )
     assert run(["user", "list", "--data", data], "", monkeypatch) == 0
     assert "sam\tsupervisor" in capsys.readouterr().out
-    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
-    assert store.authenticate(name="sam", password="s3cret-pass").role == "supervisor"
+    store = open_account_store(tmp_path / ACCOUNTS_FILE)
+    account = store.verify(name="sam", password="s3cret-pass")
+    assert account is not None and account.role == "supervisor"
     store.close()
     assert run(["user", "passwd", "sam", "--password-stdin", "--data", data], "another-pass\n", monkeypatch) == 0
-    store = AccountStore(path=tmp_path / ACCOUNTS_FILE)
-    assert store.authenticate(name="sam", password="another-pass").name == "sam"
+    store = open_account_store(tmp_path / ACCOUNTS_FILE)
+    assert store.verify(name="sam", password="another-pass") is not None
     actions = [e.action for e in store.audit_log()]
     store.close()
     assert actions[:2] == ["account-added", "password-changed"]
@@ -80,3 +81,15 @@ def test_no_command_takes_a_password_argument() -> None:
     parser, _ = build_parser()
     with pytest.raises(SystemExit):
         parser.parse_args(["user", "add", "kim", "--role", "dealer", "--password", "x", "--data", "d"])
+
+
+def test_a_data_folder_that_is_a_file_is_a_one_line_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "not-a-folder"
+    data.write_text("x")
+    argv = ["user", "add", "kim", "--role", "dealer", "--password-stdin", "--data", str(data)]
+    assert run(argv, "long-enough\n", monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert err == f"dealer-assist user: {data}: not a folder (give the table's data folder)\n"
+    assert run(["user", "list", "--data", str(data)], "", monkeypatch) == 2

@@ -143,7 +143,10 @@ def test_a_tilt_never_names_a_face_down_card(tmp_path: Path) -> None:
 
 
 def test_redaction_hides_card_codes_not_face_up_and_leaves_words_alone() -> None:
-    from controller.view import redact
+    from controller.redaction import Visibility
+
+    def redact(text: str, shown: set[str]) -> str:
+        return Visibility(frozenset(shown)).text(text)
 
     assert redact("card Kc was already dealt this round", {"As"}) == "a card was already dealt this round"
     assert redact("Td was drawn with no round open", set()) == "a card was drawn with no round open"

@@ -160,18 +160,24 @@ def test_wrong_password_and_unknown_name_get_the_same_clear_refusal(client: Test
     assert "da_session" not in client.cookies
 
 
-def test_repeated_failures_lock_the_name_out_with_the_same_message(tmp_path: Path, table: TableService) -> None:
-    with TestClient(make_app(tmp_path, {"T1": table}, max_failed_logins=2, lockout_seconds=60)) as c:
+def test_repeated_failures_slow_that_address_down_with_a_clear_answer(tmp_path: Path, table: TableService) -> None:
+    with TestClient(make_app(tmp_path, {"T1": table}, login_free_failures=2, login_first_delay=60)) as c:
         for _ in range(2):
             assert c.post("/api/login", json={"name": "dealer", "password": "bad-password"}).status_code == 401
-        locked = c.post("/api/login", json={"name": "dealer", "password": PASSWORD})
-        assert locked.status_code == 401 and locked.json() == {"error": "wrong name or password"}
+        slowed = c.post("/api/login", json={"name": "dealer", "password": PASSWORD})
+        assert slowed.status_code == 429 and slowed.json() == {
+            "error": "too many failed sign-ins: wait 60 s and try again"
+        }
+        assert slowed.headers["retry-after"] == "60"
+        # Unknown names are slowed the same way: the answer never tells which names exist.
+        other = c.post("/api/login", json={"name": "nobody", "password": PASSWORD})
+        assert other.status_code == 429 and other.json() == slowed.json()
 
 
 def test_sign_out_ends_the_session(client: TestClient) -> None:
-    login(client, "dealer")
+    csrf = login(client, "dealer")
     sid = client.cookies["da_session"]
-    assert client.post("/api/logout").status_code == 200
+    assert client.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
     client.cookies.clear()
     client.cookies.set("da_session", sid, domain="testserver.local")
     assert client.get("/api/me").status_code == 401
@@ -204,10 +210,10 @@ def test_websocket_needs_a_session_and_this_sites_origin(client: TestClient) -> 
 
 
 def test_sign_out_closes_that_sessions_websockets(client: TestClient, table: TableService) -> None:
-    login(client, "dealer")
+    csrf = login(client, "dealer")
     with client.websocket_connect("/ws/tables/T1", headers={"origin": ORIGIN}) as ws:
         ws.receive_text()
-        client.post("/api/logout")
+        assert client.post("/api/logout", headers={"X-CSRF-Token": csrf}).status_code == 200
         with pytest.raises(WebSocketDisconnect) as closed:
             ws.receive_text()
         assert closed.value.code == 1013
@@ -263,7 +269,7 @@ def test_sign_ins_sign_outs_and_account_changes_are_audited(client: TestClient) 
     assert created.status_code == 201
     assert client.delete("/api/accounts/eve", headers=csrf).status_code == 200
     audit = client.get("/api/audit").json()
-    client.post("/api/logout")
+    client.post("/api/logout", headers=csrf)
     seen = [(e["who"], e["action"]) for e in audit]
     assert ("dealer", "login-failed") in seen
     assert ("admin:admin", "login") in seen

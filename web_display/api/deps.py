@@ -40,7 +40,8 @@ class User:
 
 
 def session_of(conn: HTTPConnection, state: AppState) -> Session | None:
-    return state.sessions.get(conn.cookies.get(state.settings.session_cookie))
+    """The request's live session (from the session store: ended or expired sessions are None)."""
+    return state.accounts.session(conn.cookies.get(state.settings.session_cookie))
 
 
 def origin_allowed(conn: HTTPConnection, state: AppState) -> bool:

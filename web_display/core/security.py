@@ -1,12 +1,9 @@
-"""Password hashing (argon2id), random tokens, and the server-side session store."""
+"""Password hashing (argon2id), random tokens, sessions, and trusted-device tokens."""
 
 from __future__ import annotations
 
 import hmac
 import secrets
-import threading
-import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -60,48 +57,18 @@ class Session:
     last_used: float = field(default=0.0)
 
 
-class SessionStore:
-    """Sessions in memory, thread-safe. A restart signs everyone out, which is acceptable at a table."""
+def device_token(secret: bytes, user: str) -> str:
+    """A trusted-device token for ``user``: given to a browser at a successful sign-in, it lets that
+    browser sign in as that user while the name is throttled for everyone else."""
+    nonce = secrets.token_urlsafe(12)
+    mac = hmac.new(secret, f"{user}|{nonce}".encode(), "sha256").hexdigest()[:32]
+    return f"{user}|{nonce}|{mac}"
 
-    def __init__(self, *, ttl_seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
-        self._ttl = ttl_seconds
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._sessions: dict[str, Session] = {}
 
-    def create(self, *, user: str, role: Role) -> Session:
-        """A new session with a fresh id and CSRF token (a fresh id at every sign-in: no fixation)."""
-        session = Session(id=new_token(), user=user, role=role, csrf=new_token(), last_used=self._clock())
-        with self._lock:
-            self._sessions[session.id] = session
-        return session
-
-    def get(self, session_id: str | None) -> Session | None:
-        """The live session with this id, touched; None if unknown or expired."""
-        if not session_id:
-            return None
-        now = self._clock()
-        with self._lock:
-            session = self._sessions.get(session_id)
-            if session is None:
-                return None
-            if now - session.last_used > self._ttl:
-                del self._sessions[session_id]
-                return None
-            session.last_used = now
-            return session
-
-    def end(self, session_id: str | None) -> Session | None:
-        """End one session; returns it if it existed."""
-        if not session_id:
-            return None
-        with self._lock:
-            return self._sessions.pop(session_id, None)
-
-    def end_user(self, user: str) -> list[str]:
-        """End every session of a user (account removed or password changed); returns their ids."""
-        with self._lock:
-            ids = [sid for sid, s in self._sessions.items() if s.user == user]
-            for sid in ids:
-                del self._sessions[sid]
-        return ids
+def device_user(secret: bytes, token: str | None) -> str | None:
+    """The user a trusted-device token was given to, if it is genuine."""
+    if not token or token.count("|") != 2:
+        return None
+    user, nonce, mac = token.split("|")
+    want = hmac.new(secret, f"{user}|{nonce}".encode(), "sha256").hexdigest()[:32]
+    return user if hmac.compare_digest(mac.encode(), want.encode()) else None

@@ -23,6 +23,18 @@ document.getElementById("login-form").addEventListener("submit", async (event) =
     document.getElementById("password").value = "";
     return;
   }
-  const next = new URLSearchParams(location.search).get("next") || "/";
-  location.assign(next.startsWith("/") && !next.startsWith("//") ? next : "/");
+  location.assign(sameSitePath(new URLSearchParams(location.search).get("next")));
 });
+
+// Where to go after signing in: the "next" path only if, parsed as a URL the way the browser will
+// follow it, it stays on this site (not "/%5Cevil.example", "/%09/evil.example" or "//evil.example").
+function sameSitePath(next) {
+  if (!next || !next.startsWith("/")) return "/";
+  let url;
+  try {
+    url = new URL(next, location.origin);
+  } catch (_) {
+    return "/";
+  }
+  return url.origin === location.origin ? url.pathname + url.search + url.hash : "/";
+}

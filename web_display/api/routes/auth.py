@@ -1,16 +1,22 @@
-"""Sign in and out: a fresh session (and CSRF token) at every sign-in, every attempt audited."""
+"""Sign in and out: throttled sign-ins, a fresh session (and CSRF token) at every sign-in, audited."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, Field
 
 from web_display.api.deps import CSRF_HEADER, CurrentUser, StateDep, origin_allowed, session_of
-from web_display.errors import CsrfRefused
+from web_display.core.security import Role, device_token, device_user, same_token
+from web_display.core.throttle import Attempt, ServerBusy, TooManyAttempts
+from web_display.errors import CsrfRefused, WrongCredentials
+from web_display.state import AppState
 
 router = APIRouter(prefix="/api", tags=["auth"])
+WRONG_CREDENTIALS = "wrong name or password"
+DEVICE_DAYS = 365
 
 
 class Login(BaseModel):
@@ -22,42 +28,102 @@ def _me(name: str, role: str, csrf: str) -> dict[str, Any]:
     return {"name": name, "role": role, "csrf": csrf, "csrf_header": CSRF_HEADER}
 
 
+def _secure(request: Request, state: AppState) -> bool:
+    configured = state.settings.secure_cookies
+    return request.url.scheme == "https" if configured is None else configured
+
+
 @router.post("/login")
-def login(body: Login, request: Request, response: Response, state: StateDep) -> dict[str, Any]:
+async def login(body: Login, request: Request, response: Response, state: StateDep) -> dict[str, Any]:
     """Check the password and start a new session; any session the browser brought is ended first.
 
     Raises:
         WrongCredentials: unknown name or wrong password (one message for both).
+        TooManyAttempts: this address (or, for a browser never signed in as that name, the name) failed
+            too often lately: wait and try again (429, Retry-After).
+        ServerBusy: too many sign-ins are being checked at once (503, Retry-After).
         CsrfRefused: the sign-in was posted from another site (login CSRF).
     """
     if not origin_allowed(request, state):
         raise CsrfRefused("sign-in from another site refused")
-    where = request.client.host if request.client else ""
-    # A session id the browser already had is never promoted to a signed-in one (session fixation).
-    old = state.sessions.end(request.cookies.get(state.settings.session_cookie))
-    if old is not None:
-        state.hub.drop_session(old.id)
-    account = state.accounts.authenticate(name=body.name.strip().lower(), password=body.password, where=where)
-    session = state.sessions.create(user=account.name, role=account.role)
-    state.accounts.audit(who=f"{account.role}:{account.name}", action="login", detail=where)
-    secure = state.settings.secure_cookies
-    response.set_cookie(
-        state.settings.session_cookie,
-        session.id,
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https" if secure is None else secure,
-        path="/",
+    name = body.name.strip().lower()
+    address = request.client.host if request.client else "unknown"
+    device = request.cookies.get(state.settings.device_cookie)
+    trusted = device if device_user(state.device_secret, device) == name else None
+    attempt = Attempt(name=name, address=address, device=trusted)
+    wait = state.throttle.wait(attempt)
+    if wait > 0:
+        # Refused before any hashing, and the delay is not lengthened: waiting it out always works.
+        state.count_sign_in("throttled")
+        await asyncio.to_thread(state.failures.failed, name=name, address=address, throttled=True)
+        raise TooManyAttempts(wait)
+    try:
+        async with state.gate.slot(address):
+            account = await asyncio.to_thread(state.accounts.verify, name=name, password=body.password)
+    except ServerBusy:
+        state.count_sign_in("busy")
+        raise
+    if account is None:
+        state.throttle.failed(attempt)
+        state.count_sign_in("failed")
+        await asyncio.to_thread(state.failures.failed, name=name, address=address, throttled=False)
+        raise WrongCredentials(WRONG_CREDENTIALS)
+    state.throttle.succeeded(attempt)
+    state.count_sign_in("ok")
+    old, csrf = await asyncio.to_thread(
+        _start_session, state, request, response, user=account.name, role=account.role, where=address
     )
-    return _me(account.name, account.role, session.csrf)
+    if old is not None:
+        state.hub.drop_session(old)
+    return _me(account.name, account.role, csrf)
+
+
+def _start_session(
+    state: AppState, request: Request, response: Response, *, user: str, role: Role, where: str
+) -> tuple[str | None, str]:
+    """End the session the browser brought (never promoted: no fixation), start a new one, set the
+    cookies; returns the ended session's id and the new session's CSRF token."""
+    old = state.accounts.end_session(request.cookies.get(state.settings.session_cookie))
+    state.failures.flush(address=where)
+    session = state.accounts.create_session(user=user, role=role)
+    state.accounts.audit(who=f"{role}:{user}", action="login", detail=where)
+    secure = _secure(request, state)
+    response.set_cookie(
+        state.settings.session_cookie, session.id, httponly=True, samesite="strict", secure=secure, path="/"
+    )
+    if device_user(state.device_secret, request.cookies.get(state.settings.device_cookie)) != user:
+        response.set_cookie(
+            state.settings.device_cookie,
+            device_token(state.device_secret, user),
+            max_age=DEVICE_DAYS * 86400,
+            httponly=True,
+            samesite="strict",
+            secure=secure,
+            path="/api/login",
+        )
+    return (old.id if old else None), session.csrf
 
 
 @router.post("/logout")
-def logout(request: Request, response: Response, state: StateDep) -> dict[str, Any]:
-    """End the session (and its live connections). Allowed without a CSRF token: it only takes rights away."""
+def logout(
+    request: Request,
+    response: Response,
+    state: StateDep,
+    token: Annotated[str | None, Header(alias=CSRF_HEADER)] = None,
+) -> dict[str, Any]:
+    """End the session (and its live connections).
+
+    Raises:
+        CsrfRefused: from another site, or a live session without its CSRF token (another site must
+            not be able to sign the dealer out in the middle of a round).
+    """
+    if not origin_allowed(request, state):
+        raise CsrfRefused("sign-out from another site refused")
     session = session_of(request, state)
     if session is not None:
-        state.sessions.end(session.id)
+        if not same_token(token, session.csrf):
+            raise CsrfRefused(f"missing or wrong CSRF token (send the {CSRF_HEADER} header given at sign-in)")
+        state.accounts.end_session(session.id)
         state.hub.drop_session(session.id)
         state.accounts.audit(who=f"{session.role}:{session.user}", action="logout")
     response.delete_cookie(state.settings.session_cookie, path="/")

@@ -7,6 +7,7 @@ import asyncio
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from web_display.api.deps import get_state, origin_allowed, session_of
+from web_display.core.security import Session
 from web_display.live import POLICY, Client, pump
 
 router = APIRouter(tags=["live"])
@@ -25,8 +26,8 @@ async def _serve(websocket: WebSocket, client: Client, timeout: float) -> None:
         state.hub.forget(client)
 
 
-async def _admit(websocket: WebSocket) -> str | None:
-    """The session id if the socket may open; otherwise it is refused before it is accepted."""
+async def _admit(websocket: WebSocket) -> Session | None:
+    """The session if the socket may open; otherwise it is refused before it is accepted."""
     state = get_state(websocket)
     if not origin_allowed(websocket, state):
         await websocket.close(code=POLICY, reason="origin not allowed")
@@ -35,7 +36,17 @@ async def _admit(websocket: WebSocket) -> str | None:
     if session is None:
         await websocket.close(code=POLICY, reason="sign in first")
         return None
-    return session.id
+    return session
+
+
+async def _refuse_beyond_limit(websocket: WebSocket, session: Session) -> bool:
+    """Close an accepted socket whose account already has its most live displays open. Checked and
+    followed by the hub's watch with no await between, so simultaneous opens cannot pass the bound."""
+    state = get_state(websocket)
+    if state.hub.admits(session.user):
+        return False
+    await websocket.close(code=POLICY, reason=f"at most {state.settings.ws_per_account} live displays per account")
+    return True
 
 
 async def _drain(websocket: WebSocket) -> None:
@@ -58,7 +69,9 @@ async def table_feed(websocket: WebSocket, name: str) -> None:
         await websocket.close(code=POLICY, reason=f"no table {name!r}")
         return
     await websocket.accept()
-    client = state.hub.watch_table(name, session=session)
+    if await _refuse_beyond_limit(websocket, session):
+        return
+    client = state.hub.watch_table(name, session=session.id, account=session.user)
     await _run(websocket, client, state.settings.send_timeout)
 
 
@@ -70,7 +83,9 @@ async def floor_feed(websocket: WebSocket) -> None:
     if session is None:
         return
     await websocket.accept()
-    client = state.hub.watch_floor(session=session)
+    if await _refuse_beyond_limit(websocket, session):
+        return
+    client = state.hub.watch_floor(session=session.id, account=session.user)
     await _run(websocket, client, state.settings.send_timeout)
 
 

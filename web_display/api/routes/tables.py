@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
-from pydantic import BaseModel, Field, StrictBool, StrictInt
+from pydantic import AfterValidator, BaseModel, Field, StrictBool, StrictInt
 
 from controller.cards import Card
 from controller.config import build_config, to_toml
 from controller.engine import Action, Bettor, BoxBet
+from controller.redaction import for_display
 from controller.table import TableError, TableService
 from controller.view import recalled
 from web_display.api.deps import (
@@ -31,8 +33,16 @@ router = APIRouter(prefix="/api/tables", tags=["tables"])
 Amount = Annotated[StrictInt, Field(ge=0, description="minor units of the table's currency")]
 
 
+def _named(name: str) -> str:
+    """A bettor's name as the settlement shows it: trimmed, and not blank."""
+    name = " ".join(name.split())
+    if not name:
+        raise ValueError("a bettor needs a name (not only spaces)")
+    return name
+
+
 class BettorIn(BaseModel):
-    name: Annotated[str, Field(min_length=1, max_length=40)]
+    name: Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_named)]
     ante: Amount
     bonus: Amount = 0
 
@@ -74,7 +84,8 @@ class Void(BaseModel):
 
 
 def _done(table: TableService, seq: int) -> dict[str, Any]:
-    return {"ok": True, "version": seq, "expected": table.expected()}
+    """A command's reply; what the table waits for passes the redaction with the table's cards as they lie."""
+    return table.inspect(lambda t: for_display(t, {"ok": True, "version": seq, "expected": t.expected()}))
 
 
 @router.get("")
@@ -105,6 +116,14 @@ def table_config(user: AdminReader, table: TableDep) -> dict[str, Any]:
 def table_config_toml(user: AdminReader, table: TableDep) -> dict[str, Any]:
     """The table's configuration as the TOML an admin edits (admin only)."""
     return {"game": table.config.game, "toml": to_toml(table.config)}
+
+
+MAX_CONFIG_BYTES = 256 * 1024  # a whole configuration is a few kilobytes; paytables with comments, a few more
+MAX_NESTING = 32  # a configuration is a few levels deep; deeper input is refused before it is parsed
+
+
+# The configuration upload's path, for its own body limit (see web_display.main).
+CONFIG_PATH = re.compile(r"/api/tables/[^/]+/config")
 
 
 @router.put("/{name}/config")
@@ -217,14 +236,11 @@ def _discards(table: TableService, box: int, positions: list[int]) -> tuple[Card
     return tuple(cards[p] for p in positions)
 
 
-MAX_CONFIG_BYTES = 64 * 1024  # a whole configuration is a few kilobytes
-
-
 def _config_settings(body: bytes, content_type: str) -> dict[str, Any]:
     """The settings in a configuration request body, TOML or JSON by its content type.
 
     Raises:
-        InvalidInput: too long, not UTF-8, not parseable, or not a table of settings.
+        InvalidInput: too long, not UTF-8, nested too deeply, not parseable, or not a table of settings.
     """
     if len(body) > MAX_CONFIG_BYTES:
         raise InvalidInput(f"configuration: {len(body)} bytes, at most {MAX_CONFIG_BYTES}")
@@ -232,18 +248,33 @@ def _config_settings(body: bytes, content_type: str) -> dict[str, Any]:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput("configuration: not UTF-8 text") from None
-    if content_type.split(";", maxsplit=1)[0].strip().lower() == "application/json":
-        try:
-            settings = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInput(f"configuration JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-        if not isinstance(settings, dict):
-            raise InvalidInput("configuration JSON: expected an object of settings")
-        return settings
+    is_json = content_type.split(";", maxsplit=1)[0].strip().lower() == "application/json"
+    kind = "JSON" if is_json else "TOML"
+    if _nesting(text) > MAX_NESTING:
+        raise InvalidInput(f"configuration {kind}: nested more than {MAX_NESTING} levels deep")
     try:
-        return tomllib.loads(text)
+        settings = json.loads(text) if is_json else tomllib.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"configuration JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInput(f"configuration TOML: {exc}") from None
+    except RecursionError:  # nesting the bracket count above missed (e.g. dotted keys): still refused cleanly
+        raise InvalidInput(f"configuration {kind}: nested too deeply") from None
+    if not isinstance(settings, dict):
+        raise InvalidInput("configuration JSON: expected an object of settings")
+    return settings
+
+
+def _nesting(text: str) -> int:
+    """The deepest bracket nesting in the text (strings included: an over-count only refuses nonsense)."""
+    depth = deepest = 0
+    for char in text:
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+    return deepest
 
 
 def _changed_keys(old: Any, new: Any, prefix: str = "") -> list[str]:
