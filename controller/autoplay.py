@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import threading
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +19,8 @@ from controller.hands import evaluate
 from controller.table import Actor, TableService, card_slots
 
 DEALER = Actor("auto-dealer", "dealer")
+ERRORS_KEPT = 100  # the latest refusals, for a test or a console to show
+IDLE_MAX = 1.0  # seconds: the longest the simulated dealer waits before looking again
 _T, _J, _Q, _K, _A = 8, 9, 10, 11, 12
 
 
@@ -120,7 +123,7 @@ class AutoPlayer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._drawn_for: tuple[int, int] | None = None
-        self.errors: list[str] = []
+        self.errors: deque[str] = deque(maxlen=ERRORS_KEPT)
 
     def step(self) -> str:
         """Do the next thing the table needs; returns what was done (or why it waits)."""
@@ -165,7 +168,9 @@ class AutoPlayer:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        idle = 0  # steps in a row that did nothing: the wait between them doubles, up to IDLE_MAX
         while not self._stop.is_set():
             done = self.step()
-            waiting = done.startswith("waiting")
-            self._stop.wait(max(self.config.pace, 0.005 if waiting else 0.0))
+            idle = idle + 1 if done.startswith(("waiting", "refused")) else 0
+            backoff = min(IDLE_MAX, 0.005 * 2 ** min(idle, 16)) if idle else 0.0
+            self._stop.wait(max(self.config.pace, backoff))

@@ -11,8 +11,9 @@ from pathlib import Path
 
 from controller.config import TableConfig
 from controller.errors import ControllerError
-from controller.journal import JournalError, SqliteJournal
+from controller.journal import JournalError, JournalUnavailable, SqliteJournal
 from controller.table import TableService, utcnow
+from drivers.errors import DeliveryRefused
 from drivers.shoe import (
     CardDrawn,
     DrawGap,
@@ -59,7 +60,10 @@ class LiveTable:
             TableError: no configuration given and none journaled, or a change under an open round.
             DriverConfigError: the shoe path or URL has no transport.
         """
-        config.data.mkdir(parents=True, exist_ok=True)
+        try:
+            config.data.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise JournalError(f"{config.data}: cannot use it as the table's data folder: {exc.strerror}") from None
         self.config = config
         self.store = SqliteJournal(path=config.data / JOURNAL)
         try:
@@ -71,8 +75,6 @@ class LiveTable:
         except BaseException:
             self.store.close()
             raise
-        self.failed = threading.Event()
-        self.failure = ""
         self.link_up = threading.Event()
 
     def start(self) -> None:
@@ -85,31 +87,35 @@ class LiveTable:
         self.store.close()
 
     def _on_event(self, event: ShoeEvent) -> None:
-        """Runs on the shoe driver's thread; must not raise."""
+        """Runs on the shoe driver's thread. A journal that cannot store the event refuses it: the
+        driver then acknowledges nothing, and the shoe sends it again once storage is back."""
         table = self.table
         try:
             match event:
                 case CardDrawn():
                     table.on_card(event.card.code, counter=event.draw_counter, shoe=event.shoe_id)
                 case ShoeStatus(code=StatusCode.UNREADABLE):
+                    log.warning("shoe: draw %s unreadable", event.draw_counter)
                     table.on_shoe_status("unreadable", counter=event.draw_counter)
                 case ShoeStatus(code=code) if code in _FAULTS:
+                    log.warning("shoe reports %s", _FAULTS[code])
                     table.on_shoe_status(_FAULTS[code])
                 case ShoeStatus():
-                    pass  # lid closed, jam cleared, new deck: the open tilt waits for a supervisor
+                    # Lid closed, jam cleared, new deck: the open tilt waits for a supervisor.
+                    log.info("shoe reports %s", event.code.name.lower().replace("_", " "))
                 case DrawGap():
+                    log.warning("shoe lost draws %s-%s", event.first, event.last)
                     table.on_draw_gap(event.first, event.last, shoe=event.shoe_id)
                 case LinkDown():
                     self.link_up.clear()
+                    log.warning("shoe link down: %s", event.reason)
                     table.on_link(False, detail=event.reason)
                 case LinkUp():
                     self.link_up.set()
+                    resumed = f", resuming after draw {table.last_counter}" if event.resumed else ""
+                    log.info("shoe %s connected (firmware %s%s)", event.shoe_id, event.firmware, resumed)
                     table.on_link(True)
-        except JournalError as exc:
-            # Nothing more can be recorded: stop taking cards. The shoe keeps them; a restart
-            # replays them after the last journaled one.
-            self.failure = str(exc)
-            log.critical("journal failure, the table stops: %s", exc)
-            self.failed.set()
+        except JournalUnavailable as exc:
+            raise DeliveryRefused(str(exc)) from None
         except ControllerError as exc:
             log.error("shoe event %s refused: %s", type(event).__name__, exc)

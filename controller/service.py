@@ -171,6 +171,9 @@ def configure_logging(*, environ: Mapping[str, str] | None = None) -> logging.Ha
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
+    # The shoe's and the camera's comings and goings belong on a technician's terminal too.
+    for device in ("controller.live", "vision.link"):
+        logging.getLogger(device).setLevel(logging.INFO)
     # Uvicorn's and the web app's routine lines stay out; their warnings and errors still come.
     for noisy in ("uvicorn", "uvicorn.error", "uvicorn.access"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

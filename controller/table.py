@@ -7,6 +7,7 @@ get a snapshot after every change; nothing in a snapshot reveals a card before i
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -31,13 +32,33 @@ from controller.engine import (
     placeholder_ref,
 )
 from controller.errors import CardError, ControllerError, RuleViolation
-from controller.journal import Entry, JackpotAccount, JackpotChange, JackpotConfirm, JournalStore
-from controller.record import RoundRecord, record_from_round
+from controller.games import get_game
+from controller.journal import (
+    Checkpoint,
+    Entry,
+    FinishedRound,
+    JackpotAccount,
+    JackpotChange,
+    JackpotConfirm,
+    JournalError,
+    JournalStore,
+    JournalUnavailable,
+)
+from controller.record import RoundRecord, parse_record, record_from_round, settle_record
 from controller.settlement import RoundSettlement
 from controller.tilts import ROUND_ENDING, Resolution, Tilt, TiltKind
 
 Role = Literal["dealer", "supervisor", "admin", "system", "shoe", "camera"]
 RECALL = 10
+# A checkpoint every this many rounds: a restart replays at most this many rounds' entries.
+CHECKPOINT_EVERY = 25
+# The id of the tilt a storage failure raises: it cannot be journaled, so it has no journal id.
+STORAGE_TILT = 0
+# Finish times kept for rounds today / in the last hour.
+FINISHED_KEPT = 2000
+# Finished rounds indexed per transaction while a journal is replayed.
+SAVE_BATCH = 256
+log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 # What a dealer or the camera may report; link and shoe faults come from the shoe itself.
 REPORTABLE: tuple[TiltKind, ...] = (
@@ -117,6 +138,21 @@ class RecalledRound:
     def to_json(self) -> dict[str, Any]:
         return {"round": self.round, **self.record.to_json(), "settlement": self.settlement.to_json()}
 
+    @classmethod
+    def from_line(cls, line: Mapping[str, Any], *, finished_at: str) -> RecalledRound:
+        """A round from its history line (the round index), settled again from its record.
+
+        Raises:
+            JournalIntegrityError: the line does not settle to the settlement it records.
+        """
+        from controller.journal import JournalIntegrityError
+
+        record = parse_record(line)
+        settlement = settle_record(record)
+        if settlement.to_json() != line["settlement"]:
+            raise JournalIntegrityError(f"round {line['round']}: its indexed record does not settle as paid")
+        return cls(int(line["round"]), record, settlement, finished_at)
+
 
 class TableService:
     """One table. Thread-safe: the shoe thread, the web loop and timers may all call in."""
@@ -128,21 +164,20 @@ class TableService:
         config: TableConfig | None = None,
         clock: Callable[[], datetime] = utcnow,
         recall: int | None = RECALL,
+        replay_observer: Callable[[TableService, Entry], None] | None = None,
     ) -> None:
-        """Rebuild the table from its journal; with ``config``, run it under that configuration.
+        """Rebuild the table from its journal (the newest checkpoint and the entries after it); with
+        ``config``, run it under that configuration.
 
-        ``recall`` is how many finished rounds to keep at hand (None: all, for history).
+        ``recall`` is how many finished rounds to keep at hand (None: all, for tests).
+        ``replay_observer`` is called after each entry replayed (``journal verify`` compares the
+        state with the checkpoints as it goes).
 
         Raises:
-            TableError: no configuration given and none in the journal, or a new configuration
-                while a round is open.
+            TableError: no configuration given and none in the journal, a configuration for another
+                game than the folder's table plays, or a new configuration while a round is open.
             JournalError: the journal cannot be read.
         """
-        entries = list(store.entries())
-        journaled = next((e.data["settings"] for e in reversed(entries) if e.kind == "configured"), None)
-        if config is None and journaled is None:
-            raise TableError("this data folder has no table yet: give a configuration")
-        self.config = config or build_config(journaled)  # type: ignore[arg-type]
         self._store = store
         self._clock = clock
         self._lock = threading.RLock()
@@ -157,11 +192,37 @@ class TableService:
         self._last_counter: int | None = None
         self._decide_since: str | None = None
         self.recall: deque[RecalledRound] = deque(maxlen=recall)
-        self._finished: deque[str] = deque(maxlen=2000)  # when recent rounds finished, for the floor
+        self._finished: deque[str] = deque(maxlen=FINISHED_KEPT)  # when recent rounds finished, for the floor
+        self._journaled: dict[str, Any] | None = None  # the settings the journal last recorded
+        self._unsaved: list[FinishedRound] = []  # finished rounds not yet in the store's round index
+        self._checkpoint_round = 0
+        self._head_hash = ""
+        self._replaying = True
+        checkpoint = store.latest_checkpoint()
+        if checkpoint is not None:
+            self._restore(checkpoint)
+        else:
+            first = next(store.entries(), None)
+            if first is not None and first.kind == "configured":
+                self.config = build_config(first.data["settings"])
+            elif config is not None:
+                self.config = config
+            else:
+                raise TableError("this data folder has no table yet: give a configuration")
         if self.config.jackpot.enabled and store.jackpot() is None:
             store.open_jackpot(name=self.config.name, meter=self.config.jackpot.reset)
-        for entry in entries:
+        for entry in store.entries(after=checkpoint.seq if checkpoint else 0):
             self._apply(entry)
+            if replay_observer is not None:
+                replay_observer(self, entry)
+        self._replaying = False
+        self._save(None)
+        journaled = self.journaled_settings
+        if config is not None and journaled is not None and config.game != self.config.game:
+            raise TableError(
+                f"this folder holds {_a(get_game(self.config.game).title)} table; "
+                f"{_a(get_game(config.game).title)} table needs its own data folder"
+            )
         wanted = _settings(config) if config is not None else journaled
         if journaled != wanted:
             if self.round is not None:
@@ -171,7 +232,70 @@ class TableService:
                 )
             self._commit("configured", {"settings": wanted}, SYSTEM)
 
+    def _restore(self, checkpoint: Checkpoint) -> None:
+        """The state a checkpoint recorded, with the finished rounds the round index holds up to it."""
+        state = checkpoint.state
+        self._journaled = state["settings"]
+        self.config = build_config(state["settings"])
+        self.round_no = state["round"]
+        self._checkpoint_round = state["round"]
+        self.last_bets = bets_from_json(state["last_bets"])
+        self.tilts = {t["id"]: _tilt_from_json(t) for t in state["tilts"]}
+        self._tilt_seq = state["tilt_seq"]
+        self._last_counter = state["last_counter"]
+        self.version = checkpoint.seq
+        self._head_hash = checkpoint.hash
+        for item in self._store.finished(last=self.recall.maxlen, upto=checkpoint.seq):
+            self.recall.append(RecalledRound.from_line(item.line, finished_at=item.at))
+        self._finished.extend(self._store.finished_at(upto=checkpoint.seq, limit=FINISHED_KEPT))
+
+    def take_finished(self) -> list[FinishedRound]:
+        """The finished rounds not (yet) in the store's round index, handed over and forgotten: on a
+        read-only store, the rounds a replay finished after the index ends."""
+        taken, self._unsaved = self._unsaved, []
+        return taken
+
+    def checkpoint_state(self) -> dict[str, Any]:
+        """What a restart needs at a round boundary, besides the round index (docs/journal.md)."""
+        return {
+            "v": 1,
+            "settings": self._journaled,
+            "round": self.round_no,
+            "last_bets": bets_to_json(self.last_bets),
+            "tilts": [_tilt_to_json(t) for t in self.tilts.values() if t.id != STORAGE_TILT],
+            "tilt_seq": self._tilt_seq,
+            "last_counter": self._last_counter,
+        }
+
+    def _save(self, entry: Entry | None) -> None:
+        """Index the rounds finished by ``entry`` (None: by the replay) and, every CHECKPOINT_EVERY
+        rounds at a boundary, checkpoint; then move the head. A storage failure here loses nothing (the
+        entry is durable and a restart indexes it again), so it is logged and retried at the next end."""
+        if not self._unsaved or self._store.read_only:
+            return
+        checkpoint = None
+        boundary = self.round is None and self._unsaved[-1].seq == self.version
+        if boundary and self.round_no - self._checkpoint_round >= CHECKPOINT_EVERY:
+            at = self._unsaved[-1].at
+            checkpoint = Checkpoint(seq=self.version, hash=self._head_hash, at=at, state=self.checkpoint_state())
+        if self._replaying and checkpoint is None and len(self._unsaved) < SAVE_BATCH:
+            return
+        try:
+            self._store.save(rounds=self._unsaved, checkpoint=checkpoint)
+            self._unsaved = []
+            if checkpoint is not None:
+                self._checkpoint_round = self.round_no
+            if entry is not None and boundary:
+                self._store.boundary(entry)
+        except JournalError as exc:
+            log.error("round index not saved (retried at the next round's end): %s", exc)
+
     # ----------------------------------------------------------------- reading
+
+    @property
+    def journaled_settings(self) -> dict[str, Any] | None:
+        """The configuration the journal last recorded (None: a table with no journal yet)."""
+        return self._journaled
 
     @property
     def table_settings(self) -> dict[str, Any]:
@@ -366,6 +490,8 @@ class TableService:
             tilt = self.tilts.get(tilt_id)
             if tilt is None:
                 raise TableError(f"there is no open tilt {tilt_id}")
+            if tilt_id == STORAGE_TILT:
+                return self._clear_storage_fault(tilt, resolution=resolution, actor=actor, why=why)
             if resolution not in tilt.resolutions:
                 raise TableError(
                     f"tilt {tilt_id} ({tilt.kind}) cannot be cleared with {resolution!r}: "
@@ -382,8 +508,32 @@ class TableService:
                 self._check_revealable(tilt.card, entered)
             elif resolution in ("continue", "enter-card"):
                 self._check_dealable(_resolution_cards(tilt, entered))
-            data = {"tilt": tilt_id, "resolution": resolution, "why": why.strip(), "card": entered}
+            data: dict[str, Any] = {"tilt": tilt_id, "resolution": resolution, "why": why.strip(), "card": entered}
+            if resolution == "redeal" and self.round is not None:
+                # The redealt round starts from the meter as it stands now; replayed later, the
+                # account will have moved on, so the entry carries it.
+                data["meter"] = self.jackpot_meter
             return self._commit("tilt-cleared", data, actor)
+
+    def _clear_storage_fault(self, tilt: Tilt, *, resolution: Resolution, actor: Actor, why: str) -> Entry:
+        """Storage is back: the fault goes into the journal after the fact (with when it began), then
+        its clearing, like any tilt's."""
+        if resolution not in tilt.resolutions:
+            raise TableError(
+                f"the journal tilt cannot be cleared with {resolution!r}: use one of {', '.join(tilt.resolutions)}"
+            )
+        if not why.strip():
+            raise TableError("say why the tilt is cleared: it goes in the log")
+        fault = dict(self.tilts)
+        del self.tilts[STORAGE_TILT]  # so the entries below can be written; put back if they cannot
+        try:
+            raised = self._raise_tilt("journal-unavailable", tilt.message, since=tilt.raised_at)
+            return self.clear_tilt(raised.data["tilt"], resolution=resolution, actor=actor, why=why)
+        except JournalError as exc:
+            self.tilts = fault
+            raise TableError(
+                f"the journal is still unavailable ({exc}): free the storage, then clear the tilt again"
+            ) from None
 
     def void_round(self, *, actor: Actor, why: str) -> Entry:
         """A supervisor voids the open round: every stake goes back.
@@ -594,6 +744,7 @@ class TableService:
         held: Sequence[str] = (),
         counter: int | None = None,
         card: int | None = None,
+        since: str | None = None,
     ) -> Entry:
         data: dict[str, Any] = {
             "tilt": self._tilt_seq + 1,
@@ -604,6 +755,8 @@ class TableService:
         }
         if card is not None:
             data["card"] = card
+        if since is not None:
+            data["since"] = since  # raised before it could be journaled
         return self._commit("tilt-raised", data, actor)
 
     def _check_revealable(self, number: int, code: str | None) -> None:
@@ -628,16 +781,44 @@ class TableService:
                 raise TableError(f"{code} cannot be dealt now: {exc}") from None
 
     def _commit(self, kind: str, data: Mapping[str, Any], actor: Actor, *, jackpot: Any = None) -> Entry:
-        entry = self._store.append(
-            kind,
-            data,
-            actor=str(actor),
-            at=self._clock().isoformat(),
-            jackpot=jackpot,
-            round_no=self.round_no,
-        )
+        """Append, then apply. Storage that fails (a full disk, an I/O error) stops play with a tilt that
+        lives only in memory until a supervisor clears it once storage is back: nothing was recorded,
+        so nothing is acknowledged.
+
+        Raises:
+            JournalUnavailable: the entry was not written (the storage tilt is open now).
+            JournalError: the entry was refused (e.g. a jackpot hit confirmed already).
+        """
+        try:
+            entry = self._store.append(
+                kind,
+                data,
+                actor=str(actor),
+                at=self._clock().isoformat(),
+                jackpot=jackpot,
+                round_no=self.round_no,
+            )
+        except JournalUnavailable as exc:
+            self._storage_fault(str(exc))
+            raise
         self._apply(entry)
         return entry
+
+    def _storage_fault(self, problem: str) -> None:
+        if STORAGE_TILT in self.tilts:
+            return
+        log.critical("the journal cannot be written, play stops: %s", problem)
+        self.tilts = {
+            STORAGE_TILT: Tilt(
+                id=STORAGE_TILT,
+                kind="journal-unavailable",
+                message=problem,
+                raised_at=self._clock().isoformat(),
+                round=self.round_no if self.round is not None else None,
+            ),
+            **self.tilts,
+        }
+        self._publish()
 
     def _apply(self, entry: Entry) -> None:
         """Apply one journal entry. Deterministic: replaying the journal rebuilds the table."""
@@ -645,6 +826,7 @@ class TableService:
         kind = entry.kind
         if kind == "configured":
             self.config = build_config(data["settings"])
+            self._journaled = data["settings"]
         elif kind == "round-opened":
             self.round_no = data["round"]
             self.last_bets = bets_from_json(data["bets"])
@@ -669,17 +851,17 @@ class TableService:
             settlement = self.round.settle()
             if settlement.to_json() != data["settlement"]:
                 raise ControllerError(f"journal entry {entry.seq}: replayed settlement differs from the one paid")
-            self._finish(settlement, at=entry.at)
+            self._finish(settlement, entry=entry)
         elif kind == "round-voided":
             assert self.round is not None
-            self._finish(self.round.void(data["why"]), at=entry.at, void=data["why"])
+            self._finish(self.round.void(data["why"]), entry=entry, void=data["why"])
         elif kind == "tilt-raised":
             self._tilt_seq = data["tilt"]
             self.tilts[data["tilt"]] = Tilt(
                 id=data["tilt"],
                 kind=data["kind"],
                 message=data["message"],
-                raised_at=entry.at,
+                raised_at=data.get("since", entry.at),
                 round=self.round_no if self.round is not None else None,
                 held=tuple(data["held"]),
                 card=data.get("card"),
@@ -690,14 +872,15 @@ class TableService:
             self.tilts[data["tilt"]] = replace(tilt, held=(*tilt.held, data["card"]))
             self._seen_counter(data.get("counter"))
         elif kind == "tilt-cleared":
-            self._apply_resolution(self.tilts.pop(data["tilt"]), data, at=entry.at)
+            self._apply_resolution(self.tilts.pop(data["tilt"]), entry)
         elif kind == "jackpot-confirmed":
             pass  # the account row changed in the same transaction; nothing else to rebuild
         else:
             raise ControllerError(f"journal entry {entry.seq}: unknown kind {kind!r}")
         self._after_change(entry)
 
-    def _apply_resolution(self, tilt: Tilt, data: Mapping[str, Any], *, at: str) -> None:
+    def _apply_resolution(self, tilt: Tilt, entry: Entry) -> None:
+        data = entry.data
         resolution: Resolution = data["resolution"]
         if resolution == "enter-card" and tilt.card is not None and self.round is not None:
             self.round.reveal(tilt.card, parse_card(data["card"]))
@@ -710,18 +893,22 @@ class TableService:
                 "cancel": f"cancelled after {tilt.kind}: {data['why']}",
                 "void": f"malfunction voids all pays and plays ({tilt.kind}): {data['why']}",
             }[resolution]
-            bets = self.round.bets
-            self._finish(self.round.void(reason), at=at, void=reason)
+            bets, meter = self.round.bets, data.get("meter", self.round.jackpot_meter)
+            self._finish(self.round.void(reason), entry=entry, void=reason)
             if resolution == "redeal":
                 self.round_no += 1
-                self.round = Round(config=self.config, bets=bets, jackpot_meter=self.jackpot_meter)
+                self.round = Round(config=self.config, bets=bets, jackpot_meter=meter)
 
-    def _finish(self, settlement: RoundSettlement, *, at: str, void: str | None = None) -> None:
+    def _finish(self, settlement: RoundSettlement, *, entry: Entry, void: str | None = None) -> None:
         assert self.round is not None
         record = record_from_round(self.round, table=self.table_settings, void=void)
-        self.recall.append(RecalledRound(self.round_no, record, settlement, at))
+        item = RecalledRound(self.round_no, record, settlement, entry.at)
+        self.recall.append(item)
+        self._unsaved.append(
+            FinishedRound(round=self.round_no, seq=entry.seq, at=entry.at, settled=void is None, line=item.to_json())
+        )
         if void is None:
-            self._finished.append(at)
+            self._finished.append(entry.at)
         # The round's other tilts end with it; tilts raised between rounds stay.
         self.tilts = {k: t for k, t in self.tilts.items() if t.round != self.round_no}
         self.round = None
@@ -733,6 +920,7 @@ class TableService:
 
     def _after_change(self, entry: Entry) -> None:
         self.version = entry.seq
+        self._head_hash = entry.hash
         if self.round is not None:
             step = self.round.expected()
             if isinstance(step, Complete) and self.settlement is None:
@@ -743,6 +931,11 @@ class TableService:
                 self._decide_since = None
             if entry.kind == "action":
                 self._decide_since = entry.at if isinstance(step, Decide) else None
+        if self._unsaved:
+            self._save(entry)
+        self._publish()
+
+    def _publish(self) -> None:
         if self._subscribers:
             from controller.view import snapshot
 
@@ -789,3 +982,31 @@ def card_slots(rnd: Round) -> dict[Card, Slot]:
 
 def decisions(rnd: Round, box: int) -> list[str]:
     return [e.action.action for e in rnd.events if isinstance(e, ActionTaken) and e.action.box == box]
+
+
+def _a(title: str) -> str:
+    return f"{'an' if title[:1] in 'AEIOU' else 'a'} {title}"
+
+
+def _tilt_to_json(tilt: Tilt) -> dict[str, Any]:
+    return {
+        "id": tilt.id,
+        "kind": tilt.kind,
+        "message": tilt.message,
+        "raised_at": tilt.raised_at,
+        "round": tilt.round,
+        "held": list(tilt.held),
+        "card": tilt.card,
+    }
+
+
+def _tilt_from_json(data: Mapping[str, Any]) -> Tilt:
+    return Tilt(
+        id=data["id"],
+        kind=data["kind"],
+        message=data["message"],
+        raised_at=data["raised_at"],
+        round=data["round"],
+        held=tuple(data["held"]),
+        card=data["card"],
+    )

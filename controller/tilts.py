@@ -15,6 +15,7 @@ TiltKind = Literal[
     "shoe-fault",
     "camera-mismatch",
     "camera-link-lost",
+    "journal-unavailable",
 ]
 Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
 
@@ -39,6 +40,9 @@ RESOLUTIONS: Final[dict[str, tuple[Resolution, ...]]] = {
     # The camera over the table failed for good: its misdeal checks are off (continue plays on
     # without them), and a table with no reading shoe has no card source until it is repaired.
     "camera-link-lost": ("continue", "void", "cancel"),
+    # The journal cannot be written (a full disk, an I/O error): nothing is recorded or acknowledged
+    # meanwhile (the shoe keeps its cards); once storage is back, play goes on or the round ends.
+    "journal-unavailable": ("continue", "void", "cancel"),
 }
 ROUND_ENDING: Final = frozenset({"redeal", "cancel", "void"})
 
@@ -52,6 +56,7 @@ INSTRUCTIONS: Final[dict[str, str]] = {
     "shoe-fault": "Stop dealing. Clear the shoe fault, then call a supervisor.",
     "camera-mismatch": "Stop. The camera and the shoe disagree about a card: call a supervisor to compare them.",
     "camera-link-lost": "Stop. The camera over the table is not working: call a technician and a supervisor.",
+    "journal-unavailable": "Stop. The table cannot record anything: call a technician, then a supervisor to clear it.",
 }
 
 

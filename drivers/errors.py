@@ -21,3 +21,8 @@ class ProtocolError(DriverError):
 
 class SimulatorError(DriverError):
     """The simulated shoe refused a command, or its process could not be started or stopped."""
+
+
+class DeliveryRefused(DriverError):
+    """Raised by a shoe event consumer that could not store the event (its journal is unavailable):
+    the driver acknowledges nothing of it, and the shoe sends it again once asked."""

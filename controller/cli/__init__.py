@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.settle",
     "controller.cli.config",
     "controller.cli.history",
+    "controller.cli.journal",
     "controller.cli.table",
     "drivers.cli",
     "web_display.cli",

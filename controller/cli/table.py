@@ -159,7 +159,7 @@ def run_table(args: argparse.Namespace) -> int:
     def healthy() -> bool:
         # Taking the table's lock proves no command is stuck holding it; a stuck table stops the pings.
         live.table.inspect(lambda t: t.version)
-        return not live.failed.is_set() and (web is None or web.alive)
+        return web is None or web.alive
 
     watchdog = Watchdog(notifier, healthy)
     notifier.ready(f"{name}: {live.table.config.game}, serving {web.url if web else 'no displays'}")
@@ -176,8 +176,6 @@ def run_table(args: argparse.Namespace) -> int:
                 mode += ", camera checking the deal"
             print(f"{live.table.config.name}: {live.table.config.game}, {mode}, data in {args.data}", file=sys.stderr)
         while not stop.wait(0.2):
-            if live.failed.is_set():
-                raise ControllerError(f"stopped: {live.failure}")
             if camera is not None and camera.failed.is_set():
                 raise ControllerError(f"stopped: the camera failed: {camera.failure}")
             watchdog.beat()
@@ -357,8 +355,6 @@ def run_demo(args: argparse.Namespace) -> int:
         camera_down = False
         try:
             while not stop.wait(0.2):
-                if live.failed.is_set():
-                    raise ControllerError(f"stopped: {live.failure}")
                 if camera is not None and camera.link.failed.is_set() and not camera_down:
                     # The camera raised its tilt; the console says so loudly too (a supervisor may play on).
                     camera_down = True

@@ -29,9 +29,9 @@ import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 
-from drivers.errors import TransportError
+from drivers.errors import DeliveryRefused, TransportError
 from drivers.shoe.config import ShoeConfig
-from drivers.shoe.events import ShoeEvent
+from drivers.shoe.events import CardDrawn, DrawGap, LinkDown, LinkUp, ShoeEvent, ShoeStatus, StatusCode
 from drivers.shoe.session import ShoeProtocol, Step, make_protocol
 from drivers.shoe.transport import ShoeTransport, transport_for
 
@@ -68,6 +68,7 @@ class ShoeDriver:
         # Separate from _lock: stop() holds _lock while it joins the I/O thread, which wakes waiters.
         self._wakers_lock = threading.Lock()
         self._wakers: list[Callable[[], None]] = []
+        self._down_reported = False  # a LinkDown was delivered and no LinkUp since
 
     # --- lifecycle ---------------------------------------------------------------------------------
 
@@ -192,6 +193,10 @@ class ShoeDriver:
                         transport.open()
                     except TransportError as exc:
                         log.debug("%s; retrying in %.2f s", exc, backoff)
+                        if not self._down_reported:
+                            # A shoe missing from the start is a link down too: the table must not
+                            # tell the dealer to deal.
+                            self._deliver(LinkDown(reason=str(exc), received_at=self._clock()))
                         self._stopping.wait(backoff)
                         backoff = min(backoff * 2, self.config.reconnect_max)
                         continue
@@ -234,26 +239,46 @@ class ShoeDriver:
             self._apply(protocol.tick(now))
 
     def _apply(self, step: Step) -> None:
-        # Events first: an acknowledgement must never leave before its draw is handed over.
-        self._deliver_all(step.events)
-        if step.send and not self._stopping.is_set():
+        # Events first: an acknowledgement must never leave before its draw is handed over, nor at all
+        # when the consumer refused it (nothing stored, nothing acknowledged: the shoe sends it again).
+        if self._deliver_all(step.events) and step.send and not self._stopping.is_set():
             self._transport.write(step.send)
 
-    def _deliver_all(self, events: list[ShoeEvent]) -> None:
+    def _deliver_all(self, events: list[ShoeEvent]) -> bool:
+        """Hand the events over in order; False (and the protocol rewound) when the consumer refused one."""
         for event in events:
-            self._deliver(event)
+            if not self._deliver(event):
+                self._protocol.refused(_draw_of(event))
+                return False
+        return True
 
-    def _deliver(self, event: ShoeEvent) -> None:
+    def _deliver(self, event: ShoeEvent) -> bool:
+        if isinstance(event, LinkDown | LinkUp):
+            self._down_reported = isinstance(event, LinkDown)
         if self._on_event is not None:
             try:
                 self._on_event(event)
+            except DeliveryRefused as exc:
+                log.warning("shoe event %s not stored, not acknowledged: %s", type(event).__name__, exc)
+                return False
             except Exception:
                 log.exception("shoe event callback failed on %r", event)
-            return
+            return True
         while not self._stopping.is_set():
             try:
                 self._queue.put(event, timeout=0.1)
             except queue.Full:
                 continue
             self._wake_async()
-            return
+            return True
+        return True
+
+
+def _draw_of(event: ShoeEvent) -> int | None:
+    """The draw counter an event stands for (its card, an unreadable card, the first of lost draws)."""
+    match event:
+        case CardDrawn(draw_counter=counter) | ShoeStatus(code=StatusCode.UNREADABLE, draw_counter=counter):
+            return counter
+        case DrawGap(first=first):
+            return first
+    return None

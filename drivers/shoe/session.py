@@ -78,6 +78,11 @@ class ShoeProtocol(ABC):
     def disconnected(self, reason: str, now: float) -> Step:
         """The port failed or was closed."""
 
+    @abstractmethod
+    def refused(self, counter: int | None) -> None:
+        """The consumer could not store an event (nothing of it may be acknowledged): forget the session
+        and every draw from ``counter`` on (None: no draw), so that the shoe, asked again, replays them."""
+
 
 class ReferenceProtocol(ShoeProtocol):
     """The reference protocol of docs/shoe-protocol.md, controller side."""
@@ -148,6 +153,14 @@ class ReferenceProtocol(ShoeProtocol):
         elif self._session and not step.send and now - self._last_tx >= self.config.heartbeat_interval:
             step = self._out(step, p.encode_frame(seq=0, type=p.MsgType.HEARTBEAT), now)
         return step
+
+    def refused(self, counter: int | None) -> None:
+        # Quietly, with no LinkDown: the link is fine, the consumer is not. A new session at the next
+        # tick resumes after the last draw the consumer has.
+        self._session = False
+        self._next_connect = 0.0
+        if counter is not None and (self._last_counter is None or counter - 1 < self._last_counter):
+            self._last_counter = counter - 1
 
     def disconnected(self, reason: str, now: float) -> Step:
         step = Step()

@@ -33,7 +33,7 @@ def test_autoplay_plays_every_game_to_settled_rounds_that_replay(game: str, tmp_
     player = AutoPlayer(table=table, draw=draw, new_round=shuffle, config=AutoplayConfig(pace=0, seed=11))
     while table.round_no < 40 or table.round is not None:
         player.step()
-    assert player.errors == []
+    assert not player.errors
     assert not table.tilts
     assert len(table.recall) == 10
     outcomes = set()

@@ -82,7 +82,7 @@ def test_rounds_of_every_game_from_the_shoe_settle_as_settle_does(tmp_path: Path
         while len(r.table.recall) < 4:
             player.step()
             time.sleep(0.001)
-        assert player.errors == [] and not r.table.tilts
+        assert not player.errors and not r.table.tilts
     finally:
         r.close()
     done = subprocess.run(

@@ -208,6 +208,7 @@ def test_a_camera_lost_for_good_stops_play_until_a_supervisor_plays_on_without_i
     t.on_card(OASIS_CARDS[3], counter=4)  # the shoe still reads: the card waits for the supervisor
     assert only_tilt(t).held == (OASIS_CARDS[3],)
     # The tilt is in the journal: a restart still shows it.
+    t._store.close()
     again = table(data)
     assert only_tilt(again).kind == "camera-link-lost"
     again.clear_tilt(tilt.id, resolution="continue", actor=SUPER, why="camera unplugged; dealer checks by eye")
@@ -388,3 +389,29 @@ def test_the_decision_timer_deadline_is_in_the_snapshot(data: Path) -> None:
     deadline = t.view()["decide"]["deadline"]
     assert deadline is not None
     assert datetime.fromisoformat(deadline) - t.now() > timedelta(seconds=29)
+
+
+def test_a_table_restarts_after_a_redeal_once_the_jackpot_has_moved_on(data: Path) -> None:
+    """A redealt round starts from the meter as it stood at the redeal, in play and in every replay
+    (the replay used to take the meter as it is at restart, and refused the journal)."""
+    t = table(data, jackpot={"enabled": True, "reset": 1000, "contribution": 5})
+    play_oasis_round(t)
+    t.confirm_settlement(actor=DEALER)
+    t.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=20)], actor=DEALER)
+    deal(t, OASIS_CARDS[:7], start=11)
+    t.report("dealer-card-exposed", actor=DEALER, detail="flipped while dealing")
+    t.clear_tilt(only_tilt(t).id, resolution="redeal", actor=SUPER, why="exposed card")
+    meter_at_redeal = t.jackpot_meter
+    assert t.round is not None and t.round.jackpot_meter == meter_at_redeal
+    deal(t, OASIS_CARDS, start=18)
+    t.act(Action(1, "raise"), actor=DEALER)
+    t.act(Action(2, "fold"), actor=DEALER)
+    t.confirm_settlement(actor=DEALER)
+    assert t.jackpot_meter > meter_at_redeal  # the folded box fed the meter
+    play_oasis_round(t, start=28)
+    t.confirm_settlement(actor=DEALER)
+    before = [item.to_json() for item in t.recall]
+    t._store.close()
+    again = TableService(store=SqliteJournal(path=data), clock=Clock())
+    assert [item.to_json() for item in again.recall] == before
+    assert again.recall[-2].record.jackpot_meter == meter_at_redeal

@@ -13,6 +13,7 @@ from controller.cards import card
 from drivers.errors import TransportError
 from drivers.shoe import CardDrawn, DrawGap, LinkDown, LinkUp, ShoeDriver, ShoeEvent, ShoeStatus, StatusCode
 from drivers.shoe.sim import Faults, SimulatedShoeProcess
+from tests.waiting import wait_for
 
 # Every test here drives a simulated shoe process over a pty: the simulated-hardware suite (-m hil).
 pytestmark = pytest.mark.hil
@@ -204,7 +205,10 @@ def test_missing_device_is_an_error_only_when_required(make_driver: Callable[...
     with pytest.raises(TransportError, match="cannot open shoe"):
         strict.start(require_device=True)
     patient = make_driver("/dev/nonexistent-shoe")
-    assert patient.get(timeout=0.3) is None  # retrying with backoff, no event, no crash
+    # Said once (the table raises its link tilt from the start), then retried with backoff, quietly.
+    down = patient.get(timeout=5)
+    assert isinstance(down, LinkDown) and "/dev/nonexistent-shoe" in down.reason
+    assert patient.get(timeout=0.5) is None
     assert patient.running
     patient.stop()
     assert not patient.running
@@ -328,3 +332,46 @@ def test_a_second_reader_of_the_same_shoe_is_refused(
         second.start(require_device=True)
     sim.draw()
     assert [c.draw_counter for c in cards_in(collect(first, n_cards(1)))] == [1]
+
+
+def test_a_draw_the_consumer_refused_is_not_acknowledged_and_comes_again(
+    make_sim: Callable[..., SimulatedShoeProcess],
+) -> None:
+    """A consumer that cannot store a draw (its journal is full) refuses it: the driver does not
+    acknowledge it, and the shoe, asked again, sends it — once accepted, each draw arrives once."""
+    import threading
+
+    from drivers.errors import DeliveryRefused
+    from drivers.shoe import ShoeConfig
+
+    sim = make_sim(seed=4)
+    stored: list[int] = []
+    refusing = threading.Event()
+    refusing.set()
+    refusals: list[int] = []
+
+    def consume(event: ShoeEvent) -> None:
+        if isinstance(event, CardDrawn):
+            if refusing.is_set():
+                refusals.append(event.draw_counter)
+                raise DeliveryRefused("journal unavailable: disk full")
+            stored.append(event.draw_counter)
+
+    driver = ShoeDriver(
+        config=ShoeConfig(url=sim.device_path, link_timeout=0.4, heartbeat_interval=0.05, reconnect_initial=0.02),
+        on_event=consume,
+    )
+    driver.start()
+    try:
+        wait_for(lambda: driver.link_up, "the link")
+        for _ in range(3):
+            sim.draw()
+        wait_for(lambda: len(refusals) >= 3, "the draws to be offered")
+        assert stored == []
+        refusing.clear()
+        wait_for(lambda: len(stored) >= 3, "the refused draws to come again")
+        sim.draw()
+        wait_for(lambda: len(stored) >= 4, "the next draw")
+        assert stored == [1, 2, 3, 4]
+    finally:
+        driver.stop()

@@ -122,6 +122,9 @@ class LineProtocol(ShoeProtocol):
     def connected(self, now: float) -> Step:
         return Step(send=b"HELLO?\n")
 
+    def refused(self, counter: int | None) -> None:
+        pass  # no acknowledgements: this shoe cannot be asked to send a card again
+
     def received(self, data: bytes, now: float) -> Step:
         step = Step()
         self._buf += data
