@@ -165,13 +165,14 @@ class TableService:
         clock: Callable[[], datetime] = utcnow,
         recall: int | None = RECALL,
         replay_observer: Callable[[TableService, Entry], None] | None = None,
+        checkpoint_every: int = CHECKPOINT_EVERY,
     ) -> None:
         """Rebuild the table from its journal (the newest checkpoint and the entries after it); with
         ``config``, run it under that configuration.
 
         ``recall`` is how many finished rounds to keep at hand (None: all, for tests).
         ``replay_observer`` is called after each entry replayed (``journal verify`` compares the
-        state with the checkpoints as it goes).
+        state with the checkpoints as it goes). ``checkpoint_every``: rounds between checkpoints.
 
         Raises:
             TableError: no configuration given and none in the journal, a configuration for another
@@ -196,6 +197,7 @@ class TableService:
         self._journaled: dict[str, Any] | None = None  # the settings the journal last recorded
         self._unsaved: list[FinishedRound] = []  # finished rounds not yet in the store's round index
         self._checkpoint_round = 0
+        self._checkpoint_every = checkpoint_every
         self._head_hash = ""
         self._replaying = True
         checkpoint = store.latest_checkpoint()
@@ -275,7 +277,7 @@ class TableService:
             return
         checkpoint = None
         boundary = self.round is None and self._unsaved[-1].seq == self.version
-        if boundary and self.round_no - self._checkpoint_round >= CHECKPOINT_EVERY:
+        if boundary and self.round_no - self._checkpoint_round >= self._checkpoint_every:
             at = self._unsaved[-1].at
             checkpoint = Checkpoint(seq=self.version, hash=self._head_hash, at=at, state=self.checkpoint_state())
         if self._replaying and checkpoint is None and len(self._unsaved) < SAVE_BATCH:
