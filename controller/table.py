@@ -158,6 +158,9 @@ class TableService:
         self._decide_since: str | None = None
         self.recall: deque[RecalledRound] = deque(maxlen=recall)
         self._finished: deque[str] = deque(maxlen=2000)  # when recent rounds finished, for the floor
+        # A configuration an admin changed during a round: applied (journaled as "configured") as
+        # soon as no round is open; the "configuration-staged" entry that holds it.
+        self.staged: Entry | None = None
         if self.config.jackpot.enabled and store.jackpot() is None:
             store.open_jackpot(name=self.config.name, meter=self.config.jackpot.reset)
         for entry in entries:
@@ -170,6 +173,8 @@ class TableService:
                     "finish or void it before changing the configuration"
                 )
             self._commit("configured", {"settings": wanted}, SYSTEM)
+        # Stopped between a round's end and the staged configuration's entry: apply it now.
+        self._apply_staged()
 
     # ----------------------------------------------------------------- reading
 
@@ -253,24 +258,52 @@ class TableService:
     # ---------------------------------------------------------------- commands
 
     def reconfigure(self, config: TableConfig, *, actor: Actor) -> Entry:
-        """An admin changes the table's configuration between rounds; journaled with who.
+        """An admin changes the table's configuration; journaled with who.
+
+        Between rounds it applies at once. During a round it is staged (a "configuration-staged"
+        entry, shown as pending) and applied when the round ends, before the next one opens; a
+        later change during the same round replaces it.
 
         Raises:
             PermissionDenied: the actor is not an admin.
-            TableError: a round is open, or the game would change (a new game is a new table).
+            TableError: the game would change (a new game is a new table).
         """
         with self._lock:
             if actor.role != "admin":
                 raise PermissionDenied("only an admin may change the table configuration")
-            if self.round is not None:
-                raise TableError(f"round {self.round_no} is open: finish or void it before changing the configuration")
             if config.game != self.config.game:
                 raise TableError(
                     f"this table plays {self.config.game}; a table for {config.game} needs its own data folder"
                 )
+            if self.round is not None:
+                return self._commit("configuration-staged", {"settings": _settings(config)}, actor)
             if config.jackpot.enabled and self._store.jackpot() is None:
                 self._store.open_jackpot(name=config.name, meter=config.jackpot.reset)
             return self._commit("configured", {"settings": _settings(config)}, actor)
+
+    def staged_changes(self) -> dict[str, Any] | None:
+        """The staged configuration as the displays show it: who, when, and each changed setting."""
+        with self._lock:
+            if self.staged is None:
+                return None
+            changes = _changed(_settings(self.config), self.staged.data["settings"])
+            return {
+                "by": Actor.parse(self.staged.actor).name,
+                "at": self.staged.at,
+                "changes": [{"key": key, "old": old, "new": new} for key, old, new in changes],
+            }
+
+    def _apply_staged(self) -> None:
+        """Journal the staged configuration as the table's own once no round is open."""
+        staged = self.staged
+        if staged is None or self.round is not None:
+            return
+        config = build_config(staged.data["settings"])
+        if config.jackpot.enabled and self._store.jackpot() is None:
+            self._store.open_jackpot(name=config.name, meter=config.jackpot.reset)
+        self._commit(
+            "configured", {"settings": staged.data["settings"], "staged": staged.seq}, Actor.parse(staged.actor)
+        )
 
     def open_round(self, bets: Sequence[BoxBet], *, actor: Actor) -> Entry:
         """Open a round with these bets.
@@ -637,6 +670,8 @@ class TableService:
             round_no=self.round_no,
         )
         self._apply(entry)
+        if entry.kind != "configured":
+            self._apply_staged()  # the round just ended: the change made during it applies now
         return entry
 
     def _apply(self, entry: Entry) -> None:
@@ -645,6 +680,9 @@ class TableService:
         kind = entry.kind
         if kind == "configured":
             self.config = build_config(data["settings"])
+            self.staged = None
+        elif kind == "configuration-staged":
+            self.staged = entry
         elif kind == "round-opened":
             self.round_no = data["round"]
             self.last_bets = bets_from_json(data["bets"])
@@ -774,6 +812,16 @@ def _settings(config: TableConfig) -> dict[str, Any]:
     settings["rules"] = config.rules.model_dump(mode="json")
     cleaned: dict[str, Any] = _drop_none(settings)
     return cleaned
+
+
+def _changed(old: Any, new: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted key, old value, new value) for every setting that differs between two settings trees."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in sorted(set(old) | set(new)):
+            out.extend(_changed(old.get(key), new.get(key), f"{prefix}{key}."))
+        return out
+    return [] if old == new else [(prefix.rstrip("."), old, new)]
 
 
 def _drop_none(value: Any) -> Any:
