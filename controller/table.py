@@ -187,6 +187,11 @@ class TableService:
         return cleaned
 
     @property
+    def journal_store(self) -> JournalStore:
+        """The journal this table writes, for readers (recall); every write goes through the commands."""
+        return self._store
+
+    @property
     def jackpot_meter(self) -> int:
         account = self._store.jackpot()
         return account.meter if account else self.config.jackpot.reset

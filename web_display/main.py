@@ -16,7 +16,7 @@ from fastapi.staticfiles import StaticFiles
 from controller.errors import ConfigError, ControllerError, RuleViolation
 from controller.table import PermissionDenied, TableError, TableService
 from web_display.accounts import AccountStore
-from web_display.api.routes import admin, auth, floor, live, pages
+from web_display.api.routes import admin, auth, floor, live, override, pages, recall
 from web_display.api.routes import tables as table_routes
 from web_display.core.config import Settings
 from web_display.core.security import SessionStore
@@ -33,7 +33,16 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "same-origin",
 }
-ROUTERS = (auth.router, table_routes.router, floor.router, admin.router, live.router, pages.router)
+ROUTERS = (
+    auth.router,
+    table_routes.router,
+    recall.router,
+    override.router,
+    floor.router,
+    admin.router,
+    live.router,
+    pages.router,
+)
 
 
 def create_app(*, settings: Settings, tables: Mapping[str, TableService]) -> FastAPI:

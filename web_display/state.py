@@ -10,6 +10,7 @@ from web_display.accounts import AccountStore
 from web_display.core.config import Settings
 from web_display.core.security import SessionStore
 from web_display.errors import ServerError
+from web_display.override import OverrideGrants
 
 if TYPE_CHECKING:
     from controller.table import TableService
@@ -25,6 +26,7 @@ class AppState:
     accounts: AccountStore
     sessions: SessionStore
     hub_: Hub | None = field(default=None)
+    overrides: OverrideGrants = field(default_factory=OverrideGrants)
 
     @property
     def hub(self) -> Hub:

@@ -109,7 +109,7 @@ def test_any_round_is_found_again_in_the_journal_by_its_number(data: Path) -> No
     t.clear_tilt(tilt.id, resolution="redeal", actor=SUPER, why="exposed")
     t.void_round(actor=SUPER, why="table closes")
     t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)  # round 15, still open
-    assert [r.round for r in t.recall][0] == 5  # rounds 1-4 are out of the table's recall window
+    assert t.recall[0].round == 5  # rounds 1-4 are out of the table's recall window
     store = SqliteJournal(path=data)
     try:
         old = find_round(store, 2)

@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     # Failed sign-ins before a name is refused for lockout_seconds (slows password guessing).
     max_failed_logins: int = Field(default=5, ge=1)
     lockout_seconds: float = Field(default=60.0, ge=0)
+    # A supervisor override on a dealer's terminal: how long the action named by the dealer's display
+    # waits for the supervisor's credentials before it lapses (it is used once either way).
+    override_seconds: float = Field(default=30.0, gt=0, le=600)
 
     @property
     def accounts_path(self) -> Path:
