@@ -128,6 +128,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
             "max_bet": config.max_bet,
             "max_payout": config.max_payout,
             "boxes": config.boxes,
+            "max_bettors": config.max_bettors,
             "bonus": config.bonus.enabled,
         },
         "round": table.round_no,

@@ -60,9 +60,9 @@ def click_and_wait(page: Page, table: TableService, selector: str) -> None:
     page.wait_for_function("v => Number(document.body.dataset.version || -1) > v", arg=before)
 
 
-def screenshot(page: Page, name: str) -> None:
+def screenshot(page: Page, name: str, *, full_page: bool = True) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
 
 
 def money(amount: int) -> str:
