@@ -21,7 +21,7 @@ from tests.web_display.browser import (
     sign_in,
     signed,
 )
-from tests.web_display.kit import deal, live_server, make_app, make_table
+from tests.web_display.kit import PASSWORD, deal, live_server, make_app, make_table
 from tests.web_display.test_early_show import CARDS
 
 pytestmark = pytest.mark.browser
@@ -59,13 +59,24 @@ def test_an_admin_edits_the_configuration_and_the_dealer_sees_the_new_limit(tmp_
             expect(dealer.locator("input[name=ante-1]")).to_have_value("10")
             expect(admin.locator("#audit tbody")).to_contain_text("table-configured")
             screenshot(admin, "admin-config-editor")
-            # During a round the table refuses, and the admin is told why.
+            # During a round the change is accepted and pending: the dealer sees it, and it applies when
+            # the round ends.
             table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
             text.fill(text.input_value().replace("max_payout = 4500", "max_payout = 5000"))
             editor.locator("button.save-config").click()
-            expect(editor.locator(".config-message.error")).to_contain_text("round 1 is open")
+            expect(editor.locator(".config-message.pending")).to_have_text(
+                "Saved: max_payout — pending, applies when round 1 ends"
+            )
             assert table.config.max_payout == 4500
-            shown_version(dealer, table.version)
+            expect(dealer.locator("#pending-config")).to_contain_text(
+                f"from the next round: max payout {money(4500)} → {money(5000)}"
+            )
+            screenshot(dealer, "dealer-pending-configuration", full_page=False)
+            table.void_round(actor=Actor("sam", "supervisor"), why="ends the round")
+            expect(dealer.locator("#pending-config")).to_have_count(0)
+            expect(dealer.locator("#limits")).to_have_text(
+                f"Limits {money(10)} – {money(100)} · maximum payout {money(5000)}"
+            )
     finally:
         admin.context.close()
         dealer.context.close()
@@ -133,7 +144,8 @@ def test_a_shared_box_entered_in_the_bets_form_settles_each_bettors_share(tmp_pa
         assert (bet.box, bet.ante, bet.bonus) == (1, 30, 5)
         assert [(p.name, p.ante, p.bonus) for p in bet.bettors] == [("ann", 20, 0), ("bob", 10, 5)]
         expect(form.locator(".bettor-row")).to_have_count(0)  # the form is cleared for the next round
-        expect(page.locator("#box-1 .bettor")).to_have_text(["ann: EUR 20", "bob: EUR 10 · bonus EUR 5"])
+        expect(page.locator("#box-1 .bettor span")).to_have_text(["ann", "bob"])
+        expect(page.locator("#box-1 .bettor b")).to_have_text([money(20), f"{money(10)} + bonus {money(5)}"])
         # Box 1 full house (raise pays, bonus pays), box 2 folds; dealer two pair, qualifies.
         deal(table, passes({1: "Kc Kd Kh 9s 9h", 2: "2c 3d 4h 7s 8c"}, "Jc Jd 4s 4c 3c", n=5))
         click_and_wait(page, table, "#decide button[data-action=raise]")
@@ -174,3 +186,37 @@ def test_the_deciding_box_counts_down_and_folds_at_its_deadline(tmp_path: Path, 
             "system:decision-timer",
             "dealer:dealer",
         ]
+
+
+def test_removing_an_account_asks_first_and_a_supervisor_is_told_admin_is_not_theirs(
+    tmp_path: Path, browser: Browser
+) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    admin, supervisor = new_page(browser), new_page(browser)
+    try:
+        with live_server(make_app(tmp_path, {"T1": table})) as server:
+            sign_in(admin, server.url, "admin", next_path="/admin")
+            row = admin.locator("#accounts tr[data-account=dealer]")
+            row.locator("button.remove-account").click()
+            expect(row.locator(".confirm-remove")).to_contain_text("Remove dealer? Their sessions end now.")
+            row.locator("button.keep").click()  # changed their mind: nothing happens
+            expect(admin.locator("#accounts tbody tr")).to_have_count(3)
+            row.locator("button.remove-account").click()
+            row.locator("button.confirm").click()
+            expect(admin.locator("#accounts tbody tr")).to_have_count(2)
+            expect(admin.locator("#audit tbody")).to_contain_text("account-removed")
+            # A supervisor at /admin: told plainly, with the way back; no admin layout, no error toast.
+            supervisor.goto(f"{server.url}/login?next=/admin")
+            supervisor.fill("#name", "supervisor")
+            supervisor.fill("#password", PASSWORD)
+            with supervisor.expect_response(lambda r: r.url.endswith("/admin")) as answer:
+                supervisor.click("#sign-in")
+            assert answer.value.status == 403
+            expect(supervisor.locator("h1")).to_have_text("Admins only")
+            expect(supervisor.locator("#who")).to_contain_text("signed in as supervisor (supervisor)")
+            expect(supervisor.locator("#accounts")).to_have_count(0)
+            expect(supervisor.locator("#toast")).to_be_hidden()
+            screenshot(supervisor, "admin-no-access")
+    finally:
+        admin.context.close()
+        supervisor.context.close()

@@ -4,6 +4,7 @@ Measured, not read: nothing scrolls, nothing that matters is off the screen or c
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from controller.engine import BoxBet
 from controller.table import Actor
 from tests.web_display.browser import screenshot, shown_version, sign_in
 from tests.web_display.kit import live_server, make_app, make_table
@@ -108,8 +110,18 @@ def test_the_dealer_screen_at_table_display_sizes(tmp_path: Path, page: Page, ga
         dealer.counter += 1
         shown_version(page, table.version)
         look(page, f"{game}-4-tilt", required=(".tilt", ".tilt button.clear", "#expected"))
-        (tilt,) = table.tilts
-        table.clear_tilt(tilt, resolution="burn", actor=SUPER, why="read twice")
+        # The shoe's link goes too: a second tilt, and the status strip says which device.
+        table.on_link(False, detail="no answer for 3 s")
+        shown_version(page, table.version)
+        expect(page.locator("#dev-shoe")).to_have_attribute("data-state", "alarm")
+        expect(page.locator("#dev-shoe .state")).to_have_text("link lost")
+        expect(page.locator(".tilt")).to_have_count(2)
+        look(page, f"{game}-4-two-tilts", required=(".tilt", ".tilt button.clear", "#expected"))
+        first, second = table.tilts
+        table.clear_tilt(second, resolution="continue", actor=SUPER, why="cable back")
+        table.clear_tilt(first, resolution="burn", actor=SUPER, why="read twice")
+        shown_version(page, table.version)
+        expect(page.locator("#dev-shoe")).to_have_attribute("data-state", "ok")
 
         dealer.until("showdown")
         shown_version(page, table.version)
@@ -134,3 +146,63 @@ def test_the_dealer_screen_at_table_display_sizes(tmp_path: Path, page: Page, ga
             dealer.until("decide")
             shown_version(page, table.version)
             look(page, f"{game}-6-next-round-with-pending-jackpot", required=(".banner.pending-hit", "#decide button"))
+
+
+FLOOR_SIZES = ((1366, 768), (3840, 2160))
+
+
+def test_the_floor_from_a_laptop_to_a_4k_wall(tmp_path: Path, page: Page) -> None:
+    games = ["oasis", "casino-holdem", "holdem-exchange", "holdem-bonus", "oasis", "casino-holdem"]
+    tables = {
+        f"Table-{i + 1}": make_table(tmp_path / "journal", g, f"Table-{i + 1}", **CASES[g].settings)
+        for i, g in enumerate(games)
+    }
+    # Table 1 plays rounds until it has more large payouts than a tile shows; table 2 has a tilt.
+    busy = tables["Table-1"]
+    dealer = Dealer(table=busy, seed=3)
+    for seed in range(6):
+        dealer.seed = seed  # a new shuffle each round
+        dealer.new_deck()
+        busy.open_round([BoxBet(box=b, ante=ANTES[b]) for b in range(1, 8)], actor=Actor("dana", "dealer"))
+        dealer.until("showdown")
+        busy.confirm_settlement(actor=Actor("dana", "dealer"))
+    tables["Table-2"].on_shoe_status("jam")
+    with live_server(make_app(tmp_path, tables, large_payout_bets=1)) as server:
+        sign_in(page, server.url, "supervisor", next_path="/floor")
+        expect(page.locator(".tile")).to_have_count(6)
+        expect(page.locator("[data-table=Table-1] .payouts li")).to_have_count(3)
+        expect(page.locator("[data-table=Table-2]")).to_have_class(re.compile(r"\bhas-tilt\b"))
+        type_size = {}
+        for width, height in FLOOR_SIZES:
+            page.set_viewport_size({"width": width, "height": height})
+            settle(page)
+            found = problems(page, required=(".tile",))
+            screenshot(page, f"layout-floor-6-tables-{width}x{height}", full_page=False)
+            assert found == [], f"floor at {width}x{height}: " + "; ".join(found)
+            # The tiles use the screen's width, whatever its size.
+            used = page.evaluate(
+                "() => { const t = [...document.querySelectorAll('.tile')].map((e) => e.getBoundingClientRect());"
+                " const top = t[0].top; return t.filter((r) => r.top === top).reduce((s, r) => s + r.width, 0) }"
+            )
+            assert used >= 0.85 * width, (width, used)
+            type_size[width] = page.evaluate(
+                "() => parseFloat(getComputedStyle(document.querySelector('.tile-inner')).fontSize)"
+            )
+        assert type_size[3840] >= 1.8 * type_size[1366], type_size
+        # The newest payouts first, never more than three, in the place the tile keeps for them.
+        rounds = page.locator("[data-table=Table-1] .payouts li span").all_inner_texts()
+        assert len(rounds) == 3
+        numbers = [int(r.split()[1]) for r in rounds]
+        assert numbers == sorted(numbers, reverse=True)
+    # Two tables on a 4K wall: each tile takes half of it, not a corner.
+    two = {name: tables[name] for name in ("Table-1", "Table-2")}
+    with live_server(make_app(tmp_path / "two", two)) as server:
+        sign_in(page, server.url, "supervisor", next_path="/floor")
+        expect(page.locator(".tile")).to_have_count(2)
+        settle(page)
+        assert problems(page, required=(".tile",)) == []
+        widths = page.evaluate(
+            "() => [...document.querySelectorAll('.tile')].map((e) => e.getBoundingClientRect().width)"
+        )
+        assert min(widths) >= 0.45 * 3840, widths
+        screenshot(page, "layout-floor-2-tables-3840x2160", full_page=False)

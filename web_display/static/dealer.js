@@ -151,7 +151,7 @@ const DealerView = (() => {
     );
     if (box.bonus) lines.push(el("li", { class: "stake", "data-stake": "bonus" }, el("span", { text: "Bonus" }), el("b", { text: fmt(box.bonus) })));
     for (const p of box.bettors) {
-      lines.push(el("li", { class: "bettor" }, el("span", { text: p.name }), el("b", { text: `${fmt(p.ante)}${p.bonus ? ` + ${fmt(p.bonus)}` : ""}` })));
+      lines.push(el("li", { class: "bettor" }, el("span", { text: p.name }), el("b", { text: `${fmt(p.ante)}${p.bonus ? ` + bonus ${fmt(p.bonus)}` : ""}` })));
     }
     return el("ul", { class: "lines stakes" }, ...lines);
   }
@@ -234,10 +234,11 @@ const DealerView = (() => {
     if (!n || grid.hidden) return;
     const w = grid.clientWidth;
     const h = grid.clientHeight;
+    const em = parseFloat(getComputedStyle(grid).fontSize);
     let best = null;
     for (let cols = 1; cols <= n; cols++) {
       const rows = Math.ceil(n / cols);
-      const size = Math.min((0.064 * w) / cols, (0.052 * h) / rows);
+      const size = Math.min(0.064 * Math.min(w / cols, 32 * em), (0.052 * h) / rows);
       const waste = cols * rows - n;
       if (!best || size > best.size + 0.2 || (Math.abs(size - best.size) <= 0.2 && waste < best.waste)) best = { cols, rows, size, waste };
     }
