@@ -220,3 +220,46 @@ def test_removing_an_account_asks_first_and_a_supervisor_is_told_admin_is_not_th
     finally:
         admin.context.close()
         supervisor.context.close()
+
+
+def test_recall_shows_a_past_rounds_cards_in_deal_order_and_prints(tmp_path: Path, page: Page) -> None:
+    from tests.web_display.rounds import OASIS, Card
+    from tests.web_display.test_recall_api import play
+
+    table = make_table(tmp_path / "journal", "oasis", "T1", **OASIS.settings)
+    shown = play(table, OASIS)
+    fed = [s.code for s in OASIS.steps if isinstance(s, Card)]
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#phase")).to_have_text("idle")
+        page.click("#open-recall")
+        expect(page.locator("#recall .list button[data-round='1']")).to_contain_text(f"House pays {money(3590)}")
+        detail = page.locator("#recall-detail")
+        expect(detail.locator("#recall-title")).to_have_text("Round 1 · Oasis Poker · T1")
+        rows = detail.locator(".cards-table tbody tr")
+        expect(rows).to_have_count(len(fed))
+        # Deal order, where each card went, and only what was face up: box 4 folded, box 3's discard.
+        expect(rows.nth(0).locator("td").nth(2)).to_have_text("Box 1 · card 1")
+        expect(rows.nth(4).locator("td").nth(2)).to_have_text("Dealer · card 1")
+        for n, code in enumerate(fed):
+            cell = rows.nth(n).locator("td").nth(1)
+            if code in shown:
+                expect(cell.locator(f".card[data-code='{code}']")).to_have_count(1)
+            else:
+                expect(cell).to_have_text("face down")
+        expect(detail.locator(".settlement-table tr.net-row[data-box='1'] th").last).to_have_text(f"Pay {money(8000)}")
+        expect(detail.locator(".settlement-table tr[data-box='1'][data-bet=cap] td").last).to_have_text(
+            f"−{money(17100)}"
+        )
+        expect(detail.locator(".actions li").nth(2)).to_have_text("Box 3: exchange (card 3)")
+        expect(detail.locator(".house-line")).to_contain_text("jackpot won")
+        screenshot(page, "dealer-recall", full_page=False)
+        # Printed for a dispute: the round alone, nothing of the live screen.
+        page.emulate_media(media="print")
+        expect(page.locator(".status-bar")).to_be_hidden()
+        expect(page.locator("#recall .side-list")).to_be_hidden()
+        expect(detail).to_be_visible()
+        screenshot(page, "dealer-recall-print")
+        page.emulate_media(media="screen")
+        page.click("#recall-close")
+        expect(page.locator("#recall")).to_be_hidden()
