@@ -309,6 +309,21 @@ def test_a_dropped_display_reconnects_and_catches_up(tmp_path: Path, page: Page)
         expect(page.locator("#box-1 .card.back")).to_have_count(3)
 
 
+def test_the_display_says_when_its_own_feed_is_down(tmp_path: Path, page: Page) -> None:
+    """The display's link is its own lamp, apart from the shoe's: a dealer must not act on a stale screen."""
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#dev-link")).to_have_attribute("data-state", "ok")
+        server.stop()
+        expect(page.locator("#dev-link")).to_have_attribute("data-state", "down")
+        expect(page.locator("#dev-link .state")).to_have_text("reconnecting")
+        expect(page.locator("#offline-banner")).to_contain_text("Display offline")
+        expect(page.locator("body")).to_have_class(re.compile(r"\boffline\b"))
+        expect(page.locator("#dev-shoe")).to_have_attribute("data-state", "ok")  # the shoe is not the display
+        screenshot(page, "dealer-display-offline", full_page=False)
+
+
 def test_a_shared_box_shows_each_bettors_share(tmp_path: Path, page: Page) -> None:
     from controller.engine import Bettor
 

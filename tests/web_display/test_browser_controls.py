@@ -263,3 +263,23 @@ def test_recall_shows_a_past_rounds_cards_in_deal_order_and_prints(tmp_path: Pat
         page.emulate_media(media="screen")
         page.click("#recall-close")
         expect(page.locator("#recall")).to_be_hidden()
+
+
+def test_an_exchange_against_a_dealer_who_does_not_qualify_reads_bet_by_bet(tmp_path: Path, page: Page) -> None:
+    """Net zero, but not a push: the ante is paid and the fee kept; "Push" made dealers underpay the ante."""
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=60)], actor=DEALER)
+        # Box 1 two pair; the dealer 9-high with no ace-king: he does not qualify.
+        deal(table, passes({1: "Kc Kd 4h 4s 2c"}, "9s 7h 5c 3d 2d", n=5))
+        page.click("#decide .discard[data-pos='4']")
+        click_and_wait(page, table, "#decide button[data-action=exchange]")
+        deal(table, ["Qh"], start=11)
+        click_and_wait(page, table, "#decide button[data-action=raise]")
+        box = page.locator("#box-1")
+        expect(box.locator(".bet-result[data-bet=ante] b")).to_have_text(f"pay {money(60)}")
+        expect(box.locator(".bet-result[data-bet=raise] b")).to_have_text("push")
+        expect(box.locator(".bet-result[data-bet=exchange-fee] b")).to_have_text("house keeps")
+        expect(box.locator(".net")).to_have_text(f"Even: pay {money(60)} · keep {money(60)}")
+        expect(page.locator("#house-pays")).to_have_text("House even")
