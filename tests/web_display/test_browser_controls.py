@@ -283,3 +283,31 @@ def test_an_exchange_against_a_dealer_who_does_not_qualify_reads_bet_by_bet(tmp_
         expect(box.locator(".bet-result[data-bet=exchange-fee] b")).to_have_text("house keeps")
         expect(box.locator(".net")).to_have_text(f"Even: pay {money(60)} · keep {money(60)}")
         expect(page.locator("#house-pays")).to_have_text("House even")
+
+
+def test_a_dealer_recalls_an_older_round_with_a_supervisors_authorisation(tmp_path: Path, page: Page) -> None:
+    from controller.engine import Action
+
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    counter = 1
+    for _ in range(11):
+        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+        counter = deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"], start=counter)
+        table.act(Action(1, "raise"), actor=DEALER)
+        table.confirm_settlement(actor=DEALER)
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#phase")).to_have_text("idle")
+        page.click("#open-recall")
+        expect(page.locator("#recall .list button[data-round]")).to_have_count(10)  # rounds 2 to 11
+        page.fill("#recall-number", "1")
+        page.click("#recall-open")
+        dialog = page.locator("#authorise")
+        expect(dialog.locator("#authorise-title")).to_have_text("Recall round 1 (older than the last rounds)")
+        dialog.locator("input[name=supervisor]").fill("supervisor")
+        dialog.locator("input[name=password]").fill(PASSWORD)
+        page.click("#authorise-submit")
+        expect(dialog).to_be_hidden()
+        expect(page.locator("#recall-title")).to_have_text("Round 1 · Oasis Poker · T1")
+        expect(page.locator("#recall-detail .cards-table tbody tr")).to_have_count(10)
+        expect(page.locator("#user-name")).to_have_text("dealer")
