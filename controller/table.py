@@ -173,8 +173,6 @@ class TableService:
                     "finish or void it before changing the configuration"
                 )
             self._commit("configured", {"settings": wanted}, SYSTEM)
-        # Stopped between a round's end and the staged configuration's entry: apply it now.
-        self._apply_staged()
 
     # ----------------------------------------------------------------- reading
 
@@ -321,6 +319,9 @@ class TableService:
             self._require_play()
             if self.round is not None:
                 raise TableError(f"round {self.round_no} is still open: {self.expected()}")
+            # A table stopped between a round's end and its staged configuration's entry applies it
+            # here, before the next round (a reader replaying the journal never writes it).
+            self._apply_staged()
             # Round() checks every bet against the limits and the game's rules.
             Round(config=self.config, bets=bets, jackpot_meter=self.jackpot_meter)
             data = {"round": self.round_no + 1, "bets": bets_to_json(bets), "meter": self.jackpot_meter}

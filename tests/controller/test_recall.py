@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from controller.config import build_config
 from controller.engine import Action, BoxBet
 from controller.journal import SqliteJournal
 from controller.recall import find_round, recall_detail
-from controller.table import TableService
+from controller.table import Actor, TableService
 from tests.controller.roundkit import passes
 from tests.controller.test_table import DEALER, SUPER, deal, table
 from tests.web_display.kit import leaked
@@ -107,6 +108,8 @@ def test_any_round_is_found_again_in_the_journal_by_its_number(data: Path) -> No
     t.report("dealer-card-exposed", actor=DEALER)
     (tilt,) = t.tilts.values()
     t.clear_tilt(tilt.id, resolution="redeal", actor=SUPER, why="exposed")
+    # A configuration change during round 14 applies as it ends: recall reads past it, writing nothing.
+    t.reconfigure(build_config({"game": "oasis", "max_bet": 200}), actor=Actor("ada", "admin"))
     t.void_round(actor=SUPER, why="table closes")
     t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)  # round 15, still open
     assert t.recall[0].round == 5  # rounds 1-4 are out of the table's recall window
