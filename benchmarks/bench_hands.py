@@ -1,7 +1,7 @@
 """Hand evaluation speed on one core: bulk and single-hand, side by side with phevaluator, eval7 and treys.
 
 Run with ``./run bench hands`` (``--help`` for options; ``--exhaustive`` also evaluates all
-133,784,560 seven-card hands and checks the category counts against RULES.md).
+133,784,560 seven-card hands and checks the category counts against docs/rules.md).
 """
 
 import os
@@ -26,7 +26,7 @@ from controller.cards import DECK  # noqa: E402
 from controller.hand_arrays import all_hands, random_hands  # noqa: E402
 from controller.hands import CATEGORIES, category_indices, evaluate, evaluate_many  # noqa: E402
 
-SEVEN_CARD_COUNTS = {  # RULES.md, "Reference figures"
+SEVEN_CARD_COUNTS = {  # docs/rules.md, "Reference figures"
     "royal-flush": 4_324,
     "straight-flush": 37_260,
     "four-of-a-kind": 224_848,
@@ -104,7 +104,7 @@ def peers(hands: np.ndarray, treys_hands: int, repeats: int) -> list[tuple[str, 
 
 
 def exhaustive() -> bool:
-    """All 133,784,560 seven-card hands: time and category counts against RULES.md."""
+    """All 133,784,560 seven-card hands: time and category counts against docs/rules.md."""
     counts = np.zeros(len(CATEGORIES), np.int64)
     total = 0
     start = time.perf_counter()
@@ -117,7 +117,9 @@ def exhaustive() -> bool:
     print(f"\nall {total:,} seven-card hands in {seconds:.1f} s ({rate:.1f} M hands/s incl. enumeration)")
     ok = found == SEVEN_CARD_COUNTS
     for name in reversed(CATEGORIES):
-        mark = "ok" if found[name] == SEVEN_CARD_COUNTS[name] else f"WRONG, RULES.md says {SEVEN_CARD_COUNTS[name]:,}"
+        mark = (
+            "ok" if found[name] == SEVEN_CARD_COUNTS[name] else f"WRONG, docs/rules.md says {SEVEN_CARD_COUNTS[name]:,}"
+        )
         print(f"  {name:<16} {found[name]:>12,}  {mark}")
     return ok
 

@@ -29,6 +29,9 @@ class AutoplayConfig:
     """How the simulated table behaves."""
 
     pace: float = 1.0  # seconds between steps; 0 = as fast as it goes
+    # Steps the showdown stays on the displays before the dealer confirms it (6 s at the default
+    # pace): long enough to read every box's payout, as a real dealer pays box by box.
+    showdown_steps: int = 6
     max_boxes: int = 4
     bonus_rate: float = 0.4
     shared_rate: float = 0.1
@@ -123,6 +126,7 @@ class AutoPlayer:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._drawn_for: tuple[int, int] | None = None
+        self._shown: tuple[int, int] = (0, 0)  # (round, steps its showdown has been on show)
         self.errors: deque[str] = deque(maxlen=ERRORS_KEPT)
 
     def step(self) -> str:
@@ -151,6 +155,10 @@ class AutoPlayer:
                 table.act(choose(rnd, step, self._rng), actor=DEALER)
                 return f"box {step.box} decided"
             assert isinstance(step, Complete)
+            shown = self._shown[1] + 1 if self._shown[0] == table.round_no else 1
+            self._shown = (table.round_no, shown)
+            if shown <= self.config.showdown_steps:
+                return "paying the showdown"
             table.confirm_settlement(actor=DEALER)
             return "confirmed the settlement"
         except ControllerError as exc:

@@ -1,4 +1,4 @@
-"""Table configuration: typed, validated on load, with each game's RULES.md defaults."""
+"""Table configuration: typed, validated on load, with each game's docs/rules.md defaults."""
 
 from __future__ import annotations
 
@@ -96,7 +96,7 @@ class JackpotConfig(Section):
 
 
 class GameRules(Section):
-    """Base of each game's rules section (the decided points of RULES.md, as settings)."""
+    """Base of each game's rules section (the decided points of docs/rules.md, as settings)."""
 
 
 class TableConfig(Section):
@@ -177,7 +177,7 @@ def build_config(settings: Mapping[str, Any], *, where: str = "table configurati
 
 
 def defaults_for(game: str) -> TableConfig:
-    """The configuration a game ships with: RULES.md's defaults.
+    """The configuration a game ships with: docs/rules.md's defaults.
 
     Raises:
         ConfigError: no such game.

@@ -559,7 +559,7 @@ class Round:
         return settle_round(self)
 
     def void(self, reason: str) -> RoundSettlement:
-        """Cancel the round: every stake goes back and nothing is paid (RULES: irregularities)."""
+        """Cancel the round: every stake goes back and nothing is paid (docs/rules.md: irregularities)."""
         from controller.settlement import void_round
 
         return void_round(self, reason)

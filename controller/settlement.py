@@ -225,7 +225,7 @@ def _jackpot_hits(rnd: Round) -> dict[int, tuple[str, int]]:
 def _jackpot_amounts(meter: int, hits: dict[int, tuple[str, int]], *, share: bool) -> dict[int, int]:
     """What each hit wins, from the meter as it stood at the first hit.
 
-    Each hit claims its percentage of that meter. With ``share`` (RULES: decided) the hits of one
+    Each hit claims its percentage of that meter. With ``share`` (docs/rules.md: decided) the hits of one
     round never take more than the meter holds: when the claims add up to more, they are scaled
     down in proportion (two royal flushes split the meter equally), rounded down, the remainder
     to the lowest box. Without it each hit is paid its whole claim and the house funds any excess.

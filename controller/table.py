@@ -7,6 +7,7 @@ get a snapshot after every change; nothing in a snapshot reveals a card before i
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 from collections import deque
@@ -200,6 +201,9 @@ class TableService:
         self._checkpoint_every = checkpoint_every
         self._head_hash = ""
         self._replaying = True
+        # A configuration an admin changed during a round: applied (journaled as "configured") as
+        # soon as no round is open; the "configuration-staged" entry that holds it.
+        self.staged: Entry | None = None
         checkpoint = store.latest_checkpoint()
         if checkpoint is not None:
             self._restore(checkpoint)
@@ -226,13 +230,16 @@ class TableService:
                 f"{_a(get_game(config.game).title)} table needs its own data folder"
             )
         wanted = _settings(config) if config is not None else journaled
-        if journaled != wanted:
-            if self.round is not None:
-                raise TableError(
-                    f"round {self.round_no} is still open under the old configuration: "
-                    "finish or void it before changing the configuration"
-                )
+        if journaled != wanted and wanted is not None:
+            self._start_under(wanted)
+
+    def _start_under(self, wanted: dict[str, Any]) -> None:
+        """Started with another configuration than the journal's: it applies now, or, with a round
+        open, like an admin's change during a round, when the round ends."""
+        if self.round is None:
             self._commit("configured", {"settings": wanted}, SYSTEM)
+        elif self.staged is None or self.staged.data["settings"] != wanted:
+            self._commit("configuration-staged", {"settings": wanted}, SYSTEM)
 
     def _restore(self, checkpoint: Checkpoint) -> None:
         """The state a checkpoint recorded, with the finished rounds the round index holds up to it."""
@@ -247,6 +254,8 @@ class TableService:
         self._last_counter = state["last_counter"]
         self.version = checkpoint.seq
         self._head_hash = checkpoint.hash
+        staged = state.get("staged")  # absent from checkpoints written before staging existed
+        self.staged = None if staged is None else Entry(**staged)
         for item in self._store.finished(last=self.recall.maxlen, upto=checkpoint.seq):
             self.recall.append(RecalledRound.from_line(item.line, finished_at=item.at))
         self._finished.extend(self._store.finished_at(upto=checkpoint.seq, limit=FINISHED_KEPT))
@@ -267,6 +276,7 @@ class TableService:
             "tilts": [_tilt_to_json(t) for t in self.tilts.values() if t.id != STORAGE_TILT],
             "tilt_seq": self._tilt_seq,
             "last_counter": self._last_counter,
+            "staged": None if self.staged is None else _entry_to_json(self.staged),
         }
 
     def _save(self, entry: Entry | None) -> None:
@@ -306,6 +316,11 @@ class TableService:
         settings["rules"] = self.config.rules.model_dump(mode="json", exclude_none=True)
         cleaned: dict[str, Any] = _drop_none(settings)
         return cleaned
+
+    @property
+    def journal_store(self) -> JournalStore:
+        """The journal this table writes, for readers (recall); every write goes through the commands."""
+        return self._store
 
     @property
     def jackpot_meter(self) -> int:
@@ -379,24 +394,52 @@ class TableService:
     # ---------------------------------------------------------------- commands
 
     def reconfigure(self, config: TableConfig, *, actor: Actor) -> Entry:
-        """An admin changes the table's configuration between rounds; journaled with who.
+        """An admin changes the table's configuration; journaled with who.
+
+        Between rounds it applies at once. During a round it is staged (a "configuration-staged"
+        entry, shown as pending) and applied when the round ends, before the next one opens; a
+        later change during the same round replaces it.
 
         Raises:
             PermissionDenied: the actor is not an admin.
-            TableError: a round is open, or the game would change (a new game is a new table).
+            TableError: the game would change (a new game is a new table).
         """
         with self._lock:
             if actor.role != "admin":
                 raise PermissionDenied("only an admin may change the table configuration")
-            if self.round is not None:
-                raise TableError(f"round {self.round_no} is open: finish or void it before changing the configuration")
             if config.game != self.config.game:
                 raise TableError(
                     f"this table plays {self.config.game}; a table for {config.game} needs its own data folder"
                 )
+            if self.round is not None:
+                return self._commit("configuration-staged", {"settings": _settings(config)}, actor)
             if config.jackpot.enabled and self._store.jackpot() is None:
                 self._store.open_jackpot(name=config.name, meter=config.jackpot.reset)
             return self._commit("configured", {"settings": _settings(config)}, actor)
+
+    def staged_changes(self) -> dict[str, Any] | None:
+        """The staged configuration as the displays show it: who, when, and each changed setting."""
+        with self._lock:
+            if self.staged is None:
+                return None
+            changes = _changed(_settings(self.config), self.staged.data["settings"])
+            return {
+                "by": Actor.parse(self.staged.actor).name,
+                "at": self.staged.at,
+                "changes": [{"key": key, "old": old, "new": new} for key, old, new in changes],
+            }
+
+    def _apply_staged(self) -> None:
+        """Journal the staged configuration as the table's own once no round is open."""
+        staged = self.staged
+        if staged is None or self.round is not None:
+            return
+        config = build_config(staged.data["settings"])
+        if config.jackpot.enabled and self._store.jackpot() is None:
+            self._store.open_jackpot(name=config.name, meter=config.jackpot.reset)
+        self._commit(
+            "configured", {"settings": staged.data["settings"], "staged": staged.seq}, Actor.parse(staged.actor)
+        )
 
     def open_round(self, bets: Sequence[BoxBet], *, actor: Actor) -> Entry:
         """Open a round with these bets.
@@ -409,6 +452,9 @@ class TableService:
             self._require_play()
             if self.round is not None:
                 raise TableError(f"round {self.round_no} is still open: {self.expected()}")
+            # A table stopped between a round's end and its staged configuration's entry applies it
+            # here, before the next round (a reader replaying the journal never writes it).
+            self._apply_staged()
             # Round() checks every bet against the limits and the game's rules.
             Round(config=self.config, bets=bets, jackpot_meter=self.jackpot_meter)
             data = {"round": self.round_no + 1, "bets": bets_to_json(bets), "meter": self.jackpot_meter}
@@ -804,6 +850,11 @@ class TableService:
             self._storage_fault(str(exc))
             raise
         self._apply(entry)
+        if entry.kind != "configured":
+            # ``entry`` is stored and stands: if storage fails now, the change stays staged (and the
+            # storage tilt open) until the next round is opened.
+            with contextlib.suppress(JournalUnavailable):
+                self._apply_staged()  # the round just ended: the change made during it applies now
         return entry
 
     def _storage_fault(self, problem: str) -> None:
@@ -829,6 +880,9 @@ class TableService:
         if kind == "configured":
             self.config = build_config(data["settings"])
             self._journaled = data["settings"]
+            self.staged = None
+        elif kind == "configuration-staged":
+            self.staged = entry
         elif kind == "round-opened":
             self.round_no = data["round"]
             self.last_bets = bets_from_json(data["bets"])
@@ -954,6 +1008,17 @@ class TableService:
         return self._clock()
 
 
+def _entry_to_json(entry: Entry) -> dict[str, Any]:
+    return {
+        "seq": entry.seq,
+        "kind": entry.kind,
+        "data": dict(entry.data),
+        "actor": entry.actor,
+        "at": entry.at,
+        "hash": entry.hash,
+    }
+
+
 def _resolution_cards(tilt: Tilt, entered: str | None) -> list[str]:
     """The cards a continue or enter-card resolution deals, in order. An entered card is the
     unreadable card's identity (it replaces that card) or the missing card (dealt first)."""
@@ -969,6 +1034,16 @@ def _settings(config: TableConfig) -> dict[str, Any]:
     settings["rules"] = config.rules.model_dump(mode="json")
     cleaned: dict[str, Any] = _drop_none(settings)
     return cleaned
+
+
+def _changed(old: Any, new: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted key, old value, new value) for every setting that differs between two settings trees."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[tuple[str, Any, Any]] = []
+        for key in sorted(set(old) | set(new)):
+            out.extend(_changed(old.get(key), new.get(key), f"{prefix}{key}."))
+        return out
+    return [] if old == new else [(prefix.rstrip("."), old, new)]
 
 
 def _drop_none(value: Any) -> Any:

@@ -19,7 +19,7 @@ TiltKind = Literal[
 ]
 Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
 
-# What each resolution does (RULES.md, irregularities):
+# What each resolution does (docs/rules.md, irregularities):
 #   continue    the cause is gone: cards held during the tilt are dealt in order
 #   burn        the offending (held) cards are taken out of play; the deal sequence is restored
 #   enter-card  a supervisor reads the card and enters it; it is dealt, then any held cards

@@ -57,6 +57,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
             "max_bet": config.max_bet,
             "max_payout": config.max_payout,
             "boxes": config.boxes,
+            "max_bettors": config.max_bettors,
             "bonus": config.bonus.enabled,
         },
         "round": table.round_no,
@@ -88,6 +89,8 @@ def snapshot(table: TableService) -> dict[str, Any]:
             ],
         },
         "last_bets": bool(table.last_bets),
+        # A configuration change made during this round: it applies when the round ends.
+        "pending_config": table.staged_changes(),
         "stats": {
             "rounds_today": table.rounds_since(now.replace(hour=0, minute=0, second=0, microsecond=0)),
             "rounds_last_hour": table.rounds_since(now - timedelta(hours=1)),

@@ -20,7 +20,7 @@ from controller.redaction import for_display
 from controller.table import PermissionDenied, TableError, TableService
 from controller.telemetry import TableMetrics
 from web_display.accounts import open_account_store
-from web_display.api.routes import admin, auth, floor, live, pages
+from web_display.api.routes import admin, auth, floor, live, override, pages, recall
 from web_display.api.routes import metrics as metrics_routes
 from web_display.api.routes import tables as table_routes
 from web_display.core.config import Settings
@@ -42,6 +42,8 @@ SECURITY_HEADERS = {
 ROUTERS = (
     auth.router,
     table_routes.router,
+    recall.router,
+    override.router,
     floor.router,
     admin.router,
     live.router,

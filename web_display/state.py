@@ -10,6 +10,7 @@ from web_display.accounts import AccountStore
 from web_display.core.config import Settings
 from web_display.core.throttle import FailedSignIns, HashGate, LoginThrottle
 from web_display.errors import ServerError
+from web_display.override import OverrideGrants
 
 if TYPE_CHECKING:
     from controller.table import TableService
@@ -32,6 +33,7 @@ class AppState:
     web_metrics: WebMetrics | None = field(default=None)
     hub_: Hub | None = field(default=None)
     gate_: HashGate | None = field(default=None)
+    overrides: OverrideGrants = field(default_factory=OverrideGrants)
 
     @property
     def hub(self) -> Hub:

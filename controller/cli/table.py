@@ -68,6 +68,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     demo.add_argument("--port", type=int, default=8000, help="the dealer display's port (default 8000; 0: any)")
     demo.add_argument("--host", default="127.0.0.1", help="the displays' address (default 127.0.0.1)")
     demo.add_argument("--pace", type=float, default=1.0, help="seconds between steps; 0 = as fast as it goes")
+    demo.add_argument(
+        "--showdown",
+        type=float,
+        default=6.0,
+        help="seconds each showdown stays on the displays before the simulated dealer confirms it (default 6; "
+        "in steps of --pace, none at --pace 0)",
+    )
     demo.add_argument("--no-browser", action="store_true", help="do not open a browser")
     demo.add_argument("--demo-password", help="password of the demo accounts (default: a random one, printed)")
     demo.add_argument("--seed", type=int, default=None, help="shuffle and play reproducibly")
@@ -280,6 +287,8 @@ def run_demo(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if args.pace < 0:
         raise ControllerError("--pace must be 0 or more seconds")
+    if not 0 <= args.showdown <= 600:
+        raise ControllerError("--showdown must be between 0 and 600 seconds")
     if not 0.1 <= args.camera_fps <= 30:
         raise ControllerError("--camera-fps must be between 0.1 and 30")
     config = build_config({"game": args.game, "name": "Demo table"})
@@ -322,8 +331,12 @@ def run_demo(args: argparse.Namespace) -> int:
                 # last round's cards go, or the new ones on the same spots would pass for them.
                 camera.wait_until_clear()
 
+        steps = round(args.showdown / args.pace) if args.pace else 0
         player = AutoPlayer(
-            table=live.table, draw=draw, new_round=shuffle, config=AutoplayConfig(pace=args.pace, seed=args.seed)
+            table=live.table,
+            draw=draw,
+            new_round=shuffle,
+            config=AutoplayConfig(pace=args.pace, seed=args.seed, showdown_steps=steps),
         )
         last_round = [live.table.round_no]
 

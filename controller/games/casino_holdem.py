@@ -21,7 +21,7 @@ TURN_RIVER = [
 
 
 class CasinoHoldemRules(GameRules):
-    """Casino Hold'em's settings; defaults are RULES.md's."""
+    """Casino Hold'em's settings; defaults are docs/rules.md's."""
 
     qualify: Qualification = Qualification(category="pair", min_rank="4")
     call_multiple: StrictInt = Field(default=2, ge=1, description="the call, in antes")

@@ -30,7 +30,7 @@ BONUS_KEYS = (
 
 
 class HoldemBonusRules(GameRules):
-    """Texas Hold'em Bonus settings; defaults are RULES.md's."""
+    """Texas Hold'em Bonus settings; defaults are docs/rules.md's."""
 
     flop_multiple: StrictInt = Field(default=2, ge=1, description="the flop bet, in antes")
     turn_multiple: StrictInt = Field(default=1, ge=1, description="the turn bet, in antes")

@@ -24,7 +24,7 @@ SHOWN = "dealer-shown"
 
 
 class HoldemExchangeRules(GameRules):
-    """Hold'em with exchange's settings; defaults are RULES.md's (decided points marked there)."""
+    """Hold'em with exchange's settings; defaults are docs/rules.md's (decided points marked there)."""
 
     qualify: Qualification = Qualification(category="pair")
     bet_multiple: StrictInt = Field(default=2, ge=1, description="the bet, in antes (decided)")
@@ -155,7 +155,7 @@ def settle_main(state: RoundState) -> tuple[DealerResult, dict[int, MainResult]]
         placed = stakes(state.config, box)
         hand = evaluate([*box.cards, *board])
         if box.did("withdraw"):
-            # Stakes returned; fees are never returned (RULES: decided, the dealer showed early).
+            # Stakes returned; fees are never returned (docs/rules.md: decided, the dealer showed early).
             results[number] = MainResult("withdrawn", hand, showdown(placed, outcome="push"))
         elif box.folded or dealer is None:
             results[number] = MainResult("fold", hand, showdown(placed, outcome="fold"))

@@ -17,7 +17,7 @@ HAND_SIZE = 5
 
 
 class OasisRules(GameRules):
-    """Oasis Poker's settings; defaults are RULES.md's."""
+    """Oasis Poker's settings; defaults are docs/rules.md's."""
 
     qualify: Qualification = Qualification(category="ace-king")
     raise_multiple: StrictInt = Field(default=2, ge=1, description="the raise, in antes")

@@ -152,6 +152,13 @@ class Segments(JournalStore):
         for part in self.parts:
             yield from part.finished_between(start=start, end=end)
 
+    def finished_round(self, number: int) -> FinishedRound | None:
+        for part in reversed(self.parts):
+            found = part.finished_round(number)
+            if found is not None:
+                return found
+        return None
+
     def finished_at(self, *, upto: int, limit: int) -> list[str]:
         found: list[str] = []
         for part in reversed(self.parts):

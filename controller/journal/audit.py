@@ -213,6 +213,9 @@ class _Run(JournalStore):
         rows = [r for r in self.index if upto is None or r.seq <= upto]
         return rows if last is None else rows[len(rows) - last :] if last else []
 
+    def finished_round(self, number: int) -> FinishedRound | None:
+        return next((r for r in self.index if r.round == number), None)
+
     def finished_at(self, *, upto: int, limit: int) -> list[str]:
         return [r.at for r in self.index if r.settled and r.seq <= upto][-limit:]
 

@@ -185,6 +185,14 @@ class JournalStore(ABC):
         """
 
     @abstractmethod
+    def finished_round(self, number: int) -> FinishedRound | None:
+        """Round ``number`` from the round index, or None if this store's index does not hold it.
+
+        Raises:
+            JournalError: the index cannot be read.
+        """
+
+    @abstractmethod
     def finished_at(self, *, upto: int, limit: int) -> list[str]:
         """When the last ``limit`` settled rounds finished (entry ``upto`` at the latest), oldest first."""
 

@@ -641,6 +641,10 @@ class SqliteJournal(JournalStore):
                 return
             after = rows[-1][0]
 
+    def finished_round(self, number: int) -> FinishedRound | None:
+        rows = self._rows("SELECT round, seq, at, settled, line FROM round_index WHERE round = ?", (number,))
+        return _finished(rows[0]) if rows else None
+
     def finished_at(self, *, upto: int, limit: int) -> list[str]:
         rows = self._rows(
             "SELECT at FROM round_index WHERE settled = 1 AND seq <= ? ORDER BY round DESC LIMIT ?", (upto, limit)

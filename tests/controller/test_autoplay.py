@@ -42,3 +42,21 @@ def test_autoplay_plays_every_game_to_settled_rounds_that_replay(game: str, tmp_
         assert settle_record(parse_record(loads(line))).to_json() == item.settlement.to_json()
         outcomes.update(b.outcome for b in item.settlement.boxes)
     assert "win" in outcomes or "lose" in outcomes
+
+
+def test_the_showdown_stays_on_the_displays_for_its_steps_before_the_dealer_confirms(tmp_path: Path) -> None:
+    table = TableService(config=build_config({"game": "oasis"}), store=SqliteJournal(path=tmp_path / "j.sqlite3"))
+    rng = random.Random(3)
+    deck = [c.code for c in shuffled_deck(rng)]
+    counter = iter(range(1, 100))
+    player = AutoPlayer(
+        table=table,
+        draw=lambda: table.on_card(deck.pop(), counter=next(counter), shoe="TEST"),
+        config=AutoplayConfig(pace=0, seed=1, showdown_steps=3),
+    )
+    done = []
+    while table.round_no < 1 or table.round is not None:
+        done.append(player.step())
+    # Three steps showing the showdown, then the confirmation; the view stayed at the showdown meanwhile.
+    assert done[-4:] == ["paying the showdown"] * 3 + ["confirmed the settlement"]
+    assert AutoplayConfig().showdown_steps * AutoplayConfig().pace >= 5  # the demo's default: readable

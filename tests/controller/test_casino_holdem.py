@@ -1,4 +1,4 @@
-"""Casino Hold'em: every rule and decided point of RULES.md, as settled round records."""
+"""Casino Hold'em: every rule and decided point of docs/rules.md, as settled round records."""
 
 from __future__ import annotations
 

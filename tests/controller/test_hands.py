@@ -1,4 +1,4 @@
-"""Hand evaluation: categories, ordering rules from RULES.md and the seeds' examples."""
+"""Hand evaluation: categories, ordering rules from docs/rules.md and the seeds' examples."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Hold'em with exchange: every rule and decided point of RULES.md, as settled round records."""
+"""Hold'em with exchange: every rule and decided point of docs/rules.md, as settled round records."""
 
 from __future__ import annotations
 

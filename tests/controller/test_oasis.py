@@ -1,4 +1,4 @@
-"""Oasis Poker: every rule and decided point of RULES.md, as settled round records."""
+"""Oasis Poker: every rule and decided point of docs/rules.md, as settled round records."""
 
 from __future__ import annotations
 

@@ -60,9 +60,9 @@ def click_and_wait(page: Page, table: TableService, selector: str) -> None:
     page.wait_for_function("v => Number(document.body.dataset.version || -1) > v", arg=before)
 
 
-def screenshot(page: Page, name: str) -> None:
+def screenshot(page: Page, name: str, *, full_page: bool = True) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=full_page)
 
 
 def money(amount: int) -> str:
@@ -73,3 +73,19 @@ def money(amount: int) -> str:
 
 def signed(amount: int) -> str:
     return ("+" if amount > 0 else "") + money(amount)
+
+
+def chips(bet: str, result: int) -> str:
+    """What the dealer display says to do with one bet's chips (web_display/static/wording.js)."""
+    if bet.endswith("-fee"):
+        return "house keeps" if result < 0 else "fee back"
+    if result > 0:
+        return f"pay {money(result)}"
+    if result < 0:
+        return f"collect {money(-result)}"
+    return "push"
+
+
+def net_text(net: int) -> str:
+    """A box's net on the dealer display, when it is not "even" (some paid, some kept)."""
+    return f"Pay {money(net)}" if net > 0 else f"Collect {money(-net)}" if net < 0 else "Push"

@@ -12,15 +12,17 @@ from playwright.sync_api import Browser, Page, expect
 from controller.engine import Action, BoxBet
 from controller.table import Actor, TableService
 from tests.web_display.browser import (
+    chips,
     click_and_wait,
     money,
+    net_text,
     new_page,
     screenshot,
     shown_version,
     sign_in,
     signed,
 )
-from tests.web_display.kit import deal, leaked, live_server, make_app, make_table
+from tests.web_display.kit import PASSWORD, deal, leaked, live_server, make_app, make_table
 from tests.web_display.rounds import OASIS, SCRIPTS, Act, Card, Script, fed_cards
 
 pytestmark = pytest.mark.browser
@@ -77,11 +79,12 @@ def check_showdown(page: Page, table: TableService, script: Script) -> None:
         expect(page.locator(f"#box-{box} .hand")).to_have_text(hand)
     for box, results in script.results.items():
         for bet, result in results.items():
-            text = "push" if result == 0 else signed(result)
-            expect(page.locator(f"#box-{box} .bet-result[data-bet={bet}] b")).to_have_text(text)
+            expect(page.locator(f"#box-{box} .bet-result[data-bet={bet}] b")).to_have_text(chips(bet, result))
+            expect(page.locator(f"#box-{box} .bet-result[data-bet={bet}]")).to_have_attribute(
+                "data-result", str(result)
+            )
     for box, net in script.nets.items():
-        text = f"Pay {money(net)}" if net > 0 else f"Collect {money(-net)}" if net < 0 else "Push"
-        expect(page.locator(f"#box-{box} .net")).to_have_text(text)
+        expect(page.locator(f"#box-{box} .net")).to_have_text(net_text(net))
     settlement = table.settlement
     assert settlement is not None
     for b in settlement.boxes:
@@ -110,7 +113,7 @@ def test_a_full_round_on_the_dealer_display(tmp_path: Path, page: Page, game: st
         click_and_wait(page, table, "#open-round")
         expect(page.locator("#phase")).to_have_text("dealing")
         for bet in script.bets:
-            expect(page.locator(f"#box-{bet['box']} [data-stake=ante]")).to_have_text(f"Ante {money(bet['ante'])}")
+            expect(page.locator(f"#box-{bet['box']} [data-stake=ante] b")).to_have_text(money(bet["ante"]))
         allowed_at = play(page, table, script)
         check_showdown(page, table, script)
         # Every frame the browser received showed only cards that were face up at its version.
@@ -121,30 +124,34 @@ def test_a_full_round_on_the_dealer_display(tmp_path: Path, page: Page, game: st
             assert not leaked(frame, [c for c in fed if c not in allowed]), frame
         assert len(frames) > len(fed)
         screenshot(page, f"dealer-{game}-showdown")
-        confirm = "#jackpot-confirm-settlement" if game == "oasis" else "#confirm-settlement"
         if game == "oasis":
-            screen = page.locator("#jackpot-screen")
-            expect(screen).to_be_visible()
-            expect(screen.locator("h1")).to_have_text("JACKPOT!")
-            expect(screen.locator(".hit").first).to_have_text(f"Box 1 · Royal flush · {money(5000)}")
-            expect(page.locator("#box-1 .cap span")).to_have_text(f"Capped at the maximum payout {money(3000)}")
+            # The hit is announced above the table; every box's payout stays in view.
+            banner = page.locator("#jackpot-banner")
+            expect(banner).to_be_visible()
+            expect(banner.locator(".headline")).to_have_text("JACKPOT!")
+            expect(banner.locator(".hit").first).to_contain_text(f"Box 1 · Royal flush · {money(5000)}")
+            expect(page.locator("#box-1")).to_have_class("box jackpot")
+            expect(page.locator("#box-1 .cap > span")).to_have_text(f"Capped at {money(3000)}")
             expect(page.locator("#box-1 .cap b")).to_have_text(f"−{money(17100)}")
             expect(page.locator("#box-1 .jackpot-result b")).to_have_text(signed(5000))
             screenshot(page, "dealer-oasis-jackpot")
-        click_and_wait(page, table, confirm)
+        click_and_wait(page, table, "#confirm-settlement")
         expect(page.locator("#phase")).to_have_text("idle")
-        expect(page.locator("#history tbody tr[data-round='1']")).to_have_count(1)
         expect(page.locator("#repeat-bets")).to_be_enabled()
+        # The round is in recall, with its cards.
+        page.click("#open-recall")
+        expect(page.locator("#recall .list button[data-round='1']")).to_have_count(1)
+        expect(page.locator("#recall-title")).to_contain_text("Round 1")
+        page.click("#recall-close")
+        expect(page.locator("#recall")).to_be_hidden()
         if game == "oasis":
-            # Paid after a supervisor confirms: the dealer cannot, and the screen stays until then.
-            expect(page.locator("#jackpot-screen .pending-hit")).to_contain_text("Awaiting a supervisor")
-            expect(page.locator("#confirm-jackpot-1")).to_have_count(0)
-            page.click("#jackpot-hide")
-            expect(page.locator("#jackpot-screen")).to_be_hidden()
+            # Paid after a supervisor confirms: a line above the table, out of the way of the next deal.
+            expect(page.locator(".banner.pending-hit")).to_contain_text("Jackpot awaiting a supervisor")
+            expect(page.locator("#confirm-jackpot-1")).to_have_text("Jackpot paid: confirm")
         click_and_wait(page, table, "#repeat-bets")
         expect(page.locator("#round-no")).to_have_text("2")
         for bet in script.bets:
-            expect(page.locator(f"#box-{bet['box']} [data-stake=ante]")).to_have_text(f"Ante {money(bet['ante'])}")
+            expect(page.locator(f"#box-{bet['box']} [data-stake=ante] b")).to_have_text(money(bet["ante"]))
 
 
 def test_a_supervisor_confirms_the_jackpot_and_voids_a_round(tmp_path: Path, browser: Browser) -> None:
@@ -165,15 +172,21 @@ def test_a_supervisor_confirms_the_jackpot_and_voids_a_round(tmp_path: Path, bro
     try:
         with live_server(make_app(tmp_path, {"T1": table})) as server:
             sign_in(page, server.url, "supervisor", next_path="/tables/T1")
-            expect(page.locator("#jackpot-screen")).to_be_visible()
-            click_and_wait(page, table, "#confirm-jackpot-1")
-            expect(page.locator("#jackpot-screen")).to_be_hidden()
+            expect(page.locator(".banner.pending-hit")).to_be_visible()
+            page.click("#confirm-jackpot-1")
+            # A supervisor signed in here acts directly: the dialog asks for no password.
+            expect(page.locator("#authorise-credentials")).to_be_hidden()
+            click_and_wait(page, table, "#authorise-submit")
+            expect(page.locator(".banner.pending-hit")).to_have_count(0)
             account = table.jackpot_account()
             assert account is not None and account.hits[0].confirmed_by == "supervisor:supervisor"
+            page.click("#void-round")
             page.fill("input[name=void-why]", "player dispute, round abandoned")
-            click_and_wait(page, table, "#void-round")
+            click_and_wait(page, table, "#authorise-submit")
             expect(page.locator("#phase")).to_have_text("idle")
-            expect(page.locator("#history tbody tr[data-round='2']")).to_contain_text("void")
+            page.click("#open-recall")
+            page.click("#recall .list button[data-round='2']")
+            expect(page.locator("#recall-detail")).to_contain_text("Void: player dispute, round abandoned")
     finally:
         context.close()
 
@@ -193,28 +206,45 @@ def test_a_tilt_stops_the_dealer_and_a_supervisor_clears_it(tmp_path: Path, page
         shown_version(page, table.version)
         tilt = page.locator(".tilt[data-kind=duplicate-card]")
         expect(tilt).to_be_visible()
-        expect(tilt.locator(".instruction")).to_have_text(
+        # The line says what to do now; the tilt says what happened, without naming the face-down card.
+        expect(page.locator("#expected")).to_have_text(
             "Stop. A card already dealt this round was read again: call a supervisor."
         )
-        expect(tilt.locator(".call")).to_be_visible()  # a dealer has no clear button
-        expect(tilt.locator("button.clear")).to_have_count(0)
-        expect(page.locator("#expected")).to_have_class("expected alert")
-        expect(tilt.locator("h2")).to_have_text("TILT 1: a card was already dealt this round")  # never "Kc"
+        expect(page.locator("#expected")).to_have_class("instruction alert")
+        expect(tilt.locator("h2")).to_have_text("TILT 1 · duplicate card")
+        expect(tilt.locator(".what")).to_have_text("A card was already dealt this round")  # never "Kc"
         screenshot(page, "dealer-tilt")
-        page.click("#supervisor-sign-in")
-        page.wait_for_url("**/login?next=*")
-        sign_in(page, server.url, "supervisor", next_path="/tables/T1")
-        tilt = page.locator(".tilt[data-tilt='1']")
-        tilt.locator("select[name=resolution]").select_option("burn")
+        # The supervisor authorises the clearance on the dealer's terminal; the dealer stays signed in.
         tilt.locator("button.clear").click()
-        expect(page.locator("#toast")).to_contain_text("say why")  # the reason is required
-        tilt.locator("input[name=why]").fill("card misread by the shoe, set aside")
-        click_and_wait(page, table, ".tilt[data-tilt='1'] button.clear")
+        dialog = page.locator("#authorise")
+        expect(dialog).to_be_visible()
+        expect(dialog.locator("#authorise-credentials")).to_be_visible()
+        dialog.locator("select[name=resolution]").select_option("burn")
+        dialog.locator("input[name=supervisor]").fill("supervisor")
+        dialog.locator("input[name=password]").fill(PASSWORD)
+        page.click("#authorise-submit")
+        expect(page.locator("#authorise-error")).to_contain_text("say why")  # refused before the password is used
+        assert table.tilts
+        dialog.locator("input[name=why]").fill("card misread by the shoe, set aside")
+        dialog.locator("input[name=password]").fill("wrong-password")
+        page.click("#authorise-submit")
+        expect(page.locator("#authorise-error")).to_have_text("wrong name or password")
+        dialog.locator("input[name=password]").fill(PASSWORD)
+        screenshot(page, "dealer-supervisor-override", full_page=False)
+        click_and_wait(page, table, "#authorise-submit")
+        expect(dialog).to_be_hidden()
         expect(page.locator(".tilt")).to_have_count(0)
         expect(page.locator("#expected")).to_have_text("deal card 2 to box 1, face down")
         entry = list(table._store.entries())[-1]
         assert (entry.kind, entry.actor) == ("tilt-cleared", "supervisor:supervisor")
         assert entry.data["why"] == "card misread by the shoe, set aside"
+        # Still the dealer's display: the dealer's name, and the dealer's own actions under the dealer.
+        expect(page.locator("#user-name")).to_have_text("dealer")
+        deal(table, ["Qc", "Qd", "Kd", "Qh", "Kh", "Jc", "4s", "Jd", "4c", "2d", "3c", "5h"], start=5)
+        expect(page.locator("#decide h2")).to_contain_text("Box 1")
+        click_and_wait(page, table, "#decide button[data-action=raise]")
+        entry = next(e for e in reversed(list(table._store.entries())) if e.kind == "action")
+        assert entry.actor == "dealer:dealer"
 
 
 def test_the_floor_follows_two_tables(tmp_path: Path, page: Page) -> None:
@@ -259,7 +289,7 @@ def test_a_dropped_display_reconnects_and_catches_up(tmp_path: Path, page: Page)
     page.on("websocket", lambda ws: sockets.append(ws))  # noqa: PLW0108 (Playwright wraps plain callables only)
     with live_server(app) as server:
         sign_in(page, server.url, "dealer", next_path="/tables/T1")
-        expect(page.locator("#link")).to_have_class("link")
+        expect(page.locator("#dev-link")).to_have_attribute("data-state", "ok")
         table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
         shown_version(page, table.version)
         hub = app.state.web.hub
@@ -274,9 +304,24 @@ def test_a_dropped_display_reconnects_and_catches_up(tmp_path: Path, page: Page)
         assert len(sockets) == 2
         expect(page.locator("#box-1 .card.back")).to_have_count(2)
         expect(page.locator("#expected")).to_have_text("deal card 3 to box 1, face down")
-        expect(page.locator("#link")).to_have_class("link")
+        expect(page.locator("#dev-link")).to_have_attribute("data-state", "ok")
         deal(table, ["2c"], start=5)  # and the new feed carries on
         expect(page.locator("#box-1 .card.back")).to_have_count(3)
+
+
+def test_the_display_says_when_its_own_feed_is_down(tmp_path: Path, page: Page) -> None:
+    """The display's link is its own lamp, apart from the shoe's: a dealer must not act on a stale screen."""
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#dev-link")).to_have_attribute("data-state", "ok")
+        server.stop()
+        expect(page.locator("#dev-link")).to_have_attribute("data-state", "down")
+        expect(page.locator("#dev-link .state")).to_have_text("reconnecting")
+        expect(page.locator("#offline-banner")).to_contain_text("Display offline")
+        expect(page.locator("body")).to_have_class(re.compile(r"\boffline\b"))
+        expect(page.locator("#dev-shoe")).to_have_attribute("data-state", "ok")  # the shoe is not the display
+        screenshot(page, "dealer-display-offline", full_page=False)
 
 
 def test_a_shared_box_shows_each_bettors_share(tmp_path: Path, page: Page) -> None:
@@ -288,10 +333,12 @@ def test_a_shared_box_shows_each_bettors_share(tmp_path: Path, page: Page) -> No
         bettors = (Bettor("ann", 20), Bettor("bob", 10))
         table.open_round([BoxBet(box=1, ante=30, bettors=bettors)], actor=DEALER)
         deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"])
+        # Before the showdown each bettor's stake; after it each bettor's share.
+        expect(page.locator("#box-1 .bettor b")).to_have_text([money(20), money(10)])
+        expect(page.locator("#box-1 .bettor span")).to_have_text(["ann", "bob"])
         click_and_wait(page, table, "#decide button[data-action=raise]")
         assert table.settlement is not None
         (box,) = table.settlement.boxes
-        expect(page.locator("#box-1 .bettor")).to_have_text(["ann: EUR 20", "bob: EUR 10"])
         for share in box.bettors:
             expect(page.locator(f"#box-1 .share[data-bettor={share.name}] b")).to_have_text(signed(share.net))
         assert sum(s.net for s in box.bettors) == box.net

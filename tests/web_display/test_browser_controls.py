@@ -21,7 +21,7 @@ from tests.web_display.browser import (
     sign_in,
     signed,
 )
-from tests.web_display.kit import deal, live_server, make_app, make_table
+from tests.web_display.kit import PASSWORD, deal, live_server, make_app, make_table
 from tests.web_display.test_early_show import CARDS
 
 pytestmark = pytest.mark.browser
@@ -59,13 +59,24 @@ def test_an_admin_edits_the_configuration_and_the_dealer_sees_the_new_limit(tmp_
             expect(dealer.locator("input[name=ante-1]")).to_have_value("10")
             expect(admin.locator("#audit tbody")).to_contain_text("table-configured")
             screenshot(admin, "admin-config-editor")
-            # During a round the table refuses, and the admin is told why.
+            # During a round the change is accepted and pending: the dealer sees it, and it applies when
+            # the round ends.
             table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
             text.fill(text.input_value().replace("max_payout = 4500", "max_payout = 5000"))
             editor.locator("button.save-config").click()
-            expect(editor.locator(".config-message.error")).to_contain_text("round 1 is open")
+            expect(editor.locator(".config-message.pending")).to_have_text(
+                "Saved: max_payout — pending, applies when round 1 ends"
+            )
             assert table.config.max_payout == 4500
-            shown_version(dealer, table.version)
+            expect(dealer.locator("#pending-config")).to_contain_text(
+                f"from the next round: max payout {money(4500)} → {money(5000)}"
+            )
+            screenshot(dealer, "dealer-pending-configuration", full_page=False)
+            table.void_round(actor=Actor("sam", "supervisor"), why="ends the round")
+            expect(dealer.locator("#pending-config")).to_have_count(0)
+            expect(dealer.locator("#limits")).to_have_text(
+                f"Limits {money(10)} – {money(100)} · maximum payout {money(5000)}"
+            )
     finally:
         admin.context.close()
         dealer.context.close()
@@ -133,7 +144,8 @@ def test_a_shared_box_entered_in_the_bets_form_settles_each_bettors_share(tmp_pa
         assert (bet.box, bet.ante, bet.bonus) == (1, 30, 5)
         assert [(p.name, p.ante, p.bonus) for p in bet.bettors] == [("ann", 20, 0), ("bob", 10, 5)]
         expect(form.locator(".bettor-row")).to_have_count(0)  # the form is cleared for the next round
-        expect(page.locator("#box-1 .bettor")).to_have_text(["ann: EUR 20", "bob: EUR 10 · bonus EUR 5"])
+        expect(page.locator("#box-1 .bettor span")).to_have_text(["ann", "bob"])
+        expect(page.locator("#box-1 .bettor b")).to_have_text([money(20), f"{money(10)} + bonus {money(5)}"])
         # Box 1 full house (raise pays, bonus pays), box 2 folds; dealer two pair, qualifies.
         deal(table, passes({1: "Kc Kd Kh 9s 9h", 2: "2c 3d 4h 7s 8c"}, "Jc Jd 4s 4c 3c", n=5))
         click_and_wait(page, table, "#decide button[data-action=raise]")
@@ -174,3 +186,128 @@ def test_the_deciding_box_counts_down_and_folds_at_its_deadline(tmp_path: Path, 
             "system:decision-timer",
             "dealer:dealer",
         ]
+
+
+def test_removing_an_account_asks_first_and_a_supervisor_is_told_admin_is_not_theirs(
+    tmp_path: Path, browser: Browser
+) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    admin, supervisor = new_page(browser), new_page(browser)
+    try:
+        with live_server(make_app(tmp_path, {"T1": table})) as server:
+            sign_in(admin, server.url, "admin", next_path="/admin")
+            row = admin.locator("#accounts tr[data-account=dealer]")
+            row.locator("button.remove-account").click()
+            expect(row.locator(".confirm-remove")).to_contain_text("Remove dealer? Their sessions end now.")
+            row.locator("button.keep").click()  # changed their mind: nothing happens
+            expect(admin.locator("#accounts tbody tr")).to_have_count(3)
+            row.locator("button.remove-account").click()
+            row.locator("button.confirm").click()
+            expect(admin.locator("#accounts tbody tr")).to_have_count(2)
+            expect(admin.locator("#audit tbody")).to_contain_text("account-removed")
+            # A supervisor at /admin: told plainly, with the way back; no admin layout, no error toast.
+            supervisor.goto(f"{server.url}/login?next=/admin")
+            supervisor.fill("#name", "supervisor")
+            supervisor.fill("#password", PASSWORD)
+            with supervisor.expect_response(lambda r: r.url.endswith("/admin")) as answer:
+                supervisor.click("#sign-in")
+            assert answer.value.status == 403
+            expect(supervisor.locator("h1")).to_have_text("Admins only")
+            expect(supervisor.locator("#who")).to_contain_text("signed in as supervisor (supervisor)")
+            expect(supervisor.locator("#accounts")).to_have_count(0)
+            expect(supervisor.locator("#toast")).to_be_hidden()
+            screenshot(supervisor, "admin-no-access")
+    finally:
+        admin.context.close()
+        supervisor.context.close()
+
+
+def test_recall_shows_a_past_rounds_cards_in_deal_order_and_prints(tmp_path: Path, page: Page) -> None:
+    from tests.web_display.rounds import OASIS, Card
+    from tests.web_display.test_recall_api import play
+
+    table = make_table(tmp_path / "journal", "oasis", "T1", **OASIS.settings)
+    shown = play(table, OASIS)
+    fed = [s.code for s in OASIS.steps if isinstance(s, Card)]
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#phase")).to_have_text("idle")
+        page.click("#open-recall")
+        expect(page.locator("#recall .list button[data-round='1']")).to_contain_text(f"House pays {money(3590)}")
+        detail = page.locator("#recall-detail")
+        expect(detail.locator("#recall-title")).to_have_text("Round 1 · Oasis Poker · T1")
+        rows = detail.locator(".cards-table tbody tr")
+        expect(rows).to_have_count(len(fed))
+        # Deal order, where each card went, and only what was face up: box 4 folded, box 3's discard.
+        expect(rows.nth(0).locator("td").nth(2)).to_have_text("Box 1 · card 1")
+        expect(rows.nth(4).locator("td").nth(2)).to_have_text("Dealer · card 1")
+        for n, code in enumerate(fed):
+            cell = rows.nth(n).locator("td").nth(1)
+            if code in shown:
+                expect(cell.locator(f".card[data-code='{code}']")).to_have_count(1)
+            else:
+                expect(cell).to_have_text("face down")
+        expect(detail.locator(".settlement-table tr.net-row[data-box='1'] th").last).to_have_text(f"Pay {money(8000)}")
+        expect(detail.locator(".settlement-table tr[data-box='1'][data-bet=cap] td").last).to_have_text(
+            f"−{money(17100)}"
+        )
+        expect(detail.locator(".actions li").nth(2)).to_have_text("Box 3: exchange (card 3)")
+        expect(detail.locator(".house-line")).to_contain_text("jackpot won")
+        screenshot(page, "dealer-recall", full_page=False)
+        # Printed for a dispute: the round alone, nothing of the live screen.
+        page.emulate_media(media="print")
+        expect(page.locator(".status-bar")).to_be_hidden()
+        expect(page.locator("#recall .side-list")).to_be_hidden()
+        expect(detail).to_be_visible()
+        screenshot(page, "dealer-recall-print")
+        page.emulate_media(media="screen")
+        page.click("#recall-close")
+        expect(page.locator("#recall")).to_be_hidden()
+
+
+def test_an_exchange_against_a_dealer_who_does_not_qualify_reads_bet_by_bet(tmp_path: Path, page: Page) -> None:
+    """Net zero, but not a push: the ante is paid and the fee kept; "Push" made dealers underpay the ante."""
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=60)], actor=DEALER)
+        # Box 1 two pair; the dealer 9-high with no ace-king: he does not qualify.
+        deal(table, passes({1: "Kc Kd 4h 4s 2c"}, "9s 7h 5c 3d 2d", n=5))
+        page.click("#decide .discard[data-pos='4']")
+        click_and_wait(page, table, "#decide button[data-action=exchange]")
+        deal(table, ["Qh"], start=11)
+        click_and_wait(page, table, "#decide button[data-action=raise]")
+        box = page.locator("#box-1")
+        expect(box.locator(".bet-result[data-bet=ante] b")).to_have_text(f"pay {money(60)}")
+        expect(box.locator(".bet-result[data-bet=raise] b")).to_have_text("push")
+        expect(box.locator(".bet-result[data-bet=exchange-fee] b")).to_have_text("house keeps")
+        expect(box.locator(".net")).to_have_text(f"Even: pay {money(60)} · keep {money(60)}")
+        expect(page.locator("#house-pays")).to_have_text("House even")
+
+
+def test_a_dealer_recalls_an_older_round_with_a_supervisors_authorisation(tmp_path: Path, page: Page) -> None:
+    from controller.engine import Action
+
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    counter = 1
+    for _ in range(11):
+        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+        counter = deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"], start=counter)
+        table.act(Action(1, "raise"), actor=DEALER)
+        table.confirm_settlement(actor=DEALER)
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#phase")).to_have_text("idle")
+        page.click("#open-recall")
+        expect(page.locator("#recall .list button[data-round]")).to_have_count(10)  # rounds 2 to 11
+        page.fill("#recall-number", "1")
+        page.click("#recall-open")
+        dialog = page.locator("#authorise")
+        expect(dialog.locator("#authorise-title")).to_have_text("Recall round 1 (older than the last rounds)")
+        dialog.locator("input[name=supervisor]").fill("supervisor")
+        dialog.locator("input[name=password]").fill(PASSWORD)
+        page.click("#authorise-submit")
+        expect(dialog).to_be_hidden()
+        expect(page.locator("#recall-title")).to_have_text("Round 1 · Oasis Poker · T1")
+        expect(page.locator("#recall-detail .cards-table tbody tr")).to_have_count(10)
+        expect(page.locator("#user-name")).to_have_text("dealer")

@@ -86,13 +86,26 @@ def test_an_anonymous_change_is_refused(client: TestClient, table: TableService)
     assert table.config.max_payout == 3000
 
 
-def test_refused_while_a_round_is_open(client: TestClient, table: TableService) -> None:
+def test_during_a_round_the_change_is_pending_and_applies_when_the_round_ends(
+    client: TestClient, table: TableService
+) -> None:
     table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
     csrf = login(client, "admin")
     response = put_toml(client, csrf, edited(table, "max_payout = 3000", "max_payout = 4500"))
-    assert response.status_code == 409
-    assert "round 1 is open" in response.json()["error"]
+    assert response.status_code == 200, response.text
+    done = response.json()
+    assert (done["pending"], done["round"], done["changed"]) == (True, 1, ["max_payout"])
+    assert "max_payout = 4500" in done["toml"]  # what the admin saved, not what applies now
     assert table.config.max_payout == 3000
+    view = json.loads(client.get("/api/tables/T1").text)
+    assert view["pending_config"]["changes"] == [{"key": "max_payout", "old": 3000, "new": 4500}]
+    audit = client.get("/api/audit").json()
+    assert any(
+        e["action"] == "table-configuration-staged" and e["detail"] == "T1: max_payout (from round 2)" for e in audit
+    )
+    table.void_round(actor=Actor("sam", "supervisor"), why="ends the round")
+    assert table.config.max_payout == 4500
+    assert json.loads(client.get("/api/tables/T1").text)["pending_config"] is None
 
 
 @pytest.mark.parametrize(

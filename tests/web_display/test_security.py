@@ -27,6 +27,8 @@ ENDPOINTS: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("POST", "/api/tables/T1/rounds/void", {"why": "x"}, "supervisor"),
     ("POST", "/api/tables/T1/jackpot/1/confirm", None, "supervisor"),
     ("PUT", "/api/tables/T1/config", {"game": "oasis", "max_payout": 4000}, "admin"),
+    ("POST", "/api/tables/T1/override", {"action": {"kind": "void-round", "why": "x"}}, "dealer"),
+    ("POST", "/api/tables/T1/override/x", {"name": "supervisor", "password": PASSWORD}, "dealer"),
     ("POST", "/api/accounts", {"name": "newbie", "role": "dealer", "password": "long-enough-pw"}, "admin"),
     ("POST", "/api/accounts/dealer/password", {"password": "long-enough-pw"}, "admin"),
     ("DELETE", "/api/accounts/dealer", None, "admin"),
@@ -62,7 +64,12 @@ def test_the_endpoint_list_covers_every_state_changing_route() -> None:
     }
     listed = {(m, p.replace("T1", "{name}").replace("/1/", "/{tilt}/")) for m, p, _, _ in ENDPOINTS}
     listed = {
-        (m, p.replace("jackpot/{tilt}", "jackpot/{hit}").replace("accounts/dealer", "accounts/{account}"))
+        (
+            m,
+            p.replace("jackpot/{tilt}", "jackpot/{hit}")
+            .replace("accounts/dealer", "accounts/{account}")
+            .replace("override/x", "override/{grant}"),
+        )
         for m, p in listed
     }
     assert routes - UNGUARDED == listed

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     hsts_seconds: int = Field(default=31_536_000, ge=0)
     # Bearer token for GET /metrics from other machines; without it only this machine may scrape.
     metrics_token: SecretStr | None = None
+    # A supervisor override on a dealer's terminal: how long the action named by the dealer's display
+    # waits for the supervisor's credentials before it lapses (it is used once either way).
+    override_seconds: float = Field(default=30.0, gt=0, le=600)
 
     @property
     def accounts_path(self) -> Path:

@@ -12,26 +12,11 @@
         ...accounts.map((a) =>
           el(
             "tr",
-            {},
+            { "data-account": a.name },
             el("td", { text: a.name }),
             el("td", { text: a.role }),
             el("td", { text: a.created_at }),
-            el(
-              "td",
-              {},
-              el("button", {
-                type: "button",
-                text: "Remove",
-                onclick: async () => {
-                  try {
-                    await api("DELETE", `/api/accounts/${encodeURIComponent(a.name)}`);
-                  } catch (error) {
-                    showError(error.message);
-                  }
-                  load();
-                },
-              }),
-            ),
+            el("td", {}, removeButton(a.name)),
           ),
         ),
       );
@@ -39,6 +24,36 @@
       showError(error.message);
     }
     loadAudit();
+  }
+
+  // Removing an account ends its sessions at once: the admin confirms it, on the page, first.
+  function removeButton(name) {
+    const cell = el("span", { class: "remove" });
+    const ask = () =>
+      cell.replaceChildren(
+        el(
+          "span",
+          { class: "confirm-remove" },
+          el("span", { text: `Remove ${name}? Their sessions end now.` }),
+          el("button", {
+            type: "button",
+            class: "danger confirm",
+            text: "Yes, remove",
+            onclick: async () => {
+              try {
+                await api("DELETE", `/api/accounts/${encodeURIComponent(name)}`);
+              } catch (error) {
+                showError(error.message);
+              }
+              load();
+            },
+          }),
+          el("button", { type: "button", class: "keep", text: "Keep", onclick: reset }),
+        ),
+      );
+    const reset = () => cell.replaceChildren(el("button", { type: "button", class: "remove-account", "data-account": name, text: "Remove", onclick: ask }));
+    reset();
+    return cell;
   }
 
   // Built once: reloading the accounts must not throw away a configuration being edited.
@@ -54,8 +69,8 @@
     }
   }
 
-  // The whole configuration as TOML; the table refuses it during a round or with a bad setting, and
-  // the refusal (naming the key) stays under the editor until the next save.
+  // The whole configuration as TOML; a bad setting is refused (the refusal, naming the key, stays under
+  // the editor until the next save); during a round the change is pending until the round ends.
   function configEditor(name, config) {
     const text = el("textarea", { name: "toml", rows: 24, cols: 70, spellcheck: "false", autocomplete: "off" });
     text.value = config.toml;
@@ -70,8 +85,10 @@
         try {
           const done = await api("PUT", `/api/tables/${encodeURIComponent(name)}/config`, text.value, "application/toml");
           text.value = done.toml;
-          message.textContent = done.changed.length ? `Saved: ${done.changed.join(", ")}` : "Saved: no change";
-          message.classList.add("ok");
+          const what = done.changed.length ? done.changed.join(", ") : "no change";
+          // During a round the table keeps its configuration until the round ends.
+          message.textContent = done.pending ? `Saved: ${what} — pending, applies when round ${done.round} ends` : `Saved: ${what}`;
+          message.classList.add(done.pending ? "pending" : "ok");
         } catch (error) {
           message.textContent = error.message;
           message.classList.add("error");

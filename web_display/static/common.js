@@ -102,7 +102,14 @@ const DA = (() => {
       const suit = card.code[1];
       el.className = `card up suit-${suit}`;
       el.dataset.code = card.code;
-      el.textContent = rank + SUITS[suit];
+      el.setAttribute("aria-label", card.code);
+      const r = document.createElement("span");
+      r.className = "rank";
+      r.textContent = rank;
+      const s = document.createElement("span");
+      s.className = "suit";
+      s.textContent = SUITS[suit];
+      el.append(r, s);
     } else if (card === null) {
       el.className = "card empty";
     } else {

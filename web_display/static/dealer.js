@@ -1,28 +1,25 @@
-// The dealer display: the table as the live feed shows it, and the dealer's commands.
+// The dealer display: the table as the live feed shows it, and the dealer's commands, on one screen.
 "use strict";
 
-(() => {
+const DealerView = (() => {
   const { api, el, money, handName, cardElement, showError, clearError } = DA;
   const tableName = decodeURIComponent(location.pathname.split("/").filter(Boolean)[1] || "");
   const base = `/api/tables/${encodeURIComponent(tableName)}`;
   const NO_QUALIFICATION = new Set(["holdem-bonus"]);
   const EARLY_SHOW = new Set(["holdem-exchange"]); // games with the dealer's "dealer-shown" action
+  const FIVE_CARD_GAMES = new Set(["oasis"]); // five cards a box: smaller cards than the hold'em games' two
+  const MONEY_KEYS = new Set(["min_bet", "max_bet", "max_payout", "bonus.min_bet", "bonus.max_bet", "jackpot.reset", "jackpot.contribution"]);
   let view = null;
   let me = null;
-  let betsBuiltFor = null;
-  let tiltsKey = "";
-  let historyRound = -1;
-  let jackpotKey = "";
-  let jackpotHidden = false;
+  let online = false;
   const discard = new Set();
   let discardFor = "";
 
   const $ = (id) => document.getElementById(id);
   // replaceChildren() would write a null child as the text "null": optional parts are left out.
-  const put = (node, ...kids) => node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined));
+  const put = (node, ...kids) => node.replaceChildren(...kids.filter((k) => k !== null && k !== undefined && k !== false));
   const fmt = (amount) => money(amount, view.table.minor_units, view.table.currency);
-  const signed = (amount) => (amount > 0 ? "+" : "") + fmt(amount);
-  const title = (text) => text.charAt(0).toUpperCase() + text.slice(1).replace(/-/g, " ");
+  const amount = (value) => el("span", { class: "amt", text: fmt(value) });
 
   async function command(method, path, body) {
     clearError();
@@ -34,70 +31,105 @@
     }
   }
 
-  // ------------------------------------------------------------------ header
+  // ------------------------------------------------------------ status and instruction
 
-  function renderHeader() {
+  function renderStatus() {
     $("table-name").textContent = view.table.name;
     $("game-title").textContent = view.table.title;
     $("round-no").textContent = view.round || "–";
     $("phase").textContent = view.phase;
     $("phase").dataset.phase = view.phase;
     $("jackpot-meter").textContent = view.jackpot.enabled ? fmt(view.jackpot.meter) : "off";
-    $("expected").textContent = view.expected;
-    $("expected").classList.toggle("alert", view.tilts.length > 0);
+    // With a tilt open the line says what to do now; the tilt itself (in the controls) says what happened.
+    const tilt = view.tilts[0];
+    $("expected").textContent = tilt ? tilt.instruction : view.expected;
+    $("expected").classList.toggle("alert", Boolean(tilt));
+    const kinds = new Set(view.tilts.map((t) => t.kind));
+    const shoeFault = view.tilts.find((t) => t.kind === "shoe-fault");
+    device("dev-shoe", kinds.has("shoe-link-lost") ? ["alarm", "link lost"] : shoeFault ? ["alarm", "fault"] : ["ok", "OK"],
+      shoeFault ? shoeFault.message : "no shoe fault reported");
+    const camera = view.camera || null; // the camera's own health, when the table reports it
+    let cam = ["unknown", "–", "no camera report"];
+    if (camera && camera.state) cam = [camera.state === "ok" || camera.state === "running" ? "ok" : "alarm", camera.state, ""];
+    if (kinds.has("camera-mismatch")) cam = ["alarm", "disagrees", "the camera and the shoe disagree"];
+    if (kinds.has("camera-link-lost")) cam = ["alarm", "lost", "the camera over the table is not working"];
+    device("dev-camera", cam.slice(0, 2), cam[2]);
+    $("camera-health").textContent = camera && camera.summary ? camera.summary : "";
   }
 
-  // ------------------------------------------------------------------- tilts
+  function device(id, [state, text], title) {
+    const node = $(id);
+    node.dataset.state = state;
+    node.querySelector(".state").textContent = text;
+    node.title = title || "";
+  }
 
-  function renderTilts() {
-    const key = JSON.stringify(view.tilts.map((t) => [t.id, t.held, t.resolutions])) + me.role;
-    if (key === tiltsKey) return; // keep what a supervisor is typing
-    tiltsKey = key;
-    const box = $("tilts");
-    put(box);
-    const supervisor = me.role === "supervisor" || me.role === "admin";
-    for (const tilt of view.tilts) {
-      const why = el("input", { name: "why", placeholder: "why (goes in the log)", autocomplete: "off" });
-      const card = el("input", { name: "card", placeholder: "card, e.g. 8c", autocomplete: "off", size: 4 });
-      const choice = el(
-        "select",
-        { name: "resolution" },
-        ...tilt.resolutions.map((r) => el("option", { value: r, text: r.replace(/-/g, " ") })),
-      );
-      const form = supervisor
-        ? el(
-            "div",
-            { class: "tilt-form" },
-            choice,
-            why,
-            card,
-            el("button", {
-              class: "big danger clear",
-              type: "button",
-              text: "Clear tilt",
-              onclick: async () => {
-                const body = { resolution: choice.value, why: why.value, card: card.value.trim() || null };
-                await command("POST", `/tilts/${tilt.id}/clear`, body);
-              },
-            }),
-          )
-        : el("p", { class: "call", text: "Call a supervisor: they sign in here to clear it." });
-      box.append(
+  function renderLink() {
+    document.body.classList.toggle("offline", !online);
+    device("dev-link", online ? ["ok", "live"] : ["down", "reconnecting"], online ? "the live feed is connected" : "");
+  }
+
+  // ----------------------------------------------------------------------- banners
+
+  function renderBanners() {
+    const banners = [];
+    const hits = view.settlement ? view.settlement.jackpot.hits : [];
+    if (!online) {
+      banners.push(el("div", { class: "banner offline", id: "offline-banner" }, el("span", { class: "text", text: "Display offline: reconnecting. What is shown may be out of date; wait before paying or dealing." })));
+    }
+    if (hits.length) {
+      banners.push(
         el(
           "div",
-          { class: "tilt", "data-tilt": tilt.id, "data-kind": tilt.kind },
-          el("h2", { text: `TILT ${tilt.id}: ${tilt.message}` }),
-          el("p", { class: "instruction", text: tilt.instruction }),
-          tilt.held ? el("p", { text: `${tilt.held} card(s) held` }) : null,
-          form,
+          { class: "banner jackpot", id: "jackpot-banner", role: "alert" },
+          el("span", { class: "headline", text: "JACKPOT!" }),
+          el("span", { class: "text" }, ...hits.map((h) => el("span", { class: "hit", "data-box": h.box, text: `Box ${h.box} · ${handName(h.hand)} · ${fmt(h.amount)}  ` })),
+            el("span", { text: "Pay the table as shown and confirm; the jackpot is paid when a supervisor confirms it." })),
         ),
       );
     }
+    // Hits of earlier rounds (or this one, once confirmed) awaiting the supervisor: a line, never in the way.
+    const current = view.phase === "showdown" && hits.length ? view.round : null;
+    for (const hit of view.jackpot.pending) {
+      if (hit.round === current) continue;
+      banners.push(
+        el(
+          "div",
+          { class: "banner pending-hit", "data-hit": hit.hit },
+          el("span", { class: "text", text: `Jackpot awaiting a supervisor: round ${hit.round} · box ${hit.box} · ${handName(hit.hand)} · ${fmt(hit.amount)}` }),
+          el("button", { type: "button", class: "gold", id: `confirm-jackpot-${hit.hit}`, text: "Jackpot paid: confirm", onclick: () => confirmJackpot(hit) }),
+        ),
+      );
+    }
+    const pending = view.pending_config;
+    if (pending) {
+      const change = (c) => {
+        const show = (v) => (MONEY_KEYS.has(c.key) && typeof v === "number" ? fmt(v) : v === undefined || v === null ? "–" : JSON.stringify(v).replace(/"/g, ""));
+        return `${c.key.replace(/_/g, " ")} ${show(c.old)} → ${show(c.new)}`;
+      };
+      banners.push(
+        el("div", { class: "banner config", id: "pending-config" },
+          el("span", { class: "text", text: `Configuration change by ${pending.by}, from the next round: ${pending.changes.map(change).join(" · ") || "no setting changes"}` })),
+      );
+    }
+    put($("banners"), ...banners);
   }
 
-  // ------------------------------------------------------------------ cards
+  function confirmJackpot(hit) {
+    Authorise.open({
+      table: tableName,
+      title: `Confirm the jackpot of round ${hit.round}, box ${hit.box}: ${fmt(hit.amount)} paid`,
+      fields: [],
+      action: () => ({ kind: "confirm-jackpot", hit: hit.hit }),
+      direct: () => api("POST", `${base}/jackpot/${hit.hit}/confirm`),
+    });
+  }
 
-  function renderCards() {
+  // ---------------------------------------------------------------------- the layout
+
+  function renderHouse() {
+    const idle = view.phase === "idle";
+    $("house").hidden = idle;
     put($("dealer-cards"), ...view.dealer.map(cardElement));
     $("board-area").hidden = view.board.length === 0;
     put($("board-cards"), ...view.board.map(cardElement));
@@ -112,87 +144,162 @@
     $("dealer-qualifies").dataset.qualifies = dealer ? String(dealer.qualifies) : "";
   }
 
+  // Before the showdown: what is on each betting spot.
   function stakeLines(box) {
-    const lines = box.stakes.map((s) => el("li", { "data-stake": s.bet, text: `${title(s.bet)} ${fmt(s.amount)}` }));
-    if (box.bonus) lines.push(el("li", { "data-stake": "bonus", text: `Bonus ${fmt(box.bonus)}` }));
+    const lines = box.stakes.map((s) =>
+      el("li", { class: "stake", "data-stake": s.bet }, el("span", { text: Words.title(s.bet) }), el("b", { text: fmt(s.amount) })),
+    );
+    if (box.bonus) lines.push(el("li", { class: "stake", "data-stake": "bonus" }, el("span", { text: "Bonus" }), el("b", { text: fmt(box.bonus) })));
     for (const p of box.bettors) {
-      const bonus = p.bonus ? ` · bonus ${fmt(p.bonus)}` : "";
-      lines.push(el("li", { class: "bettor", text: `${p.name}: ${fmt(p.ante)}${bonus}` }));
+      lines.push(el("li", { class: "bettor" }, el("span", { text: p.name }), el("b", { text: `${fmt(p.ante)}${p.bonus ? ` + bonus ${fmt(p.bonus)}` : ""}` })));
     }
-    return el("ul", { class: "stakes" }, ...lines);
+    return el("ul", { class: "lines stakes" }, ...lines);
   }
 
+  // After it: what to do with the chips on each spot, the cap, the jackpot, each bettor's share.
   function resultLines(result) {
     const lines = [];
     for (const b of result.bets) {
       if (b.bet === "cap") continue;
+      const chips = Words.chips(b, fmt);
       lines.push(
         el(
           "li",
-          { class: "bet-result", "data-bet": b.bet },
-          el("span", { text: `${title(b.bet)} ${b.stake ? fmt(b.stake) : ""}` }),
-          el("b", { text: b.result === 0 ? "push" : signed(b.result) }),
+          { class: `bet-result ${chips.cls}`, "data-bet": b.bet, "data-result": b.result },
+          el("span", {}, `${Words.title(b.bet)} `, b.stake ? amount(b.stake) : null),
+          el("b", { text: chips.text }),
         ),
       );
     }
     if (result.capped) {
       lines.push(
-        el(
-          "li",
-          { class: "cap" },
-          el("span", { text: `Capped at the maximum payout ${fmt(view.table.max_payout)}` }),
-          el("b", { text: `−${fmt(result.cap_cut)}` }),
-        ),
+        el("li", { class: "cap" }, el("span", {}, "Capped at ", amount(view.table.max_payout)), el("b", { text: `−${fmt(result.cap_cut)}` })),
       );
     }
     if (result.jackpot) {
-      lines.push(
-        el("li", { class: "jackpot-result" }, el("span", { text: "JACKPOT" }), el("b", { text: signed(result.jackpot) })),
-      );
+      lines.push(el("li", { class: "jackpot-result" }, el("span", { text: "Jackpot, on confirm" }), el("b", { text: `+${fmt(result.jackpot)}` })));
     }
-    // A shared box: each bettor's share, already split by the controller (remainder to the owner).
-    const shares = (result.bettors || []).map((b) =>
-      el("li", { class: "share", "data-bettor": b.name }, el("span", { text: b.name }), el("b", { text: signed(b.net) })),
-    );
-    let net = "Push";
-    if (result.net > 0) net = `Pay ${fmt(result.net)}`;
-    if (result.net < 0) net = `Collect ${fmt(-result.net)}`;
-    return el(
-      "div",
-      { class: `result outcome-${result.outcome}` },
-      el("div", { class: "outcome", text: result.outcome.toUpperCase() }),
-      el("ul", { class: "bet-results" }, ...lines),
-      el("div", { class: "net", "data-net": result.net, text: net }),
-      shares.length ? el("ul", { class: "shares" }, ...shares) : null,
-    );
+    for (const b of result.bettors || []) {
+      lines.push(el("li", { class: "share", "data-bettor": b.name }, el("span", { text: b.name }), el("b", { text: (b.net > 0 ? "+" : "") + fmt(b.net) })));
+    }
+    return el("ul", { class: "lines results" }, ...lines);
   }
 
   function renderBoxes() {
     const results = new Map((view.settlement ? view.settlement.boxes : []).map((b) => [b.box, b]));
+    const hits = new Set((view.settlement ? view.settlement.jackpot.hits : []).map((h) => h.box));
     const tiles = view.boxes.map((box) => {
       const result = results.get(box.box);
       const hand = box.hand || (result && result.hand);
+      const turn = view.decide && view.decide.box === box.box;
+      const tags = [box.blind ? "blind" : "", box.folded ? "folded" : "", box.bettors.length ? `shared by ${box.bettors.length}` : ""].filter(Boolean);
+      const net = result ? Words.net(result, fmt) : null;
       return el(
         "article",
-        {
-          class: `box${box.folded ? " folded" : ""}${view.decide && view.decide.box === box.box ? " turn" : ""}`,
-          id: `box-${box.box}`,
-        },
-        el("h3", { text: `Box ${box.box}${box.blind ? " · blind" : ""}${box.folded ? " · folded" : ""}` }),
-        stakeLines(box),
-        el("div", { class: "cards" }, ...box.cards.map(cardElement)),
-        el("div", { class: "hand", text: hand ? handName(hand) : "" }),
-        el("div", { class: "decisions", text: box.decisions.join(" · ") }),
-        view.decide && view.decide.box === box.box && view.decide.deadline
-          ? el("div", { class: "countdown", "data-deadline": view.decide.deadline, role: "timer" })
-          : null,
-        result ? resultLines(result) : null,
+        { class: `box${box.folded ? " folded" : ""}${turn ? " turn" : ""}${hits.has(box.box) ? " jackpot" : ""}`, id: `box-${box.box}`, "data-box": box.box },
+        el(
+          "div",
+          { class: "box-inner", "data-cards": FIVE_CARD_GAMES.has(view.table.game) ? "many" : "few" },
+          el(
+            "div",
+            { class: "box-head" },
+            el("h3", { text: `Box ${box.box}` }),
+            el("span", { class: "tags", text: tags.join(" · ") }),
+            hits.has(box.box) ? el("span", { class: "badge jackpot-badge", text: "JACKPOT" }) : null,
+            result ? el("span", { class: `badge outcome outcome-${result.outcome}`, text: result.outcome.toUpperCase() }) : null,
+          ),
+          el("div", { class: "cards" }, ...box.cards.map(cardElement)),
+          el(
+            "div",
+            { class: "hand-line" },
+            el("span", { class: "hand", text: hand ? handName(hand) : "" }),
+            el("span", { class: "decisions", text: box.decisions.join(" · ") }),
+            turn && view.decide.deadline ? el("span", { class: "countdown", "data-deadline": view.decide.deadline, role: "timer" }) : null,
+          ),
+          result ? resultLines(result) : stakeLines(box),
+          net ? el("div", { class: `net ${net.cls}`, "data-net": result.net, text: net.text }) : null,
+        ),
       );
     });
+    $("boxes").hidden = view.phase === "idle";
     put($("boxes"), ...tiles);
+    fitBoxes();
   }
 
-  // --------------------------------------------------------------- commands
+  // Columns and rows for the boxes: the arrangement that gives each box the most room for its type
+  // (its width and height both bound the type: see .box-inner's --f in dealer.css).
+  function fitBoxes() {
+    const grid = $("boxes");
+    const n = grid.children.length;
+    if (!n || grid.hidden) return;
+    const w = grid.clientWidth;
+    const h = grid.clientHeight;
+    const em = parseFloat(getComputedStyle(grid).fontSize);
+    let best = null;
+    for (let cols = 1; cols <= n; cols++) {
+      const rows = Math.ceil(n / cols);
+      const size = Math.min(0.064 * Math.min(w / cols, 32 * em), (0.052 * h) / rows);
+      const waste = cols * rows - n;
+      if (!best || size > best.size + 0.2 || (Math.abs(size - best.size) <= 0.2 && waste < best.waste)) best = { cols, rows, size, waste };
+    }
+    grid.style.setProperty("--cols", best.cols);
+    grid.style.setProperty("--rows", best.rows);
+    shrinkToFit(grid);
+  }
+
+  // A box with more to say than its share of the screen (a capped jackpot, three bettors) gets smaller
+  // type rather than hidden lines: in steps of 6 %, down to 60 % of its size.
+  function shrinkToFit(grid) {
+    for (const inner of grid.querySelectorAll(".box-inner")) {
+      inner.style.fontSize = "";
+      const size = parseFloat(getComputedStyle(inner).fontSize);
+      for (let factor = 0.94; inner.scrollHeight > inner.clientHeight + 1 && factor > 0.6; factor -= 0.06) {
+        inner.style.fontSize = `${size * factor}px`;
+      }
+    }
+  }
+
+  // --------------------------------------------------------------- the dealer's controls
+
+  function renderTilts() {
+    const box = $("tilts");
+    const tiles = view.tilts.map((tilt) =>
+      el(
+        "div",
+        { class: "tilt", "data-tilt": tilt.id, "data-kind": tilt.kind, role: "alert" },
+        el("h2", { text: `TILT ${tilt.id} · ${tilt.kind.replace(/-/g, " ")}` }),
+        el("p", { class: "what", text: tilt.message.charAt(0).toUpperCase() + tilt.message.slice(1) }),
+        tilt.held ? el("p", { class: "held", text: `${tilt.held} card${tilt.held > 1 ? "s" : ""} held` }) : null,
+        el("button", {
+          class: "big clear",
+          type: "button",
+          text: Authorise.supervisor() ? "Clear tilt…" : "Supervisor: clear tilt",
+          onclick: () => clearTilt(tilt),
+        }),
+      ),
+    );
+    put(box, ...tiles);
+  }
+
+  function clearTilt(tilt) {
+    const choice = el("select", { name: "resolution" }, ...tilt.resolutions.map((r) => el("option", { value: r, text: r.replace(/-/g, " ") })));
+    const why = el("input", { name: "why", placeholder: "why (goes in the log)", autocomplete: "off" });
+    const card = el("input", { name: "card", placeholder: "e.g. 8c", autocomplete: "off", size: 4 });
+    const cardField = Authorise.field("Card, as the supervisor reads it", card);
+    const showCard = () => {
+      cardField.hidden = !["enter-card", "continue"].includes(choice.value);
+    };
+    choice.addEventListener("change", showCard);
+    showCard();
+    const body = () => ({ resolution: choice.value, why: why.value, card: cardField.hidden ? null : card.value.trim() || null });
+    Authorise.open({
+      table: tableName,
+      title: `Clear tilt ${tilt.id}: ${tilt.message}`,
+      fields: [Authorise.field("Resolution", choice), Authorise.field("Why", why), cardField],
+      action: () => ({ kind: "clear-tilt", tilt: tilt.id, ...body() }),
+      direct: () => api("POST", `${base}/tilts/${tilt.id}/clear`, body()),
+    });
+  }
 
   function renderDecide() {
     const panel = $("decide");
@@ -213,13 +320,14 @@
       ? el(
           "div",
           { class: "discards" },
-          el("span", { text: "Exchange which card?" }),
+          el("span", { class: "prompt", text: "Exchange which card?" }),
           ...box.cards.map((_, pos) =>
             el("button", {
               type: "button",
               class: `discard${discard.has(pos) ? " picked" : ""}`,
               "data-pos": pos,
-              text: `Card ${pos + 1}`,
+              text: String(pos + 1),
+              "aria-label": `card ${pos + 1}`,
               onclick: (event) => {
                 if (discard.has(pos)) discard.delete(pos);
                 else discard.add(pos);
@@ -232,7 +340,7 @@
     const buttons = decide.options.map((option) =>
       el("button", {
         type: "button",
-        class: `big action action-${option}`,
+        class: `big action action-${option}${option === "fold" ? " danger" : " primary"}`,
         "data-action": option,
         text: option.toUpperCase(),
         onclick: async () => {
@@ -249,18 +357,26 @@
         ? el("button", {
             id: "dealer-shown",
             type: "button",
-            class: "big danger",
+            class: "danger",
             text: "Dealer hand shown early",
             onclick: () => command("POST", "/actions", { box: 0, action: "dealer-shown" }),
           })
         : null;
+    const stage = Words.stage(decide.stage);
     put(
       panel,
-      el("h2", { text: `Box ${decide.box}: ${decide.stage ? decide.stage.replace(/-/g, " ") + " — " : ""}decide` }),
+      el("h2", {}, `Box ${decide.box} decides`, stage ? el("span", { class: "stage", text: ` · ${stage}` }) : null),
       picks,
       el("div", { class: "buttons" }, ...buttons),
       earlyShow ? el("div", { class: "buttons dealer-actions" }, earlyShow) : null,
     );
+  }
+
+  // "House pays EUR 2,495": the words may wrap, the amount never.
+  function houseLine(pays) {
+    const text = Words.house(pays, fmt);
+    const at = text.indexOf(view.table.currency);
+    return at > 0 ? [text.slice(0, at), el("span", { class: "amt", text: text.slice(at) })] : [text];
   }
 
   function renderShowdown() {
@@ -272,9 +388,10 @@
       return;
     }
     panel.hidden = false;
-    const pays = s.house_pays;
-    put(panel, 
-      el("h2", { id: "house-pays", text: pays >= 0 ? `House pays ${fmt(pays)}` : `House collects ${fmt(-pays)}` }),
+    put(
+      panel,
+      el("h2", { id: "house-pays" }, ...houseLine(s.house_pays)),
+      s.jackpot.hits.length ? el("p", { class: "note", text: "The jackpot is not in this total: a supervisor confirms it." }) : null,
       el("button", {
         id: "confirm-settlement",
         class: "big primary",
@@ -286,288 +403,36 @@
     );
   }
 
-  // Amount fields of a box's bettors, and the box's own fields (read-only totals while it is shared).
-  const bettorRows = (n) => [...$("bets").querySelectorAll(`.bettor-row[data-box='${n}']`)];
-  const plain = (amount, minorUnits) => {
-    if (minorUnits === 0) return String(amount);
-    const digits = String(amount).padStart(minorUnits + 1, "0");
-    return `${digits.slice(0, -minorUnits)}.${digits.slice(-minorUnits)}`;
-  };
-
-  // A shared box's ante and bonus are its bettors' sums: shown in the box's fields as they are typed.
-  function totalShares(n) {
-    const t = view.table;
-    const form = $("bets");
-    const rows = bettorRows(n);
-    const fields = [form.elements[`ante-${n}`], form.elements[`bonus-${n}`]].filter(Boolean);
-    for (const field of fields) field.readOnly = rows.length > 0;
-    if (!rows.length) return;
-    for (const [field, kind] of [
-      [form.elements[`ante-${n}`], "ante"],
-      [form.elements[`bonus-${n}`], "bonus"],
-    ]) {
-      if (!field) continue;
-      try {
-        const sum = rows.reduce((total, row) => total + DA.parseMoney(row.querySelector(`[data-field=${kind}]`).value, t.minor_units), 0);
-        field.value = sum ? plain(sum, t.minor_units) : "";
-      } catch (_) {
-        field.value = ""; // an amount that does not read: refused with its reason when the round opens
-      }
-    }
-  }
-
-  function bettorRow(n, { name = "", ante = "", bonus = "" } = {}) {
-    const t = view.table;
-    const input = (field, value, attrs) =>
-      el("input", { "data-field": field, value, autocomplete: "off", oninput: () => totalShares(n), ...attrs });
-    const row = el(
-      "div",
-      { class: "bettor-row", "data-box": n },
-      el("span", { class: "bettor-label" }),
-      el("label", {}, "Name ", input("name", name, { maxlength: 40, size: 10 })),
-      el("label", {}, "Ante ", input("ante", ante, { inputmode: "decimal" })),
-      t.bonus ? el("label", {}, "Bonus ", input("bonus", bonus, { inputmode: "decimal" })) : null,
-      el("button", {
-        type: "button",
-        class: "remove-bettor",
-        text: "✕",
-        "aria-label": "remove this bettor",
-        onclick: () => {
-          row.remove();
-          labelBettors(n);
-          totalShares(n);
-        },
-      }),
-    );
-    return row;
-  }
-
-  // The first bettor owns the box (decides and takes the remainder of a split); the label says so.
-  function labelBettors(n) {
-    bettorRows(n).forEach((row, i) => {
-      row.querySelector(".bettor-label").textContent = i === 0 ? "Owner" : `Bettor ${i + 1}`;
-    });
-  }
-
-  function addBettor(n) {
-    const form = $("bets");
-    const holder = form.querySelector(`.bettors[data-box='${n}']`);
-    if (!bettorRows(n).length) {
-      // Sharing starts from what is on the box: that is the owner's stake; the next bettor is added empty.
-      const bonusField = form.elements[`bonus-${n}`];
-      holder.append(bettorRow(n, { ante: form.elements[`ante-${n}`].value, bonus: bonusField ? bonusField.value : "" }));
-    }
-    holder.append(bettorRow(n));
-    labelBettors(n);
-    totalShares(n);
-    bettorRows(n).at(-1).querySelector("[data-field=name]").focus();
-  }
-
-  function clearBets() {
-    const form = $("bets");
-    form.reset();
-    for (const holder of form.querySelectorAll(".bettors")) holder.replaceChildren();
-    for (const field of form.querySelectorAll("input[readonly]")) field.readOnly = false;
-  }
-
-  function buildBets() {
-    const form = $("bets");
-    const t = view.table;
-    const key = [t.name, t.game, t.boxes, t.bonus].join("|");
-    if (betsBuiltFor === key) return;
-    betsBuiltFor = key;
-    const rows = [];
-    for (let n = 1; n <= t.boxes; n++) {
-      rows.push(
-        el(
-          "div",
-          { class: "bet-row" },
-          el("span", { class: "box-label", text: `Box ${n}` }),
-          el("label", {}, "Ante ", el("input", { name: `ante-${n}`, inputmode: "decimal", autocomplete: "off" })),
-          t.bonus
-            ? el("label", {}, "Bonus ", el("input", { name: `bonus-${n}`, inputmode: "decimal", autocomplete: "off" }))
-            : null,
-          t.game === "oasis" ? el("label", {}, el("input", { name: `blind-${n}`, type: "checkbox" }), " blind") : null,
-          el("button", { type: "button", class: "add-bettor", "data-box": n, text: "+ Bettor", onclick: () => addBettor(n) }),
-        ),
-        el("div", { class: "bettors", "data-box": n }),
-      );
-    }
-    put(form, ...rows);
-  }
-
-  function readBets() {
-    const t = view.table;
-    const form = $("bets");
-    const bets = [];
-    for (let n = 1; n <= t.boxes; n++) {
-      const blindField = form.elements[`blind-${n}`];
-      const blind = Boolean(blindField && blindField.checked);
-      const rows = bettorRows(n);
-      if (rows.length) {
-        const bettors = rows.map((row, i) => {
-          const value = (field) => {
-            const input = row.querySelector(`[data-field=${field}]`);
-            return input ? input.value : "";
-          };
-          const name = value("name").trim();
-          if (!name) throw new Error(`box ${n}: ${i === 0 ? "the owner" : `bettor ${i + 1}`} needs a name`);
-          return { name, ante: DA.parseMoney(value("ante"), t.minor_units), bonus: DA.parseMoney(value("bonus"), t.minor_units) };
-        });
-        const ante = bettors.reduce((sum, b) => sum + b.ante, 0);
-        const bonus = bettors.reduce((sum, b) => sum + b.bonus, 0);
-        bets.push({ box: n, ante, bonus, blind, bettors });
-        continue;
-      }
-      const ante = DA.parseMoney(form.elements[`ante-${n}`].value, t.minor_units);
-      const bonusField = form.elements[`bonus-${n}`];
-      const bonus = bonusField ? DA.parseMoney(bonusField.value, t.minor_units) : 0;
-      if (ante || bonus) bets.push({ box: n, ante, bonus, blind });
-    }
-    return bets;
-  }
-
   function renderControls() {
-    buildBets();
-    // Outside the form: an admin may change the limits between rounds without the bets typed so far going.
     const t = view.table;
-    $("limits").textContent = `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`;
+    DealerBets.build(t);
     const idle = view.phase === "idle";
-    $("bets-panel").hidden = !idle;
+    $("bets").hidden = !idle;
+    $("open-panel").hidden = !idle;
+    $("limits").textContent = `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`;
     $("repeat-bets").disabled = !view.last_bets;
     const tools = $("round-tools");
-    const supervisor = me.role === "supervisor" || me.role === "admin";
     if (idle) {
       put(tools);
       return;
     }
-    const reason = el("input", { name: "void-why", placeholder: "why void the round", autocomplete: "off" });
-    put(tools, 
-      el("button", {
-        id: "report-exposed",
-        type: "button",
-        class: "big",
-        text: "Dealer card exposed",
-        onclick: () => command("POST", "/reports", { kind: "dealer-card-exposed" }),
-      }),
-      el("button", {
-        id: "report-missing",
-        type: "button",
-        class: "big",
-        text: "Missing card",
-        onclick: () => command("POST", "/reports", { kind: "missing-card" }),
-      }),
-      supervisor ? reason : null,
-      supervisor
-        ? el("button", {
-            id: "void-round",
-            type: "button",
-            class: "big danger",
-            text: "Void round",
-            onclick: () => command("POST", "/rounds/void", { why: reason.value }),
-          })
-        : null,
+    put(
+      tools,
+      el("button", { id: "report-exposed", type: "button", text: "Dealer card exposed", onclick: () => command("POST", "/reports", { kind: "dealer-card-exposed" }) }),
+      el("button", { id: "report-missing", type: "button", text: "Missing card", onclick: () => command("POST", "/reports", { kind: "missing-card" }) }),
+      el("button", { id: "void-round", type: "button", class: "danger void", text: Authorise.supervisor() ? "Void round…" : "Supervisor: void round", onclick: voidRound }),
     );
   }
 
-  // ------------------------------------------------------------- jackpot hit
-
-  function renderJackpot() {
-    const screen = $("jackpot-screen");
-    const atShowdown = view.settlement ? view.settlement.jackpot.hits : [];
-    const pending = view.jackpot.pending;
-    const key = JSON.stringify([atShowdown, pending.map((h) => h.hit)]);
-    if (key !== jackpotKey) {
-      jackpotKey = key;
-      jackpotHidden = false;
-    }
-    if ((!atShowdown.length && !pending.length) || jackpotHidden) {
-      screen.hidden = true;
-      return;
-    }
-    screen.hidden = false;
-    const supervisor = me.role === "supervisor" || me.role === "admin";
-    const lines = [];
-    for (const hit of atShowdown) {
-      lines.push(el("p", { class: "hit", text: `Box ${hit.box} · ${handName(hit.hand)} · ${fmt(hit.amount)}` }));
-    }
-    if (atShowdown.length && view.phase === "showdown") {
-      lines.push(el("p", { text: "Pay the table as shown and confirm; a supervisor then confirms the jackpot." }));
-      lines.push(
-        el("button", {
-          class: "big primary",
-          type: "button",
-          id: "jackpot-confirm-settlement",
-          text: "Paid as shown: confirm",
-          onclick: () => command("POST", "/settlement/confirm"),
-        }),
-      );
-    }
-    for (const hit of pending) {
-      lines.push(
-        el(
-          "div",
-          { class: "pending-hit", "data-hit": hit.hit },
-          el("p", { class: "hit", text: `Round ${hit.round} · Box ${hit.box} · ${handName(hit.hand)} · ${fmt(hit.amount)}` }),
-          supervisor
-            ? el("button", {
-                class: "big primary",
-                type: "button",
-                id: `confirm-jackpot-${hit.hit}`,
-                text: "Jackpot paid: confirm",
-                onclick: () => command("POST", `/jackpot/${hit.hit}/confirm`),
-              })
-            : el("p", { text: "Awaiting a supervisor's confirmation." }),
-        ),
-      );
-    }
-    put(screen, 
-      el("h1", { text: "JACKPOT!" }),
-      ...lines,
-      el("button", {
-        type: "button",
-        id: "jackpot-hide",
-        text: "Show the table",
-        onclick: () => {
-          jackpotHidden = true;
-          screen.hidden = true;
-        },
-      }),
-    );
-  }
-
-  // ----------------------------------------------------------------- history
-
-  async function renderHistory() {
-    if (view.round === historyRound && view.phase !== "idle") return;
-    const marker = `${view.round}:${view.phase}`;
-    if (renderHistory.last === marker) return;
-    renderHistory.last = marker;
-    historyRound = view.round;
-    let rounds;
-    try {
-      rounds = await api("GET", `${base}/rounds`);
-    } catch (error) {
-      showError(error.message);
-      return;
-    }
-    const rows = rounds.map((r) => {
-      const s = r.settlement;
-      const dealer = s.void ? `void: ${s.void}` : s.dealer.hand ? handName(s.dealer.hand) : "";
-      const boxes = s.boxes
-        .map((b) => `${b.box}: ${b.outcome}${b.hand ? ` ${handName(b.hand)}` : ""} ${signed(b.net)}`)
-        .join(" · ");
-      return el(
-        "tr",
-        { "data-round": r.round },
-        el("td", { text: String(r.round) }),
-        el("td", { text: new Date(r.finished_at).toLocaleTimeString() }),
-        el("td", { text: dealer }),
-        el("td", { text: boxes }),
-        el("td", { text: fmt(s.house_pays) }),
-      );
+  function voidRound() {
+    const why = el("input", { name: "void-why", placeholder: "why void the round", autocomplete: "off" });
+    Authorise.open({
+      table: tableName,
+      title: `Void round ${view.round}: every stake goes back`,
+      fields: [Authorise.field("Why", why)],
+      action: () => ({ kind: "void-round", why: why.value }),
+      direct: () => api("POST", `${base}/rounds/void`, { why: why.value }),
     });
-    put($("history").tBodies[0], ...rows);
   }
 
   // Casino Hold'em's decision timer: the box to decide folds by itself at the deadline (the server
@@ -583,17 +448,32 @@
   }
 
   function render() {
-    renderHeader();
+    renderStatus();
+    renderLink();
+    renderBanners();
+    renderHouse();
+    renderControls();
     renderTilts();
-    renderCards();
-    renderBoxes();
-    tickCountdown();
     renderDecide();
     renderShowdown();
-    renderControls();
-    renderJackpot();
-    renderHistory();
+    renderBoxes();
+    tickCountdown();
     document.body.dataset.version = String(view.version);
+  }
+
+  async function openRound() {
+    let bets;
+    try {
+      bets = DealerBets.read();
+    } catch (error) {
+      showError(error.message);
+      return;
+    }
+    if (!bets.length) {
+      showError("enter at least one box's ante");
+      return;
+    }
+    if (await command("POST", "/rounds", { bets })) DealerBets.clear();
   }
 
   async function start() {
@@ -602,24 +482,14 @@
     $("user-name").textContent = me.name;
     $("user-role").textContent = me.role;
     document.body.dataset.role = me.role;
+    Authorise.start();
     $("sign-out").addEventListener("click", DA.signOut);
-    $("supervisor-sign-in").addEventListener("click", DA.signOut);
-    $("open-round").addEventListener("click", async () => {
-      let bets;
-      try {
-        bets = readBets();
-      } catch (error) {
-        showError(error.message);
-        return;
-      }
-      if (!bets.length) {
-        showError("enter at least one box's ante");
-        return;
-      }
-      if (await command("POST", "/rounds", { bets })) clearBets();
-    });
+    $("open-round").addEventListener("click", openRound);
     $("repeat-bets").addEventListener("click", () => command("POST", "/rounds/repeat"));
+    $("clear-bets").addEventListener("click", () => DealerBets.clear());
+    $("open-recall").addEventListener("click", () => view && Recall.open(tableName, view.table));
     setInterval(tickCountdown, 250);
+    new ResizeObserver(() => view && fitBoxes()).observe($("layout"));
     DA.live(
       `/ws/tables/${encodeURIComponent(tableName)}`,
       (message) => {
@@ -627,9 +497,18 @@
         view = message.view;
         render();
       },
-      (up) => $("link").classList.toggle("down", !up),
+      (up) => {
+        online = up;
+        if (view) {
+          renderLink();
+          renderBanners();
+        } else {
+          renderLink();
+        }
+      },
     );
   }
 
   start();
+  return { table: () => (view ? view.table : null) };
 })();

@@ -5,6 +5,23 @@
   const { el, money, handName } = DA;
   const tables = new Map();
   const $ = (id) => document.getElementById(id);
+  const PAYOUTS = 3; // the newest large payouts a tile shows
+
+  // The shoe and the camera as the table's tilts report them.
+  // Camera health details (frames per second, last frame) from the floor summary go beside these.
+  function devices(t) {
+    const kinds = new Set(t.tilts.map((x) => x.kind));
+    const shoe = kinds.has("shoe-link-lost") ? "link lost" : kinds.has("shoe-fault") ? "fault" : "OK";
+    const camera = kinds.has("camera-link-lost") ? "lost" : kinds.has("camera-mismatch") ? "disagrees" : t.camera && t.camera.state ? t.camera.state : "–";
+    return el(
+      "p",
+      { class: "devices" },
+      "Shoe ",
+      el("b", { class: shoe === "OK" ? "" : "alarm", text: shoe }),
+      " · Camera ",
+      el("b", { class: camera === "lost" || camera === "disagrees" ? "alarm" : "", text: camera }),
+    );
+  }
 
   function tile(t) {
     const fmt = (amount) => money(amount, t.minor_units, t.currency);
@@ -13,9 +30,17 @@
     for (const hit of t.pending_hits) {
       alerts.push(el("li", { class: "hit", text: `JACKPOT box ${hit.box}: ${fmt(hit.amount)} awaiting confirmation` }));
     }
-    const payouts = t.large_payouts.map((p) =>
-      el("li", { text: `Round ${p.round} box ${p.box}${p.hand ? ` ${handName(p.hand)}` : ""}: ${fmt(p.net)}` }),
-    );
+    const payouts = t.large_payouts
+      .slice(-PAYOUTS)
+      .reverse()
+      .map((p) =>
+        el(
+          "li",
+          {},
+          el("span", { text: `Round ${p.round} box ${p.box}${p.hand ? ` ${handName(p.hand)}` : ""}` }),
+          el("b", { text: fmt(p.net) }),
+        ),
+      );
     return el(
       "article",
       {
@@ -24,34 +49,74 @@
         "data-table": t.name,
         "data-version": t.version,
       },
-      el("h2", {}, el("a", { href: `/tables/${encodeURIComponent(t.name)}`, text: t.name })),
-      el("p", { class: "game", text: t.title }),
       el(
-        "dl",
-        {},
-        el("dt", { text: "Phase" }),
-        el("dd", { class: "phase", text: t.phase }),
-        el("dt", { text: "Round" }),
-        el("dd", { class: "round", text: String(t.round) }),
-        el("dt", { text: "Rounds today" }),
-        el("dd", { class: "rounds-today", text: String(t.rounds_today) }),
-        el("dt", { text: "Rounds last hour" }),
-        el("dd", { class: "rounds-hour", text: String(t.rounds_last_hour) }),
-        el("dt", { text: "Open tilts" }),
-        el("dd", { class: "tilts", text: String(t.tilts.length) }),
-        el("dt", { text: "Pending jackpots" }),
-        el("dd", { class: "hits", text: String(t.pending_hits.length) }),
-        el("dt", { text: "Jackpot" }),
-        el("dd", { class: "meter", text: t.jackpot.enabled ? fmt(t.jackpot.meter) : "off" }),
+        "div",
+        { class: "tile-inner" },
+        el("h2", {}, el("a", { href: `/tables/${encodeURIComponent(t.name)}`, text: t.name })),
+        el("p", { class: "game", text: t.title }),
+        el(
+          "dl",
+          {},
+          el("dt", { text: "Phase" }),
+          el("dd", { class: "phase", text: t.phase }),
+          el("dt", { text: "Round" }),
+          el("dd", { class: "round", text: String(t.round) }),
+          el("dt", { text: "Today" }),
+          el("dd", { class: "rounds-today", text: String(t.rounds_today) }),
+          el("dt", { text: "Last hour" }),
+          el("dd", { class: "rounds-hour", text: String(t.rounds_last_hour) }),
+          el("dt", { text: "Tilts" }),
+          el("dd", { class: "tilts", text: String(t.tilts.length) }),
+          el("dt", { text: "Jackpots" }),
+          el("dd", { class: "hits", text: String(t.pending_hits.length), title: "pending jackpot hits" }),
+          el("dt", { class: "wide", text: "Jackpot meter" }),
+          el("dd", { class: "meter wide", text: t.jackpot.enabled ? fmt(t.jackpot.meter) : "off" }),
+        ),
+        devices(t),
+        alerts.length ? el("ul", { class: "alerts" }, ...alerts) : null,
+        el(
+          "div",
+          { class: "payouts" },
+          el("h3", { text: "Large payouts" }),
+          payouts.length ? el("ul", {}, ...payouts) : el("p", { class: "none", text: "none lately" }),
+        ),
       ),
-      alerts.length ? el("ul", { class: "alerts" }, ...alerts) : null,
-      payouts.length ? el("div", { class: "payouts" }, el("h3", { text: "Large payouts" }), el("ul", {}, ...payouts)) : null,
     );
+  }
+
+  // As many columns as make the tiles largest while every tile stays on the screen (a wall of a few
+  // tables fills it); when they cannot all fit, the narrowest tiles the type allows, and the page scrolls.
+  function fit(pass = 0) {
+    const grid = $("grid");
+    const tiles = [...grid.children];
+    if (!tiles.length) return;
+    const style = getComputedStyle(grid);
+    const gap = parseFloat(style.columnGap) || 0;
+    const pad = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    const root = parseFloat(getComputedStyle(document.body).fontSize);
+    const width = grid.clientWidth - pad;
+    const height = window.innerHeight - grid.getBoundingClientRect().top - parseFloat(style.paddingTop) * 2;
+    // The tallest tile in its own type (em), measured as drawn now.
+    const ems = Math.max(...tiles.map((t) => t.offsetHeight / parseFloat(getComputedStyle(t.firstChild).fontSize)));
+    let best = null;
+    for (let cols = 1; cols <= tiles.length; cols++) {
+      const rows = Math.ceil(tiles.length / cols);
+      const tileWidth = (width - gap * (cols - 1)) / cols;
+      if (tileWidth < 15 * root) break;
+      const type = Math.min(Math.max(root, 0.05 * tileWidth), 3.2 * root);
+      if (rows * ems * type * 1.04 + gap * (rows - 1) <= height && (!best || type > best.type)) best = { cols, type };
+    }
+    const columns = best ? `repeat(${best.cols}, minmax(0, 1fr))` : "";
+    if (grid.style.gridTemplateColumns === columns) return;
+    grid.style.gridTemplateColumns = columns;
+    // Tiles drawn wider wrap less: measure again in the new arrangement (settles in a pass or two).
+    if (pass < 2) fit(pass + 1);
   }
 
   function render() {
     const all = [...tables.values()];
     $("grid").replaceChildren(...all.map(tile));
+    fit();
     $("table-count").textContent = String(all.length);
     $("tilt-count").textContent = String(all.reduce((n, t) => n + t.tilts.length, 0));
     $("hit-count").textContent = String(all.reduce((n, t) => n + t.pending_hits.length, 0));
@@ -68,7 +133,16 @@
     });
   }
 
+  function link(up) {
+    $("link").dataset.state = up ? "ok" : "down";
+    $("link").querySelector(".state").textContent = up ? "live" : "reconnecting";
+  }
+
   async function start() {
+    window.addEventListener("resize", () => {
+      $("grid").style.gridTemplateColumns = "";
+      fit();
+    });
     const me = await DA.whoami();
     if (!me) return;
     $("user-name").textContent = `${me.name} (${me.role})`;
@@ -80,7 +154,7 @@
         tables.set(message.name, message.table);
         schedule();
       },
-      (up) => $("link").classList.toggle("down", !up),
+      link,
     );
   }
 

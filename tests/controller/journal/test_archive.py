@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from controller.journal.archive import Segments, month_start, segment_paths
+from controller.recall import find_round
 
 from .kit import Clock, open_table, play
 
@@ -48,6 +49,10 @@ def test_rounds_older_than_two_months_are_archived_and_still_read(tmp_path: Path
     # A restart reads only the live file; the table is the same.
     again = open_table(folder / "journal.sqlite3", clock=clock)
     assert [item.to_json() for item in again.recall] == recall
+    # A supervisor's recall of an archived round reads it from its month's segment.
+    archived = find_round(again.journal_store, 3)
+    assert archived is not None and archived.round == 3 and archived.record.to_json()["boxes"]
+    assert find_round(again.journal_store, 161) is None
     again._store.close()
 
     # history across the segments, by count and by time.

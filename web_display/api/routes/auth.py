@@ -8,6 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Request, Response
 from pydantic import BaseModel, Field
 
+from web_display.accounts import Account
 from web_display.api.deps import CSRF_HEADER, CurrentUser, StateDep, origin_allowed, session_of
 from web_display.core.security import Role, device_token, device_user, same_token
 from web_display.core.throttle import Attempt, ServerBusy, TooManyAttempts
@@ -46,7 +47,26 @@ async def login(body: Login, request: Request, response: Response, state: StateD
     """
     if not origin_allowed(request, state):
         raise CsrfRefused("sign-in from another site refused")
-    name = body.name.strip().lower()
+    account = await checked_credentials(state, request, name=body.name, password=body.password)
+    address = request.client.host if request.client else "unknown"
+    old, csrf = await asyncio.to_thread(
+        _start_session, state, request, response, user=account.name, role=account.role, where=address
+    )
+    if old is not None:
+        state.hub.drop_session(old)
+    return _me(account.name, account.role, csrf)
+
+
+async def checked_credentials(state: AppState, request: Request, *, name: str, password: str) -> Account:
+    """A name and password checked as a sign-in checks them (throttled per address, device and name;
+    hashed through the gate; failures counted and logged): for sign-in and a supervisor's override.
+
+    Raises:
+        WrongCredentials: unknown name or wrong password (one message for both).
+        TooManyAttempts: too many failures lately from here (429, Retry-After).
+        ServerBusy: too many passwords are being checked at once (503, Retry-After).
+    """
+    name = name.strip().lower()
     address = request.client.host if request.client else "unknown"
     device = request.cookies.get(state.settings.device_cookie)
     trusted = device if device_user(state.device_secret, device) == name else None
@@ -59,7 +79,7 @@ async def login(body: Login, request: Request, response: Response, state: StateD
         raise TooManyAttempts(wait)
     try:
         async with state.gate.slot(address):
-            account = await asyncio.to_thread(state.accounts.verify, name=name, password=body.password)
+            account = await asyncio.to_thread(state.accounts.verify, name=name, password=password)
     except ServerBusy:
         state.count_sign_in("busy")
         raise
@@ -70,12 +90,7 @@ async def login(body: Login, request: Request, response: Response, state: StateD
         raise WrongCredentials(WRONG_CREDENTIALS)
     state.throttle.succeeded(attempt)
     state.count_sign_in("ok")
-    old, csrf = await asyncio.to_thread(
-        _start_session, state, request, response, user=account.name, role=account.role, where=address
-    )
-    if old is not None:
-        state.hub.drop_session(old)
-    return _me(account.name, account.role, csrf)
+    return account
 
 
 def _start_session(

@@ -13,9 +13,9 @@ from web_display.api.deps import StateDep, get_table, session_of
 router = APIRouter(tags=["pages"], include_in_schema=False)
 
 
-def _page(name: str) -> HTMLResponse:
+def _page(name: str, *, status: int = 200) -> HTMLResponse:
     html = resources.files("web_display").joinpath("static", name).read_text(encoding="utf-8")
-    return HTMLResponse(html, headers={"Cache-Control": "no-store"})
+    return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
 
 
 def _signed_in_or_login(request: Request, state: StateDep, page: str) -> Response:
@@ -52,4 +52,8 @@ def floor_page(request: Request, state: StateDep) -> Response:
 
 @router.get("/admin")
 def admin_page(request: Request, state: StateDep) -> Response:
+    """The admin page for an admin; anyone else signed in is told it is not theirs (403), not shown its layout."""
+    session = session_of(request, state)
+    if session is not None and session.role != "admin":
+        return _page("no-access.html", status=403)
     return _signed_in_or_login(request, state, "admin.html")

@@ -128,7 +128,8 @@ CONFIG_PATH = re.compile(r"/api/tables/[^/]+/config")
 
 @router.put("/{name}/config")
 async def reconfigure(name: str, request: Request, user: AdminUser, state: StateDep, table: TableDep) -> dict[str, Any]:
-    """An admin replaces the table's configuration between rounds (same game); journaled and audited.
+    """An admin replaces the table's configuration (same game); journaled and audited. Between rounds
+    it applies at once; during a round it is pending (``"pending": true``) and applies when the round ends.
 
     The body is the whole configuration: TOML text (``Content-Type: application/toml`` or
     ``text/plain``) or a JSON object of the same settings.
@@ -136,7 +137,7 @@ async def reconfigure(name: str, request: Request, user: AdminUser, state: State
     Raises:
         InvalidInput: the body is too long, not UTF-8, or not TOML / a JSON object.
         ConfigError: a setting the configuration refuses (the message names the key and value).
-        TableError: a round is open, or the game would change.
+        TableError: the game would change.
     """
     body = await request.body()
     settings = _config_settings(body, request.headers.get("content-type", ""))
@@ -144,13 +145,21 @@ async def reconfigure(name: str, request: Request, user: AdminUser, state: State
     old = table.table_settings
     # In a worker thread: the table journals (fsyncs) the change.
     entry = await run_in_threadpool(table.reconfigure, config, actor=user.actor)
-    changed = _changed_keys(old, table.table_settings)
+    pending = entry.kind == "configuration-staged"
+    staged = table.staged_changes() if pending else None
+    changed = [c["key"] for c in staged["changes"]] if staged else _changed_keys(old, table.table_settings)
     state.accounts.audit(
         who=str(user.actor),
-        action="table-configured",
-        detail=f"{name}: {', '.join(changed) or 'no change'}",
+        action="table-configuration-staged" if pending else "table-configured",
+        detail=f"{name}: {', '.join(changed) or 'no change'}{f' (from round {table.round_no + 1})' if pending else ''}",
     )
-    return {**_done(table, entry.seq), "changed": changed, "toml": to_toml(table.config)}
+    return {
+        **_done(table, entry.seq),
+        "changed": changed,
+        "pending": pending,
+        "round": table.round_no if pending else None,
+        "toml": to_toml(config if pending else table.config),
+    }
 
 
 @router.post("/{name}/rounds", status_code=201)
