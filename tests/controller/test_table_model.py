@@ -131,6 +131,11 @@ class TableMachine(RuleBasedStateMachine):
             used.update(tilt.held)
         return [c for c in CODES if c not in used]
 
+    def pick(self, data: st.DataObject) -> str | None:
+        """A card not in play, or None when a long tilt holds all the rest of the deck."""
+        free = self.available()
+        return data.draw(st.sampled_from(free)) if free else None
+
     def next_counter(self) -> int:
         return (self.table.last_counter or 0) + 1
 
@@ -152,7 +157,10 @@ class TableMachine(RuleBasedStateMachine):
             if rnd is None:
                 self.open_round(data, data.draw(st.integers(1, 3)))
             elif isinstance(step, Deal):
-                self.do(table.on_card, data.draw(st.sampled_from(self.available())), counter=self.next_counter())
+                code = self.pick(data)
+                if code is None:
+                    return
+                self.do(table.on_card, code, counter=self.next_counter())
             elif isinstance(step, Decide):
                 self.do(table.act, decision(data.draw, rnd, step), actor=DEALER)
             else:
@@ -206,7 +214,9 @@ class TableMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def card(self, data: st.DataObject) -> None:
         """The card the round waits for (most of the time) or any other card not in play."""
-        self.do(self.table.on_card, data.draw(st.sampled_from(self.available())), counter=self.next_counter())
+        code = self.pick(data)
+        if code is not None:
+            self.do(self.table.on_card, code, counter=self.next_counter())
 
     @rule(data=st.data())
     def card_again(self, data: st.DataObject) -> None:
@@ -222,7 +232,9 @@ class TableMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), skipped=st.integers(1, 2))
     def cards_missed(self, data: st.DataObject, skipped: int) -> None:
-        self.do(self.table.on_card, data.draw(st.sampled_from(self.available())), counter=self.next_counter() + skipped)
+        code = self.pick(data)
+        if code is not None:
+            self.do(self.table.on_card, code, counter=self.next_counter() + skipped)
 
     @rule()
     def same_draw_twice(self) -> None:
@@ -249,7 +261,7 @@ class TableMachine(RuleBasedStateMachine):
     def clear_tilt(self, data: st.DataObject) -> None:
         tilt = data.draw(st.sampled_from(list(self.table.tilts.values())))
         resolution = data.draw(st.sampled_from(tilt.resolutions))
-        card = data.draw(st.sampled_from(self.available())) if resolution == "enter-card" else None
+        card = self.pick(data) if resolution == "enter-card" else None
         why = data.draw(st.sampled_from(["checked the layout", "cards compared", "shoe reseated", " "]))
         self.do(self.table.clear_tilt, tilt.id, resolution=resolution, actor=SUPER, why=why, card=card)
 
