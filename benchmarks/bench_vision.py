@@ -12,9 +12,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
@@ -38,7 +36,6 @@ from vision.scenes import (
 from vision.synth import Tally, score_reading, write_second_design
 from vision.tools.kde_decks import kde_deck
 from vision.tracking import CardTurnedUp, Tracker
-
 
 # Designs the recognizer's thresholds were developed on ("tuned") and designs it never saw while
 # they were set ("untuned"); every figure is printed for both. ``--tuned`` rotates the split.
@@ -255,12 +252,17 @@ def main() -> int:
                 backs = tally.backs_found / tally.face_down if tally.face_down else 0.0
                 print(f"\n[{name}, {label}]  smallest card {smallest:.0f} px tall")
                 print(f"  face-up cards      {tally.face_up:6d}")
-                print(f"    read correctly   {tally.correct:6d}  {_pct(tally.correct, tally.face_up)}   target >= 99.5 %")
+                print(
+                    f"    read correctly   {tally.correct:6d}  {_pct(tally.correct, tally.face_up)}   target >= 99.5 %"
+                )
                 print(f"    unknown          {tally.unknown:6d}  {_pct(tally.unknown, tally.face_up)}")
-                print(f"    misread          {tally.misread:6d}  {_pct(tally.misread, tally.face_up)}   target <= 0.1 %")
+                print(
+                    f"    misread          {tally.misread:6d}  {_pct(tally.misread, tally.face_up)}   target <= 0.1 %"
+                )
                 print(f"    not found        {tally.missed:6d}  {_pct(tally.missed, tally.face_up + tally.face_down)}")
                 print(f"  face-down cards    {tally.face_down:6d}")
-                print(f"    counted          {tally.backs_found:6d}  {_pct(tally.backs_found, tally.face_down)}   target >= 99 %")
+                counted = _pct(tally.backs_found, tally.face_down)
+                print(f"    counted          {tally.backs_found:6d}  {counted}   target >= 99 %")
                 print(f"  phantom detections {tally.phantoms:6d}")
                 _print_breakdown(breakdown)
                 middle = breakdown["fan middle"]
@@ -293,7 +295,11 @@ def main() -> int:
                         f"best {min(times):.1f} ms, max {max(times):.1f} ms   target <= 33 ms (median)"
                     )
                 total = sum(stages.values())
-                print("    cpu per stage (a separate timed pass): " + ", ".join(f"{k} {v:.1f}" for k, v in stages.items()) + f" = {total:.1f} ms")
+                print(
+                    "    cpu per stage (a separate timed pass): "
+                    + ", ".join(f"{k} {v:.1f}" for k, v in stages.items())
+                    + f" = {total:.1f} ms"
+                )
                 row["cpu"] = f"{statistics.median(cpu):.1f} ms"
                 ok &= statistics.median(cpu) <= 33.0
             summary.append(row)

@@ -310,9 +310,7 @@ def _feature(
     return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=_softness(gray, suit_box, paper))
 
 
-def hairlines_cut(
-    ink: ByteImage, labels: ByteImage, stats: npt.NDArray[np.int32], *, min_area: int
-) -> npt.NDArray[np.int32]:
+def hairlines_cut(ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *, min_area: int) -> npt.NDArray[Any]:
     """The blobs' stats, with every blob that runs on to the patch border opened by a 3x3 square
     and split again: many designs tie the index to the card's frame with a hairline (a suit's
     decorative stem, a frame line starting at the rank), and a glyph so joined to the border would
@@ -340,7 +338,7 @@ def hairlines_cut(
     return np.concatenate(kept)
 
 
-def _on_border(stats: npt.NDArray[np.int32], shape: tuple[int, ...], min_area: int) -> npt.NDArray[np.bool_]:
+def _on_border(stats: npt.NDArray[Any], shape: tuple[int, ...], min_area: int) -> npt.NDArray[np.bool_]:
     """Which blobs (not the background, row 0) of at least ``min_area`` touch the patch border."""
     h, w = shape[:2]
     x, y, bw, bh, area = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3], stats[:, 4]

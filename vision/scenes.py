@@ -72,20 +72,22 @@ def _geometry(view: TableView) -> _Geometry:
     return _Geometry(view)
 
 
-def random_view(rng: np.random.Generator, *, oblique: bool = True, felt: tuple[int, int, int] | None = None) -> TableView:
+def random_view(
+    rng: np.random.Generator, *, oblique: bool = True, felt: tuple[int, int, int] | None = None
+) -> TableView:
     """A camera over a table: up to 35 degrees off vertical (when ``oblique``), a little roll, a
     mild barrel lens, one of several felts and textures, zoomed so every card is at least
     ``MIN_CARD_PX`` tall.
     """
     tilt = float(rng.uniform(0.0, 35.0)) if oblique else 0.0
-    base = dict(
-        tilt_deg=tilt,
-        keystone=0.0 if oblique else float(rng.uniform(0.0, 0.06)),
-        roll_deg=float(rng.uniform(-4, 4)),
-        distortion_k1=float(rng.uniform(-0.06, 0.0)) if oblique else 0.0,
-        felt_bgr=felt or tuple(int(c) for c in FELTS[int(rng.integers(0, len(FELTS)))]),
-        felt_texture=str(FELT_TEXTURES[int(rng.integers(0, len(FELT_TEXTURES)))]),
-    )
+    base = {
+        "tilt_deg": tilt,
+        "keystone": 0.0 if oblique else float(rng.uniform(0.0, 0.06)),
+        "roll_deg": float(rng.uniform(-4, 4)),
+        "distortion_k1": float(rng.uniform(-0.06, 0.0)) if oblique else 0.0,
+        "felt_bgr": felt or tuple(int(c) for c in FELTS[int(rng.integers(0, len(FELTS)))]),
+        "felt_texture": str(FELT_TEXTURES[int(rng.integers(0, len(FELT_TEXTURES)))]),
+    }
     width = 1000.0
     while True:
         view = TableView(table_w_mm=width, table_h_mm=width * 0.56, **base)  # type: ignore[arg-type]
@@ -213,7 +215,9 @@ def random_table(
 
     def centre() -> tuple[float, float]:
         c, r = order.pop()
-        return (c + 0.5) * cell_w + rng.uniform(-0.06, 0.06) * cell_w, (r + 0.5) * cell_h + rng.uniform(-0.06, 0.06) * cell_h
+        return (c + 0.5) * cell_w + rng.uniform(-0.06, 0.06) * cell_w, (r + 0.5) * cell_h + rng.uniform(
+            -0.06, 0.06
+        ) * cell_h
 
     for _ in range(fans):
         if len(cards) + 3 > count or not order:
@@ -267,7 +271,8 @@ def random_table(
             card = cards[int(rng.integers(0, len(cards)))]
             a = math.radians(card.angle_deg)
             reach = 0.5 * CARD_H_MM + 19.0
-            chip_list.append(SimChip(x_mm=card.x_mm - reach * math.sin(a), y_mm=card.y_mm + reach * math.cos(a), colour_bgr=colour, stack=stack))  # type: ignore[arg-type]  # fmt: skip
+            at = (card.x_mm - reach * math.sin(a), card.y_mm + reach * math.cos(a))
+            chip_list.append(SimChip(x_mm=at[0], y_mm=at[1], colour_bgr=colour, stack=stack))  # type: ignore[arg-type]
         elif order:
             x, y = centre()
             chip_list.append(SimChip(x_mm=x, y_mm=y, colour_bgr=colour, stack=stack))  # type: ignore[arg-type]

@@ -146,13 +146,15 @@ def motion_blur(frame: ByteImage, length_px: float, angle_deg: float) -> ByteIma
     """The smear of a camera or table moving ``length_px`` during the exposure, along an angle."""
     if length_px < 0.5:
         return frame
-    size = int(math.ceil(length_px)) * 2 + 1
+    size = math.ceil(length_px) * 2 + 1
     kernel = np.zeros((size, size), np.float32)
     c = size // 2
     a = math.radians(angle_deg)
     dx, dy = math.cos(a) * length_px / 2, math.sin(a) * length_px / 2
-    cv2.line(kernel, (round(c * 16 - dx * 16), round(c * 16 - dy * 16)), (round(c * 16 + dx * 16), round(c * 16 + dy * 16)),
-             1.0, 1, cv2.LINE_AA, shift=4)  # fmt: skip
+    # Sub-pixel end points (4 fractional bits), so a short smear still has its length.
+    start = (round(16 * (c - dx)), round(16 * (c - dy)))
+    end = (round(16 * (c + dx)), round(16 * (c + dy)))
+    cv2.line(kernel, start, end, 1.0, 1, cv2.LINE_AA, shift=4)
     kernel /= max(float(kernel.sum()), 1e-6)
     return np.asarray(cv2.filter2D(frame, -1, kernel, borderType=cv2.BORDER_REFLECT), np.uint8)
 

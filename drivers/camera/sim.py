@@ -146,7 +146,7 @@ class TableView:
         lo, hi = img.min(axis=0), img.max(axis=0)
         img = img - (lo + hi) / 2
         span = hi - lo
-        return img * min(self.width_px / span[0], self.height_px / span[1]) * 0.96
+        return np.asarray(img * min(self.width_px / span[0], self.height_px / span[1]) * 0.96, np.float64)
 
     def homography(self) -> npt.NDArray[np.float64]:
         """The 3x3 map from table millimetres to ideal (undistorted) image pixels."""
@@ -282,7 +282,7 @@ class TableRenderer:
         return to_px(self.homography, card_corners_mm(card))
 
     def _mm_to_px(self, x_mm: float, y_mm: float) -> npt.NDArray[np.float64]:
-        return to_px(self.homography, np.array([[x_mm, y_mm]]))[0]
+        return np.asarray(to_px(self.homography, np.array([[x_mm, y_mm]]))[0], np.float64)
 
     def render(self, scene: Scene, *, seed: int | None = None) -> ByteImage:
         """Draw one frame of ``scene``.
@@ -370,7 +370,9 @@ class TableRenderer:
         if lighting.shadows:
             polys, strengths = [], []
             for sh in lighting.shadows:
-                pts = cv2.ellipse2Poly((0, 0), (int(sh.width_mm * 5), int(sh.height_mm * 5)), int(sh.angle_deg), 0, 360, 8)
+                pts = cv2.ellipse2Poly(
+                    (0, 0), (int(sh.width_mm * 5), int(sh.height_mm * 5)), int(sh.angle_deg), 0, 360, 8
+                )
                 pts_mm = np.asarray(pts, dtype=np.float64) / 10.0 + (sh.x_mm, sh.y_mm)
                 polys.append(np.round(to_px(self.homography, pts_mm)).astype(np.int32))
                 strengths.append(sh.strength)
