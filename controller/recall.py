@@ -1,8 +1,9 @@
 """Recall for disputes: a finished round card by card, decision by decision, bet by bet, as the displays may see it.
 
-A round's record is replayed through the engine; what was face up at its end (:func:`controller.redaction.recalled_visibility`)
-decides which identities are shown. A card that was never face up (a folded hand, a discard, a board
-card nobody turned, a card dealt without identity and never read) appears as its place only.
+A round's record is replayed through the engine; what was face up at its end
+(:func:`controller.redaction.recalled_visibility`) decides which identities are shown. A card that
+was never face up (a folded hand, a discard, a board card nobody turned, a card dealt without
+identity and never read) appears as its place only.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from vision.errors import VisionError
 
@@ -30,7 +31,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     read.add_argument("image", type=Path, metavar="IMAGE")
     read.add_argument("--deck", type=Path, metavar="deck.npz", help="deck profile (default: the shipped deck)")
     read.add_argument("--config", type=Path, metavar="table.toml", help="table configuration: adds each card's zone")
+    read.add_argument("--debug", type=Path, metavar="OUT.png", help="also draw what was found (cards, zones, stages)")
     read.set_defaults(run=_read)
+
+    render = commands.add_parser("render", help="draw a test frame of a known layout with the simulated camera")
+    render.add_argument("--config", type=Path, required=True, metavar="table.toml", help="table configuration (zones)")
+    render.add_argument("--deck", type=Path, metavar="deck.npz", help="deck profile (default: the shipped deck)")
+    render.add_argument(
+        "--cards", required=True, metavar="LAYOUT", help='cards per zone, e.g. "box1=As,Kd;dealer=back,back"'
+    )
+    render.add_argument("--out", type=Path, required=True, metavar="frame.png", help="image to write")
+    render.set_defaults(run=_render)
 
 
 def _register_deck(args: argparse.Namespace) -> int:
@@ -72,7 +83,14 @@ def _read(args: argparse.Namespace) -> int:
             raise ConfigError(f"{args.config}: [vision] needs markers or points to place the zones")
         zones = ZoneMap.build(config.zones, calibration)
         settings = settings.sized_by(calibration, config.zones)
-    reading = Recognizer(deck=deck, settings=settings).read(image)
+    from vision.recognize import Trace
+
+    trace = Trace()
+    reading = Recognizer(deck=deck, settings=settings).read(image, trace=trace)
+    if args.debug is not None:
+        from vision.debug import draw_debug
+
+        _write_image(args.debug, draw_debug(image, reading, trace, zones=zones))
     for card in reading.cards:
         line: dict[str, object] = {
             "code": card.code,
@@ -82,4 +100,31 @@ def _read(args: argparse.Namespace) -> int:
         if zones is not None:
             line["zone"] = zones.zone_of(card.center)
         print(json.dumps(line))
+    return 0
+
+
+def _write_image(path: Path, image: Any) -> None:
+    import cv2
+
+    from vision.errors import ImageError
+
+    try:
+        ok = cv2.imwrite(str(path), image)
+    except cv2.error as exc:
+        raise ImageError(f"{path}: cannot write the image ({exc.err})") from exc
+    if not ok:
+        raise ImageError(f"{path}: cannot write the image (unknown extension or unwritable folder)")
+
+
+def _render(args: argparse.Namespace) -> int:
+    from vision.config import load_table_vision
+    from vision.deck import default_deck, load_deck
+    from vision.render import parse_layout, render_layout
+
+    config = load_table_vision(args.config)
+    deck = load_deck(args.deck) if args.deck is not None else default_deck()
+    layout = parse_layout(args.cards, zones=[z.name for z in config.zones])
+    _write_image(args.out, render_layout(config, deck, layout))
+    placed = sum(len(cards) for cards in layout.values())
+    print(f"rendered {placed} card(s) in {len(layout)} zone(s) -> {args.out}")
     return 0

@@ -17,7 +17,7 @@ import numpy.typing as npt
 
 from controller.cards import DECK
 from vision.errors import DeckError, ImageError
-from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, IndexFeature, glyph_bounds, index_feature
+from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, IndexFeature, glyph_bounds, hairlines_cut, index_feature
 
 PROFILE_VERSION: Final = 1
 CODES: Final[tuple[str, ...]] = tuple(c.code for c in DECK)
@@ -107,7 +107,9 @@ def _find_index_box(faces: ByteImage) -> IndexBox:
         corner = gray[:lim_y, :lim_x]
         paper = float(np.percentile(gray, 90))
         ink = (corner < paper * 0.62).astype(np.uint8)
-        count, _l, stats, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        count, labels, stats, _c = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        stats = hairlines_cut(ink, labels, stats[:count], min_area=4)
+        count = len(stats)
         # Blobs running into the limit are artwork frames; the card border sits at the edge.
         comps = [
             (int(st[0]), int(st[1]), int(st[0] + st[2]), int(st[1] + st[3]))
@@ -118,7 +120,7 @@ def _find_index_box(faces: ByteImage) -> IndexBox:
         bounds: tuple[tuple[int, int, int, int], list[tuple[int, int, int, int]]] | None = None
         if left:
             top = min(left, key=lambda c: c[1])
-            bounds = glyph_bounds(comps, seed=(top[0], top[1]), limit=(lim_x, lim_y))
+            bounds = glyph_bounds(comps, seed=(top[0], top[1]), limit=(lim_x, lim_y), max_width=lim_x)
         found = bounds is not None
         if bounds is not None:
             bx0, by0, bx1, by1 = bounds[0]

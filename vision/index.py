@@ -32,6 +32,8 @@ INK_LEVELS: Final = (0.62, 0.8)
 # to the paler level's blobs (see _grown); a sharp index is whole at the usual level already,
 # and grown it can join a court card's pale frame line.
 GROW_SOFTNESS: Final = 1.5
+_SQUARE_3: Final = np.ones((3, 3), np.uint8)
+_SQUARE_5: Final = np.ones((5, 5), np.uint8)
 
 FloatArray = npt.NDArray[np.float32]
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
@@ -66,7 +68,7 @@ _INDEX_WIDTH: Final = 0.2 * CARD_PX_W
 
 
 def glyph_bounds(
-    comps: list[Box], *, seed: tuple[float, float], limit: tuple[int, int]
+    comps: list[Box], *, seed: tuple[float, float], limit: tuple[int, int], max_width: float = _INDEX_WIDTH
 ) -> tuple[Box, list[Box]] | None:
     """Bounds of the index: the ink blob nearest ``seed`` plus the blobs stacked with it.
 
@@ -89,7 +91,7 @@ def glyph_bounds(
                 continue
             shares_columns = c[0] < x1 + _SIDE_SLACK and c[2] > x0 - _SIDE_SLACK
             gap = max(c[1] - y1, y0 - c[3], 0)
-            if shares_columns and gap <= _STACK_GAP and c[2] - x0 < _INDEX_WIDTH:
+            if shares_columns and gap <= _STACK_GAP and c[2] - x0 < max_width:
                 joined.add(c)
                 x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
                 grew = True
@@ -234,8 +236,10 @@ def _feature(
     h, w = gray.shape
     # 16-bit labels (a patch has far fewer than 65536 blobs): the same blobs, half the label memory
     # to write, which is a third of the call's time at this size.
-    count, _labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8, ltype=cv2.CV_16U)
+    count, labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8, ltype=cv2.CV_16U)
     min_area = max(3, (w * h) // 400)
+    stats = hairlines_cut(ink, labels, stats[:count], min_area=min_area)
+    count = len(stats)
     # Touching the patch border means felt, a neighbour's edge or artwork running on past the
     # index: none of it is part of the index.
     # Short slivers at the index's right edge are the pieces a blurred hairline (an artwork frame
@@ -254,7 +258,10 @@ def _feature(
         and s[1] + s[3] < h
         and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
     ]
-    found = glyph_bounds(comps, seed=(box.x0 * CARD_PX_W, box.y0 * CARD_PX_H), limit=(w, h))
+    # The registered index's own width bounds the glyphs joined (a little over it: a look at the
+    # table is a few per cent off in scale), never less than a standard index's.
+    widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
+    found = glyph_bounds(comps, seed=(box.x0 * CARD_PX_W, box.y0 * CARD_PX_H), limit=(w, h), max_width=widest)
     if found is None:
         return None
     (x0, y0, x1, y1), joined = found
@@ -301,6 +308,43 @@ def _feature(
         rel = np.ones(3, np.float32)
     chroma = np.asarray(rel / float(np.add.reduce(rel)), dtype=np.float32)
     return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=_softness(gray, suit_box, paper))
+
+
+def hairlines_cut(ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *, min_area: int) -> npt.NDArray[Any]:
+    """The blobs' stats, with every blob that runs on to the patch border opened by a 3x3 square
+    and split again: many designs tie the index to the card's frame with a hairline (a suit's
+    decorative stem, a frame line starting at the rank), and a glyph so joined to the border would
+    be dropped with the felt. A hairline (1-2 canonical pixels) does not survive the opening, a
+    glyph's strokes do; what still touches the border after it is felt, a neighbour or artwork.
+    """
+    border = _on_border(stats, ink.shape, min_area)
+    if not border.any():
+        return stats
+    kept = [stats[~border]]
+    joined = border.astype(np.uint8)[labels]
+    for square in (_SQUARE_3, _SQUARE_5):
+        # A glyph touching a picture's frame line (a court card's index in some designs) needs
+        # the wider opening: the frame's line is thicker than a hairline, still thinner than a glyph.
+        opened = cv2.morphologyEx(joined, cv2.MORPH_OPEN, square)
+        count, labels, more, _c = cv2.connectedComponentsWithStats(opened, connectivity=8, ltype=cv2.CV_16U)
+        more = more[:count]
+        still = _on_border(more, ink.shape, min_area)
+        kept.append(more[1:][~still[1:]])
+        if not still.any():
+            break
+        joined = still.astype(np.uint8)[labels]
+    else:
+        kept.append(more[1:][still[1:]])
+    return np.concatenate(kept)
+
+
+def _on_border(stats: npt.NDArray[Any], shape: tuple[int, ...], min_area: int) -> npt.NDArray[np.bool_]:
+    """Which blobs (not the background, row 0) of at least ``min_area`` touch the patch border."""
+    h, w = shape[:2]
+    x, y, bw, bh, area = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3], stats[:, 4]
+    border = (area >= min_area) & ((x == 0) | (y == 0) | (x + bw >= w) | (y + bh >= h))
+    border[0] = False
+    return np.asarray(border)
 
 
 def _kth(values: ByteImage, k: int) -> int:

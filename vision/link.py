@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +59,9 @@ class LinkHealth:
 
     ``state``: ``idle`` (not started), ``running``, ``stopped`` or ``failed`` (``failure`` says
     why); ``covered``: zones the last frame skipped (a hand, or a camera that is blocked);
-    ``cards``: committed cards per zone after the last frame.
+    ``cards``: committed cards per zone after the last frame; ``fps``: frames processed per
+    second over the last few seconds; ``last_frame_age``: seconds since the last frame was
+    processed (None before the first).
     """
 
     state: str
@@ -67,6 +70,21 @@ class LinkHealth:
     covered: frozenset[str] = frozenset()
     cards: Mapping[str, int] = field(default_factory=dict)
     tilts: int = 0
+    fps: float = 0.0
+    last_frame_age: float | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain JSON-ready values (zones sorted), for a display or a technician's console."""
+        return {
+            "state": self.state,
+            "frames": self.frames,
+            "fps": round(self.fps, 1),
+            "last_frame_age_s": None if self.last_frame_age is None else round(self.last_frame_age, 2),
+            "zones_covered": sorted(self.covered),
+            "cards_per_zone": dict(sorted(self.cards.items())),
+            "tilts": self.tilts,
+            "failure": self.failure,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +183,7 @@ class CameraLink:
             self.dealer = CameraDealer(table=table, places=self.places, settings=self.settings.camera_only, actor=actor)
         self.frames = 0  # frames processed
         self.last: TrackerUpdate | None = None  # the last frame's update, for health()
+        self._frame_times: deque[float] = deque(maxlen=64)  # monotonic times of the last frames
         self.reported: list[Entry] = []
         self.failure = ""
         self.failed = threading.Event()
@@ -246,6 +265,7 @@ class CameraLink:
                     entries.append(entry)
             self.frames += 1
             self.last = update
+            self._frame_times.append(time.monotonic())
             return LinkStep(update=update, findings=tuple(findings), entries=tuple(entries))
 
     def _report(self, finding: Finding) -> Entry | None:
@@ -271,6 +291,11 @@ class CameraLink:
         else:
             state = "running" if self._thread.is_alive() else "stopped"
         last = self.last
+        times = list(self._frame_times)
+        now = time.monotonic()
+        # Frames per second over the last few seconds (one frame alone gives no rate).
+        recent = [t for t in times if now - t <= 5.0]
+        fps = (len(recent) - 1) / (recent[-1] - recent[0]) if len(recent) > 1 and recent[-1] > recent[0] else 0.0
         return LinkHealth(
             state=state,
             frames=self.frames,
@@ -278,6 +303,8 @@ class CameraLink:
             covered=last.covered if last else frozenset(),
             cards={zone: count.total for zone, count in last.counts.items()} if last else {},
             tilts=len(self.reported),
+            fps=fps,
+            last_frame_age=now - times[-1] if times else None,
         )
 
     def start(self) -> None:

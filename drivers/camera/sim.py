@@ -13,6 +13,18 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.base import ByteImage, FrameSource
+from drivers.camera.effects import (
+    CHIP_RADIUS_MM,
+    GlareBand,
+    Lens,
+    Shadow,
+    SimChip,
+    band_light,
+    draw_chip,
+    felt_texture,
+    motion_blur,
+    shadow_gain,
+)
 from drivers.camera.errors import CameraError
 from vision.deck import DeckProfile
 from vision.errors import DeckError
@@ -57,13 +69,17 @@ class Glare:
 
 @dataclass(frozen=True, slots=True)
 class Lighting:
-    """The room's light: overall level, a side-to-side falloff (uneven light), a tint, highlights."""
+    """The room's light: overall level (dim below 1), a side-to-side falloff (uneven light), a tint
+    (warm: more red, less blue), highlights, specular bands on the glossy cards and soft shadows.
+    """
 
     brightness: float = 1.0
     falloff: float = 0.0  # 0 = even; 0.5 = the dark side gets half the light
     falloff_angle_deg: float = 0.0
     tint_bgr: tuple[float, float, float] = (1.0, 1.0, 1.0)
     glare: tuple[Glare, ...] = ()
+    bands: tuple[GlareBand, ...] = ()
+    shadows: tuple[Shadow, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +89,8 @@ class Optics:
     blur_sigma_px: float = 0.0
     noise_sigma: float = 0.0
     jpeg_quality: int | None = None
+    motion_px: float = 0.0  # length of the smear of something moving during the exposure
+    motion_angle_deg: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +100,7 @@ class Scene:
     cards: tuple[SimCard, ...] = ()
     hands: tuple[SimHand, ...] = ()
     lighting: Lighting = field(default_factory=Lighting)
+    chips: tuple[SimChip, ...] = ()  # drawn over the cards: a bet pushed against a card touches it
     optics: Optics = field(default_factory=Optics)
 
 
@@ -89,8 +108,12 @@ class Scene:
 class TableView:
     """Where the camera looks: the table rectangle in millimetres and how it lands in the frame.
 
-    ``keystone`` > 0 shrinks the far (top) edge, as a camera tilted towards the dealer sees it;
-    ``roll_deg`` turns the whole picture; ``felt_bgr`` is the cloth's colour.
+    ``tilt_deg`` places a pinhole camera above and in front of the layout (on the players' side),
+    that many degrees off vertical, so the far (dealer's) side looks smaller and flatter;
+    without a tilt, ``keystone`` > 0 shrinks the far (top) edge by that share (a simpler look at
+    the same thing). ``roll_deg`` turns the whole picture; ``distortion_k1`` is the lens' radial
+    distortion (negative: barrel, see :class:`~drivers.camera.effects.Lens`); ``felt_bgr`` is the
+    cloth's colour and ``felt_texture`` one of ``effects.FELT_TEXTURES``.
     """
 
     width_px: int = 1920
@@ -100,13 +123,34 @@ class TableView:
     keystone: float = 0.0
     roll_deg: float = 0.0
     felt_bgr: tuple[int, int, int] = _FELT_BGR
+    tilt_deg: float = 0.0
+    distortion_k1: float = 0.0
+    felt_texture: str = "plain"
+
+    def _ground(self) -> npt.NDArray[np.float64]:
+        """The table's corners (clockwise from the far left) in the camera's ideal picture, centred
+        on the table's middle and scaled to fill the frame.
+        """
+        w, h = self.table_w_mm, self.table_h_mm
+        if self.tilt_deg > 0:
+            # Camera at distance d from the table's middle, tilted towards the players: a table
+            # point (x, y) lands at f x / (d - y sin t), f y cos t / (d - y sin t).
+            t = math.radians(self.tilt_deg)
+            d = 1.3 * max(w, h)
+            pts = np.array([[-w / 2, -h / 2], [w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+            depth = d - pts[:, 1] * math.sin(t)
+            img = np.stack([pts[:, 0] / depth, pts[:, 1] * math.cos(t) / depth], axis=1)
+        else:
+            top = 1.0 - self.keystone
+            img = np.array([[-top * w / 2, -h / 2], [top * w / 2, -h / 2], [w / 2, h / 2], [-w / 2, h / 2]])
+        lo, hi = img.min(axis=0), img.max(axis=0)
+        img = img - (lo + hi) / 2
+        span = hi - lo
+        return np.asarray(img * min(self.width_px / span[0], self.height_px / span[1]) * 0.96, np.float64)
 
     def homography(self) -> npt.NDArray[np.float64]:
-        """The 3x3 map from table millimetres to image pixels."""
-        ppm = min(self.width_px / self.table_w_mm, self.height_px / self.table_h_mm) * 0.96
-        hw, hh = self.table_w_mm * ppm / 2, self.table_h_mm * ppm / 2
-        top = hw * (1.0 - self.keystone)
-        dst = np.array([[-top, -hh], [top, -hh], [hw, hh], [-hw, hh]], dtype=np.float64)
+        """The 3x3 map from table millimetres to ideal (undistorted) image pixels."""
+        dst = self._ground()
         a = math.radians(self.roll_deg)
         rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
         dst = dst @ rot.T + (self.width_px / 2, self.height_px / 2)
@@ -159,6 +203,7 @@ class TableRenderer:
         self.deck = deck
         self.view = view or TableView()
         self.homography = self.view.homography()
+        self.lens = Lens(width=self.view.width_px, height=self.view.height_px, k1=self.view.distortion_k1)
         self._rng = np.random.default_rng(seed)
         self._felt = self._draw_felt(zones, markers)
         fh, fw = deck.back.shape[:2]
@@ -172,14 +217,7 @@ class TableRenderer:
 
     def _draw_felt(self, zones: Sequence[npt.NDArray[np.float64]], markers: Sequence[Marker]) -> ByteImage:
         v = self.view
-        base = np.empty((v.height_px, v.width_px, 3), np.float32)
-        base[:] = v.felt_bgr
-        # Slow mottling plus fine weave, as real cloth has.
-        low = cv2.resize(self._rng.normal(0, 1, (9, 16)).astype(np.float32), (v.width_px, v.height_px))
-        fine = self._rng.normal(0, 3.0, (v.height_px, v.width_px)).astype(np.float32)
-        base *= (1.0 + 0.06 * low)[:, :, None]
-        base += fine[:, :, None]
-        felt = np.clip(base, 0, 255).astype(np.uint8)
+        felt = felt_texture((v.height_px, v.width_px), v.felt_bgr, v.felt_texture, self._rng)
         for zone in zones:
             poly = np.round(to_px(self.homography, zone)).astype(np.int32)
             cv2.polylines(felt, [poly], True, (150, 200, 215), 2, cv2.LINE_AA)
@@ -235,8 +273,16 @@ class TableRenderer:
         frame[y0:y1, x0:x1] = (roi * (1.0 - 0.35 * soft[:, :, None])).astype(np.uint8)
 
     def card_quad_px(self, card: SimCard) -> npt.NDArray[np.float64]:
-        """Where a card's corners land in the image (clockwise from its printed top-left)."""
+        """Where a card's corners land in the image (clockwise from its printed top-left), through
+        the lens (its centre is the mean of these corners to well under a pixel).
+        """
+        return self.lens.distort(to_px(self.homography, card_corners_mm(card)))
+
+    def _ideal_quad_px(self, card: SimCard) -> npt.NDArray[np.float64]:
         return to_px(self.homography, card_corners_mm(card))
+
+    def _mm_to_px(self, x_mm: float, y_mm: float) -> npt.NDArray[np.float64]:
+        return np.asarray(to_px(self.homography, np.array([[x_mm, y_mm]]))[0], np.float64)
 
     def render(self, scene: Scene, *, seed: int | None = None) -> ByteImage:
         """Draw one frame of ``scene``.
@@ -246,14 +292,21 @@ class TableRenderer:
         """
         rng = self._rng if seed is None else np.random.default_rng(seed)
         frame = self._felt.copy()
+        glossy: list[npt.NDArray[np.float64]] = []
         for card in scene.cards:
             img = self.deck.face(card.code) if card.face_up else self.deck.back
-            quad = self.card_quad_px(card)
+            quad = self._ideal_quad_px(card)
             self._shadow(frame, quad)
             self._paste(frame, img, self._card_mask, quad)
+            glossy.append(quad)
+        for chip in scene.chips:
+            centre = self._mm_to_px(chip.x_mm, chip.y_mm)
+            radius = float(np.hypot(*(self._mm_to_px(chip.x_mm + CHIP_RADIUS_MM, chip.y_mm) - centre)))
+            draw_chip(frame, centre, radius, chip)
         for hand in scene.hands:
             self._draw_hand(frame, hand)
-        out = self._light(frame, scene.lighting)
+        out = self._light(frame, scene.lighting, glossy)
+        out = self.lens.apply(out)
         return self._optics(out, scene.optics, rng)
 
     def _hand_polys(self, hand: SimHand, dx: float = 0.0, dy: float = 0.0) -> list[npt.NDArray[np.int32]]:
@@ -297,12 +350,14 @@ class TableRenderer:
         alpha = skin.astype(np.float32)[:, :, None] / 255.0
         frame[:] = (frame * (1 - alpha) + colour * alpha).astype(np.uint8)
 
-    def _light(self, frame: ByteImage, lighting: Lighting) -> ByteImage:
+    def _light(self, frame: ByteImage, lighting: Lighting, glossy: Sequence[npt.NDArray[np.float64]] = ()) -> ByteImage:
         even = (
             lighting.brightness == 1.0
             and lighting.falloff == 0.0
             and lighting.tint_bgr == (1.0, 1.0, 1.0)
             and not lighting.glare
+            and not lighting.bands
+            and not lighting.shadows
         )
         if even:
             return frame
@@ -312,7 +367,32 @@ class TableRenderer:
         ys = np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None] * (h / w)
         ramp = (xs * math.cos(a) + ys * math.sin(a)) + 0.5
         gain = lighting.brightness * (1.0 - lighting.falloff * np.clip(ramp, 0, 1))
+        if lighting.shadows:
+            polys, strengths = [], []
+            for sh in lighting.shadows:
+                pts = cv2.ellipse2Poly(
+                    (0, 0), (int(sh.width_mm * 5), int(sh.height_mm * 5)), int(sh.angle_deg), 0, 360, 8
+                )
+                pts_mm = np.asarray(pts, dtype=np.float64) / 10.0 + (sh.x_mm, sh.y_mm)
+                polys.append(np.round(to_px(self.homography, pts_mm)).astype(np.int32))
+                strengths.append(sh.strength)
+            gain = gain * shadow_gain((h, w), polys, strengths, blur_px=0.02 * w)
         out = frame.astype(np.float32) * gain[:, :, None] * np.array(lighting.tint_bgr, np.float32)
+        if lighting.bands:
+            # Glossy card stock mirrors a strip light as a bright band; the matt felt barely does.
+            gloss = np.full((h, w), 0.25, np.float32)
+            for quad in glossy:
+                cv2.fillConvexPoly(gloss, np.round(quad).astype(np.int32), 1.0, cv2.LINE_AA)
+            for band in lighting.bands:
+                p = self._mm_to_px(band.x_mm, band.y_mm)
+                q = self._mm_to_px(
+                    band.x_mm + 100 * math.cos(math.radians(band.angle_deg)),
+                    band.y_mm + 100 * math.sin(math.radians(band.angle_deg)),
+                )
+                across = self._mm_to_px(band.x_mm, band.y_mm + band.width_mm)
+                angle = math.atan2(q[1] - p[1], q[0] - p[0])
+                light = band_light((h, w), (p[0], p[1], angle), float(np.hypot(*(across - p))), band.strength)
+                out += (255.0 - out) * (light * gloss)[:, :, None]
         for g in lighting.glare:
             centre = to_px(self.homography, np.array([[g.x_mm, g.y_mm]]))[0]
             edge = to_px(self.homography, np.array([[g.x_mm + g.radius_mm, g.y_mm]]))[0]
@@ -326,7 +406,7 @@ class TableRenderer:
 
     @staticmethod
     def _optics(frame: ByteImage, optics: Optics, rng: np.random.Generator) -> ByteImage:
-        out = frame
+        out = motion_blur(frame, optics.motion_px, optics.motion_angle_deg)
         if optics.blur_sigma_px > 0:
             out = cv2.GaussianBlur(out, (0, 0), optics.blur_sigma_px)
         if optics.noise_sigma > 0:

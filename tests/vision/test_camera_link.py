@@ -6,6 +6,7 @@ The link is stepped frame by frame, so what it has seen is exact; one test runs 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -275,3 +276,17 @@ def test_a_link_from_the_table_configuration(rig: Rig) -> None:
         CameraLink.from_config(table=rig.table, vision=TableVision(zones=ZONES), source=_Still(name="still"))
     with pytest.raises(ConfigError, match="zones"):
         CameraLink.from_config(table=rig.table, vision=TableVision(), source=rig.camera)
+
+
+def test_the_links_health_gives_the_frame_rate_the_last_frames_age_zones_and_cards(rig: Rig) -> None:
+    before = rig.link.health()
+    assert before.fps == 0.0 and before.last_frame_age is None and before.as_dict()["last_frame_age_s"] is None
+    rig.camera.scene = Scene(cards=(SimCard(code="9h", x_mm=330, y_mm=325, face_up=False),))
+    rig.frames(6)
+    health = rig.link.health()
+    assert health.fps > 0.0 and health.last_frame_age is not None and 0.0 <= health.last_frame_age < 30.0
+    shown = health.as_dict()
+    assert shown["frames"] == 6 and shown["cards_per_zone"]["box2"] == 1  # type: ignore[index]
+    assert shown["zones_covered"] == [] and shown["state"] == "idle"
+    time.sleep(0.2)
+    assert rig.link.health().last_frame_age >= health.last_frame_age + 0.15  # type: ignore[operator]

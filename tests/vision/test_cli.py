@@ -105,3 +105,42 @@ def test_bad_inputs_give_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and message in err[0], (argv, err)
+
+
+def test_render_then_read_gives_back_the_named_layout_with_a_debug_picture(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG)
+    frame, debug = tmp_path / "frame.png", tmp_path / "debug.png"
+    layout = "box1=As,Kd;dealer=back,back"
+    assert main(["vision", "render", "--config", str(config), "--cards", layout, "--out", str(frame)]) == 0
+    assert "4 card(s) in 2 zone(s)" in capsys.readouterr().out
+    assert main(["vision", "read", str(frame), "--config", str(config), "--debug", str(debug)]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    seen = sorted((line["zone"], line["code"]) for line in lines)
+    assert seen == [("box1", "As"), ("box1", "Kd"), ("dealer", "back"), ("dealer", "back")]
+    picture = cv2.imread(str(debug))
+    image = cv2.imread(str(frame))
+    # The frame with its overlays, and the stages' panels beside it.
+    assert picture is not None and picture.shape[0] == image.shape[0] and picture.shape[1] > image.shape[1]
+    assert not (picture[:, : image.shape[1]] == image).all()
+
+
+@pytest.mark.parametrize(
+    ("cards", "message"),
+    [
+        ("box9=As", "no zone 'box9'"),
+        ("box1=Zz", "'Zz' is not a card"),
+        ("box1=As;dealer=As", "As is named twice"),
+        ("box1", "needs ZONE=CARD"),
+    ],
+)
+def test_render_refuses_a_bad_layout_by_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cards: str, message: str
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(CONFIG)
+    out = tmp_path / "frame.png"
+    assert main(["vision", "render", "--config", str(config), "--cards", cards, "--out", str(out)]) == 2
+    assert message in capsys.readouterr().err and not out.exists()

@@ -11,7 +11,8 @@ import pytest
 from drivers.camera.sim import TableRenderer, TableView
 from vision.deck import CODES, DeckProfile, _fit_discriminant, load_deck, match_index, match_scores, save_deck
 from vision.index import index_feature
-from vision.recognize import UNKNOWN, Recognizer, RecognizerSettings, _pooled
+from vision.pipeline.decide import pooled as _pooled
+from vision.recognize import UNKNOWN, Recognizer, RecognizerSettings
 from vision.synth import Conditions, random_scene
 
 # Share of soft, compressed index corners that must read (the template matcher read 30-53 %).
@@ -31,7 +32,7 @@ def _corner_reads(deck: DeckProfile, conditions: Conditions, *, seed: int) -> li
     for card in scene.cards:
         quad = renderer.card_quad_px(card)
         for k in (0, 2):
-            read = recognizer._read_corner(frame, quad[k], quad[(k + 1) % 4] - quad[k], quad[(k + 3) % 4] - quad[k])
+            read = recognizer.corners.read(frame, quad[k], quad[(k + 1) % 4] - quad[k], quad[(k + 3) % 4] - quad[k])
             out.append((card.code, read.code))
     return out
 
@@ -157,11 +158,11 @@ def test_whole_face_names_the_rank_of_a_blurred_index(kennard: DeckProfile) -> N
         for card in scene.cards:
             quad = renderer.card_quad_px(card).astype(np.float64)
             reads = [
-                recognizer._read_corner(frame, quad[k], quad[(k + 1) % 4] - quad[k], quad[(k + 3) % 4] - quad[k])
+                recognizer.corners.read(frame, quad[k], quad[(k + 1) % 4] - quad[k], quad[(k + 3) % 4] - quad[k])
                 for k in (0, 2)
             ]
             matches = [r.match for r in reads if r.match is not None]
-            by_face = recognizer._rank_by_face(frame, quad, matches)
+            by_face = recognizer.decider.rank_by_face(frame, quad, matches)
             if by_face is not None:
                 assert by_face[0] == card.code
                 named += 1
@@ -183,6 +184,6 @@ def test_whole_face_settles_disagreeing_corners_only_for_the_card_shown(kennard:
         quad = renderer.card_quad_px(card).astype(np.float64)
         at = CODES.index(card.code)
         other = CODES[(at + 4 * 5) % 52]  # five ranks away, the same suit
-        assert not recognizer._face_settles(frame, quad, other, [card.code, other])
-        settled += recognizer._face_settles(frame, quad, card.code, [card.code, other])
+        assert not recognizer.decider.face_settles(frame, quad, other, [card.code, other])
+        settled += recognizer.decider.face_settles(frame, quad, card.code, [card.code, other])
     assert settled >= 15, settled

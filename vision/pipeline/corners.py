@@ -1,0 +1,116 @@
+"""Index reads at one corner of a card: the patch warped from the frame, normalised and matched to the deck."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Final, NamedTuple
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.deck import DeckProfile, IndexMatch, match_index
+from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, index_feature
+from vision.pipeline.geometry import share
+from vision.pipeline.settings import RecognizerSettings
+
+UNKNOWN: Final = "unknown"
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# What an index seen only at the paler ink level (a soft image) adds to the accepting score.
+PALE_EXTRA_SCORE: Final = 0.08
+# Blur of an index's edges (sigma in canonical card pixels, see ``IndexFeature.softness``) past
+# which its reads need more score, how much more per pixel, and past which it is not read at all:
+# beyond the blur the deck's classifier learnt from, its scores can no longer be trusted (a
+# half-seen suit is as near a heart as a diamond). A 1.3 px frame blur on a 150 px card is ~2.1.
+SOFT_KNEE: Final = 1.9
+SOFT_EXTRA_SCORE: Final = 0.3
+SOFT_LIMIT: Final = 2.5
+# The least share of an index box (detection scale) that must be ink before it is read.
+INDEX_INK_SHARE: Final = 0.02
+
+
+class CornerRead(NamedTuple):
+    """What one index corner read as."""
+
+    code: str  # the accepted code, or UNKNOWN
+    confidence: float
+    best: str | None  # the best match even when too weak to accept; None if no index was seen
+    match: IndexMatch | None = None  # the scores behind it; None when the index is too soft to trust
+
+
+class CornerReader:
+    """Reads index corners against one deck, each corner once a frame (:meth:`new_frame` forgets)."""
+
+    def __init__(self, *, deck: DeckProfile, settings: RecognizerSettings) -> None:
+        self.deck = deck
+        self.settings = settings
+        self._search = deck.index_box.search_size()
+        self._reads: dict[tuple[int, bytes], CornerRead] = {}
+        self.count = 0  # corner patches read since the last new_frame
+
+    def new_frame(self) -> None:
+        """Forget the last frame's reads."""
+        self._reads = {}
+        self.count = 0
+
+    def read(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> CornerRead:
+        """Read the index at one corner (full-resolution vectors spanning the whole card), once a frame.
+
+        Reads are most of a frame's cost and a corner can be asked for twice (a lone card's first
+        corner alone, then again by _read_card when it was unsure), so each is remembered, keyed by
+        the frame and the patch.
+        """
+        key = (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
+        found = self._reads.get(key)
+        if found is None:
+            found = self._reads[key] = self._read_once(image, origin, x_vec, y_vec)
+        return found
+
+    def _read_once(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> CornerRead:
+        """Read the index at one corner: warp its patch, normalise the glyphs, match the deck."""
+        self.count += 1
+        sw, sh = self._search
+        m = np.array(
+            [
+                [x_vec[0] / CARD_PX_W, y_vec[0] / CARD_PX_H, origin[0]],
+                [x_vec[1] / CARD_PX_W, y_vec[1] / CARD_PX_H, origin[1]],
+            ],
+            dtype=np.float64,
+        )
+        patch = cv2.warpAffine(
+            image, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+        )
+        feat = index_feature(np.asarray(patch, dtype=np.uint8), self.deck.index_box)
+        if feat is None:
+            return CornerRead(UNKNOWN, 0.0, None, None)
+        match = match_index(self.deck, feat)
+        if feat.softness > SOFT_LIMIT:
+            return CornerRead(UNKNOWN, 0.0, match.code, None)
+        # A blurred index's score is discounted, so every use of it (one corner, two pooled, a
+        # fan's scan) asks more of a soft read.
+        soft = SOFT_EXTRA_SCORE * max(feat.softness - SOFT_KNEE, 0.0)
+        if soft > 0.0:
+            match = dataclasses.replace(match, score=match.score - soft)
+        s = self.settings
+        # Confidence: how far the read clears both thresholds, on 0..1; 0.5 is the bar.
+        conf = 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)
+        conf = max(0.0, min(1.0, conf))
+        # An index found only at the paler ink level is a soft one: it must match more closely.
+        need = s.accept_score + (PALE_EXTRA_SCORE if feat.pale else 0.0)
+        if match.score >= need and match.margin >= s.accept_margin:
+            return CornerRead(match.code, conf, match.code, match)
+        return CornerRead(UNKNOWN, conf, match.code, match)
+
+    def inked(self, ink: ByteImage, corners: Vec, corner: int) -> bool:
+        """Whether the index box at one corner (0 or 2) of a hypothesis (detection scale) holds
+        any ink: a blank corner of a card, where a hypothesis turned the wrong way puts its
+        index, is not worth an index read.
+        """
+        box = self.deck.index_box
+        o, a, b = (corners[0], corners[1], corners[3]) if corner == 0 else (corners[2], corners[3], corners[1])
+        x_vec, y_vec = a - o, b - o
+        x0, y0 = box.x0 - SEARCH_MARGIN, box.y0 - SEARCH_MARGIN
+        x1, y1 = box.x1 + SEARCH_MARGIN, box.y1 + SEARCH_MARGIN
+        quad = np.array([o + x_vec * fx + y_vec * fy for fx, fy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
+        return share(ink, quad) >= INDEX_INK_SHARE

@@ -1,0 +1,268 @@
+"""Deciding a card from its index corners and its whole face: the rules that turn reads into one code."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, lead_over, match_scores
+from vision.index import CARD_PX_H, CARD_PX_W
+from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
+from vision.pipeline.settings import RecognizerSettings
+
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# The margin two agreeing index corners need together, as a share of one corner's margin.
+COMBINED_MARGIN: Final = 0.75
+# The least score each of the two corners needs then, as a share of the accepting score.
+COMBINED_FLOOR: Final = 1.0
+# How far below the accepting score a corner's best rank or suit may fit and still speak against
+# the other corner's read.
+DISSENT_SLACK: Final = 0.22
+# A card lying alone whose first index corner clears the accepting score by this much, and the
+# margin by this factor, is not read at its second corner (its whole face still has to agree).
+SURE_EXTRA_SCORE: Final = 0.04
+SURE_MARGIN_FACTOR: Final = 1.5
+# The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
+FACE_SUIT_MARGIN: Final = 0.025
+# ... and the least correlation of the face with the suit it picks (a face half hidden or
+# mislocated matches neither well and settles nothing).
+FACE_SUIT_LEAST: Final = 0.8
+# The lead the whole face must give one card over every other to name a blurred index's rank,
+# the least correlation it needs, and how many ranks the index may fit better than that one.
+FACE_RANK_MARGIN: Final = 0.03
+FACE_RANK_LEAST: Final = 0.9
+FACE_RANK_AMONG: Final = 3
+# The corners of the small face image face_agrees warps a card to.
+_THUMB_DST: Final = np.array(
+    [[0, 0], [CARD_PX_W // 4, 0], [CARD_PX_W // 4, CARD_PX_H // 4], [0, CARD_PX_H // 4]], np.float32
+)
+
+
+class CardDecider:
+    """Names a card from its two index corners (frame pixels), with its face as a second opinion."""
+
+    def __init__(self, *, deck: DeckProfile, settings: RecognizerSettings, corners: CornerReader) -> None:
+        self.deck = deck
+        self.settings = settings
+        self.corners = corners
+        self._face_size = (CARD_PX_W // 2, CARD_PX_H // 2)
+        self._faces = np.stack(
+            [face_vector(cv2.resize(face, self._face_size, interpolation=cv2.INTER_AREA)) for face in deck.faces]
+        )
+
+    def read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+        """Read a card lying alone: one index corner when it is sure, else both (reads are most of
+        a frame's cost, and most cards are plain to read at the first corner).
+        """
+        c0, c1, _c2, c3 = corners
+        first = self.corners.read(image, c0, c1 - c0, c3 - c0)
+        s = self.settings
+        match = first.match
+        if (
+            first.code != UNKNOWN
+            and match is not None
+            and match.score >= s.accept_score + SURE_EXTRA_SCORE
+            and match.margin >= s.accept_margin * SURE_MARGIN_FACTOR
+        ):
+            if self.face_agrees(image, corners, first.code, alone=True):
+                return first.code, first.confidence
+            return UNKNOWN, 0.0
+        return self.read_card(image, corners, alone=True)
+
+    def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
+        c0, c1, c2, c3 = corners
+        first = self.corners.read(image, c0, c1 - c0, c3 - c0)
+        second = self.corners.read(image, c2, c3 - c2, c1 - c2)
+        reads = [r for r in (first, second) if r.code != UNKNOWN]
+        if len({r.code for r in reads}) > 1:
+            # The two corners of one card disagree: that is never a read.
+            return UNKNOWN, 0.0
+        both = self._combined(first, second)
+        if reads:
+            code, conf = reads[0].code, max(r.confidence for r in reads)
+            # Alone, both corners are in view: a corner that saw an index must not tell another
+            # card from this one as clearly as a read would, or the two corners' scores together
+            # must still pick this card. (A badly seen corner leaning vaguely elsewhere is no
+            # evidence against a clear read.)
+            leans_away = any(
+                r.best not in (None, code) and (r.match is None or self._dissents(r.match, code))
+                for r in (first, second)
+            )
+            if (
+                alone
+                and leans_away
+                and (both is None or both[0] != code)
+                and not self.face_settles(image, corners, code, [r.best for r in (first, second) if r.best])
+            ):
+                return UNKNOWN, 0.0
+        elif both is not None:
+            # Neither corner alone is sure enough, but both saw the same card: two looks at one
+            # index halve the noise, so their mean scores decide.
+            code, conf = both
+        else:
+            matches = [r.match for r in (first, second) if r.match is not None]
+            by_face = self._suit_by_face(image, corners, matches) if alone else None
+            if by_face is None:
+                by_face = self.rank_by_face(image, corners, matches)
+            if by_face is None:
+                return UNKNOWN, max(first.confidence, second.confidence)
+            code, conf = by_face
+        if not self.face_agrees(image, corners, code, alone=alone):
+            return UNKNOWN, 0.0
+        return code, conf
+
+    def _combined(self, first: CornerRead, second: CornerRead) -> tuple[str, float] | None:
+        """The card both index corners' mean scores pick, when they pick one clearly enough."""
+        if first.match is None or second.match is None:
+            return None
+        a, b = first.match, second.match
+        both = match_scores(pooled([a.rank_scores, b.rank_scores]), pooled([a.suit_scores, b.suit_scores]))
+        s = self.settings
+        need = s.accept_margin * COMBINED_MARGIN
+        if both.score < s.accept_score or both.margin < need:
+            return None
+        # Each corner must lean to that card on its own, and neither may be a poor match.
+        if a.code != both.code or b.code != both.code or min(a.score, b.score) < COMBINED_FLOOR * s.accept_score:
+            return None
+        return both.code, max(0.0, min(1.0, 0.5 * min(both.score / s.accept_score, both.margin / need, 2.0)))
+
+    def _dissents(self, match: IndexMatch, code: str) -> bool:
+        """Whether one corner's scores set its own best rank or suit clearly apart from ``code``'s,
+        with a best that is a plausible look at all (a suit cut out wrongly fits nothing well).
+        """
+        at = CODES.index(code)
+        s = self.settings
+        return any(
+            float(fits.max()) >= s.accept_score - DISSENT_SLACK and lead_over(fits, own) >= s.accept_margin
+            for fits, own in ((match.rank_scores, at // 4), (match.suit_scores, at % 4))
+        )
+
+    def _suit_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
+        """A clear rank whose small index suit is torn between the two suits of one colour (a
+        blurred heart and diamond, club and spade): the card's face, whose pips or court picture
+        are many times the index's size, picks between them. Only for a card lying alone: a strip
+        of a card fanned under others proved no safe guide (its pips misled in tests).
+        """
+        if not matches:
+            return None
+        s = self.settings
+        rank_scores = pooled([m.rank_scores for m in matches])
+        suit_scores = pooled([m.suit_scores for m in matches])
+        r_order = np.argsort(rank_scores)[::-1]
+        rank = int(r_order[0])
+        if rank_scores[rank] < s.accept_score or lead_over(rank_scores, int(r_order[1])) < s.accept_margin:
+            return None
+        s_order = [int(k) for k in np.argsort(suit_scores)[::-1]]
+        pair = s_order[:2]
+        # Both candidates of one colour (suits run c d h s: c and s black, d and h red), each
+        # well clear of the other two suits.
+        if {pair[0], pair[1]} not in ({0, 3}, {1, 2}):
+            return None
+        if (
+            suit_scores[pair[1]] < s.accept_score - 0.15
+            or lead_over(suit_scores[[pair[1], s_order[2]]], 1) < s.accept_margin
+        ):
+            return None
+        faces = self._face_scores(image, corners)
+        scores = [float(faces[rank * 4 + k]) for k in pair]
+        lead = scores[0] - scores[1]
+        if abs(lead) < FACE_SUIT_MARGIN or max(scores) < FACE_SUIT_LEAST:
+            return None
+        suit = pair[0] if lead > 0 else pair[1]
+        return CODES[rank * 4 + suit], min(1.0, 0.5 * abs(lead) / FACE_SUIT_MARGIN)
+
+    def rank_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
+        """A clear suit whose index rank is lost to blur (a thin 8, 9, 6 or Q at 150 px): the
+        card's face, its pips' count and layout or its court picture, names the rank, but only a
+        rank the index itself leans to. A card read at both index corners among others (the top
+        card of a fan) shows its face too; one partly covered correlates too little to name any.
+        """
+        if not matches:
+            return None
+        s = self.settings
+        suit_scores = pooled([m.suit_scores for m in matches])
+        suit, other = (int(k) for k in np.argsort(suit_scores)[::-1][:2])
+        if suit_scores[suit] < s.accept_score or lead_over(suit_scores, other) < s.accept_margin:
+            return None
+        rank_scores = pooled([m.rank_scores for m in matches])
+        faces = self._face_scores(image, corners)
+        same = faces[suit::4]
+        order = np.argsort(same)[::-1]
+        rank = int(order[0])
+        lead = float(same[rank] - same[int(order[1])])
+        best = rank * 4 + suit
+        among = int(np.sum(rank_scores > rank_scores[rank]))
+        # The face must name one rank of the index's suit clearly, no card of another suit may
+        # look more like it (a face seen through glare can lean anywhere), and the index itself
+        # must rank that rank among its best few.
+        if int(np.argmax(faces)) != best or same[rank] < FACE_RANK_LEAST or lead < FACE_RANK_MARGIN:
+            return None
+        if among >= FACE_RANK_AMONG:
+            return None
+        return CODES[best], min(1.0, 0.5 * lead / FACE_RANK_MARGIN)
+
+    def _face_scores(self, image: ByteImage, corners: Vec) -> npt.NDArray[np.float32]:
+        """The card's whole face at half the canonical size correlated with every registered face
+        (either way up: the two index corners look alike).
+        """
+        w, h = self._face_size
+        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+        card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
+        face = face_vector(np.asarray(card))
+        # (A reversed view is multiplied element by element, eight times slower than a copy by BLAS.)
+        turned = np.ascontiguousarray(face[::-1])
+        return np.asarray(np.maximum(self._faces @ face, self._faces @ turned), dtype=np.float32)
+
+    def face_settles(self, image: ByteImage, corners: Vec, code: str, named: Sequence[str]) -> bool:
+        """Whether a lone card's whole face settles two index corners that name different cards
+        (a blurred 5 whose second index passes for an 8) in favour of ``code``: the face must fit
+        that card best of its suit (a design's clubs and spades pips can look alike blurred; the
+        index's suit is the clear part), clearly better than every card the corners named.
+        """
+        faces = self._face_scores(image, corners)
+        at = CODES.index(code)
+        if float(faces[at % 4 :: 4].max()) > faces[at] or faces[at] < FACE_RANK_LEAST:
+            return False
+        return all(faces[at] - faces[CODES.index(other)] >= FACE_RANK_MARGIN for other in named if other != code)
+
+    def face_agrees(self, image: ByteImage, corners: Vec, code: str, *, alone: bool) -> bool:
+        """Second opinion from the whole face: it must not look more like another card.
+
+        An index blurred past reading can pass for a neighbour's (a K for a 6); the picture or the
+        pips in the middle of the card cannot. A card lying alone must match its own face; a card
+        partly under others is only refused when its visible face clearly is another card's.
+        """
+        m = cv2.getPerspectiveTransform(corners.astype(np.float32), _THUMB_DST)
+        card = cv2.warpPerspective(image, m, (CARD_PX_W // 4, CARD_PX_H // 4), flags=cv2.INTER_LINEAR)
+        thumb = face_thumb(card)
+        turned = np.ascontiguousarray(thumb[::-1])  # the same card half a turn round (a copy: BLAS)
+        scores = np.maximum(self.deck.thumbs @ thumb, self.deck.thumbs @ turned)
+        claimed = float(scores[CODES.index(code)])
+        best = float(scores.max())
+        if alone:
+            return claimed >= 0.5 and claimed >= best - 0.03
+        return not (best >= 0.45 and best > claimed + 0.2)
+
+
+def pooled(fits: Sequence[npt.NDArray[np.floating[Any]]]) -> npt.NDArray[np.float64]:
+    """Several looks' fits pooled as their geometric mean: a fit is exp(-distance), so this is the
+    fit at the looks' mean distance (independent looks at one index average out their noise).
+    """
+    logs = np.log(np.maximum(np.stack(fits).astype(np.float64), 1e-300))
+    return np.asarray(np.exp(logs.mean(axis=0)), dtype=np.float64)
+
+
+def face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
+    """A card face in the canonical frame at half size as a soft grey unit vector (row-major, so
+    the vector reversed is the same face half a turn round).
+    """
+    gray = cv2.GaussianBlur(cv2.cvtColor(card_bgr, cv2.COLOR_BGR2GRAY), (0, 0), 1.2).astype(np.float32)
+    gray -= gray.mean()
+    gray /= max(float(np.linalg.norm(gray)), 1e-6)
+    return np.asarray(gray.reshape(-1), dtype=np.float32)

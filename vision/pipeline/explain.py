@@ -1,0 +1,155 @@
+"""Explaining one blob: which card hypotheses are the cards there, read, counted or refused."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.backs import BACK, BackTester
+from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.decide import CardDecider
+from vision.pipeline.fans import FanReader
+from vision.pipeline.geometry import area, on_outline, quad_shares, share, shrink
+from vision.pipeline.hypotheses import Hypothesis, near_index, propose, same_card
+from vision.pipeline.masks import Masks
+from vision.pipeline.outline import CARD_ASPECT, Blob
+from vision.pipeline.plane import Plane
+from vision.pipeline.settings import RecognizerSettings
+
+ByteImage = npt.NDArray[Any]
+
+
+@dataclass
+class Explainer:
+    """Turns each blob of the plane into the cards that explain it (stage 4 of the pipeline)."""
+
+    settings: RecognizerSettings
+    corners: CornerReader
+    decider: CardDecider
+    fans: FanReader
+    backs: BackTester
+
+    def explain(
+        self, *, image: ByteImage, plane: Plane, blob: Blob, card_h: float, masks: Masks, covered: ByteImage
+    ) -> list[Hypothesis]:
+        """The cards of one blob (plane pixels); ``covered`` gets every chosen card drawn in."""
+        contour, corners = blob.contour, blob.corners
+        fg, paper, back, ink = masks.fg, masks.paper, masks.back, masks.ink
+        card_w = card_h / CARD_ASPECT
+        # A blob no bigger than one card holds that card alone: its whole face is visible.
+        alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
+        hyps = propose(corners, card_w=card_w, card_h=card_h, alone=alone)
+        if hyps:
+            fills = quad_shares(fg, np.stack([hyp.corners for hyp in hyps]))
+            for hyp, fill in zip(hyps, fills, strict=True):
+                hyp.fill = fill
+        hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
+        # A back needs its colour over most of a card's middle; a blob (and a margin round it)
+        # holding far less of it than that has no back to find, so none of its hypotheses is
+        # tested one by one (most blobs are face-up cards).
+        bx, by, bw, bh = cv2.boundingRect(contour)
+        pad = round(0.2 * card_h)
+        back_px = cv2.countNonZero(back[max(by - pad, 0) : by + bh + pad, max(bx - pad, 0) : bx + bw + pad])
+        if back_px < 0.9 * self.settings.back_share * 0.36 * card_w * card_h:
+            for hyp in hyps:
+                hyp.back = False
+        # Best-supported first; a hypothesis beside a card already read is the same card seen
+        # from another corner, so it is not read again (reads are most of the frame's cost).
+        hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
+        read: list[Hypothesis] = []
+        for hyp in hyps:
+            if any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in read):
+                continue
+            if self.backs.is_back(hyp, masks):
+                continue  # a back: nothing to read, the selection below counts it
+            if alone:
+                hyp.code, hyp.confidence = self.decider.read_alone(image, plane.to_frame(hyp.corners))
+            else:
+                # Among other cards an index corner is in view only on the blob's outline: one
+                # inside it lies under a neighbour and would show the neighbour's face. A card
+                # seen by one index only is read when two of its corners are the outline's (one
+                # is any hypothesis turned the wrong way about that corner).
+                exposed = [k for k in (0, 2) if on_outline(contour, hyp.corners[k], 0.06 * card_w)]
+                if len(exposed) == 2:
+                    hyp.examined = (0, 2)
+                    self.fans.read_among(image, hyp, plane)
+                elif exposed and hyp.anchors >= 2 and self.corners.inked(ink, hyp.corners, exposed[0]):
+                    hyp.examined = (exposed[0],)
+                    self.fans.read_exposed(image, hyp, exposed[0], plane)
+            if hyp.code != UNKNOWN:
+                read.append(hyp)
+        # Fans: every outline edge longer than a card's short side may run under cards fanned on
+        # top; scan along it whether or not the card it starts from could be read. (A blob of one
+        # card's size is no fan: its long edges are that card's long sides.)
+        for c in [] if alone else corners:
+            # (An edge as long as a card's long side is just that, a card's side, unless the edge
+            # beside it is as long too: one card's two sides at a corner are never both long, so
+            # that is a fan as wide as a card is long.)
+            card_side = abs(c.x_len - card_h) <= 0.06 * card_h and abs(c.y_len - card_h) > 0.1 * card_h
+            if c.x_len > 1.15 * card_w and not card_side:
+                p, x, y = np.array(c.point), np.array(c.x_dir), np.array(c.y_dir)
+                quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
+                known = [h for h in hyps if h.code != UNKNOWN or h.seen]
+                # A card read at both its indices lies on top: the cards under it show theirs
+                # at the fan's other end, none along an edge that starts at this card.
+                if any(h.whole and near_index(h, p, 0.1 * card_w) for h in known):
+                    continue
+                if share(paper, shrink(quad, 0.6)) < 0.4:
+                    continue  # backs have no index to find
+                fan = Hypothesis(corners=quad, run_x=c.x_len)
+                # Index corners already read are not read again from a fan's edge, whatever they
+                # gave: an index refused there (two corners disagreeing) must not be named by a
+                # second look from a slightly different angle.
+                examined = [h.corners[k] for h in hyps for k in h.examined]
+                examined += [h.corners[k] for h in known for k in (0, 2)]
+                hyps.extend(self.fans.scan_fan(image, fan, plane, examined=examined))
+        # Confident reads first, then cards whose index was seen, then the hypotheses most corners
+        # agree on.
+        hyps.sort(
+            key=lambda hh: (
+                hh.code != UNKNOWN,
+                hh.confidence if hh.code != UNKNOWN else 0,
+                hh.seen,
+                hh.anchors,
+                hh.support,
+                hh.fill,
+            ),
+            reverse=True,
+        )
+        chosen: list[Hypothesis] = []
+        card_area = card_w * card_h
+        for hyp in hyps:
+            if hyp.code != UNKNOWN:
+                # A read card is new unless it is one already taken: the same place, or the same
+                # index corner reached from another outline corner. Area does not matter: a
+                # card in the middle of a fan is all but hidden under its neighbours.
+                if any(same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                    continue
+                chosen.append(hyp)
+                cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+                continue
+            if hyp.seen:
+                # An index in view but too unsure to name: a card is there, however little of it
+                # shows (the middle of a fan), so it is an unknown card, not judged by its area.
+                if not any(same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                    chosen.append(hyp)
+                    cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+                continue
+            if any(float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w for o in chosen):
+                continue
+            poly = np.round(hyp.corners).astype(np.int32)
+            new = share(fg, hyp.corners, exclude=covered) * area(hyp.corners)
+            if new < 0.25 * card_area:
+                continue
+            if self.backs.is_back(hyp, masks):
+                back_share = share(back, shrink(hyp.corners, 0.6))
+                hyp.code, hyp.confidence = BACK, min(1.0, back_share / self.settings.back_share * 0.5)
+            elif share(paper, hyp.corners) < self.settings.paper_share:
+                continue  # neither a face nor a back: a hand, a chip, a cloth
+            chosen.append(hyp)
+            cv2.fillConvexPoly(covered, poly, 255)
+        return chosen

@@ -1,0 +1,187 @@
+"""Card hypotheses: the rectangles an outline's corners propose, fitted to the outline and merged."""
+
+from __future__ import annotations
+
+from dataclasses import InitVar, dataclass, field
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.outline import Corner
+
+UNKNOWN: Final = "unknown"
+Vec = npt.NDArray[np.float64]
+ByteImage = npt.NDArray[Any]
+
+# A card rectangle's corners from one outline corner, as steps along that corner's (x, y) edges
+# in card widths (_RECT_W) plus card heights (_RECT_H): short side first along x (the corner is
+# an index corner), then long side first.
+_RECT_W: Final = np.array(
+    [[[0, 0], [1, 0], [1, 0], [0, 0]], [[0, 0], [0, 1], [0, 1], [0, 0]]],
+    dtype=np.float64,
+)
+_RECT_H: Final = np.array(
+    [[[0, 0], [0, 0], [0, 1], [0, 1]], [[1, 0], [1, 0], [0, 0], [0, 0]]],
+    dtype=np.float64,
+)
+
+
+@dataclass(slots=True)
+class Hypothesis:
+    """One way a card may lie (detection plane), with what reading it found."""
+
+    corners: Vec  # (4, 2) detection-scale, clockwise, corners[0] an index corner
+    run_x: float = 0.0  # visible straight edge from corners[0] along corners[1] (fans run long)
+    support: int = 1
+    fill: float = 0.0
+    code: str = UNKNOWN
+    confidence: float = 0.0
+    seen: bool = False  # an index was seen where this card's should be, too unsure to read: a card is there
+    anchors: int = 0  # how many of its corners are right-angled corners of the outline
+    back: bool | None = None  # face down (the back's colours in its middle); None until tested
+    whole: bool = False  # read at both index corners: it lies on top of its neighbours
+    examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
+    center: Vec = field(init=False)  # the mean of the corners
+    at: InitVar[Vec | None] = None  # the centre when already known (computed for many at once)
+
+    def __post_init__(self, at: Vec | None) -> None:
+        if at is not None:
+            self.center = at
+        else:
+            c = self.corners
+            self.center = (c[0] + c[1] + c[2] + c[3]) * 0.25  # ndarray.mean costs several times more
+
+
+def propose(corners: list[Corner], *, card_w: float, card_h: float, alone: bool) -> list[Hypothesis]:
+    """The card rectangles a blob's outline corners propose, snapped to the outline and merged.
+
+    Each corner is an index corner (short side clockwise-next) or it is not; a fan's collinear
+    edges make visible lengths no guide, so both are tried. A card lying alone shows whole sides:
+    one as long as a card's long side is not its short side.
+    """
+    if not corners:
+        return []
+    hyps: list[Hypothesis] = []
+    picks: list[tuple[int, float]] = []  # (row of both_ways below, run_x) of each hypothesis
+    # (All corners' rectangles at once: numpy's per-call cost dominates single quads.)
+    seen = np.array([c.point for c in corners])
+    axes = np.array([(c.x_dir, c.y_dir) for c in corners])  # (m, 2 axes, 2)
+    # Each corner's two rectangles, short side first and long side first: (m, 2, 4, 2).
+    steps = (card_w * _RECT_W + card_h * _RECT_H).reshape(8, 2)  # (2 ways x 4 corners, 2 edges)
+    both_ways = seen[:, None, :] + steps @ axes  # (m, 2 ways x 4 corners, 2)
+    for k, c in enumerate(corners):
+        if not (alone and abs(c.x_len - card_h) < 0.1 * card_h):
+            picks.append((2 * k, c.x_len))
+        if c.y_len < card_w * 1.15:
+            picks.append((2 * k + 1, 0.0))
+    if not picks:
+        return []
+    quads = both_ways.reshape(-1, 4, 2)[[row for row, _run in picks]]  # (n, 4, 2)
+    # A rectangle drawn from one corner misses the far corners by a few pixels under a tilted
+    # camera; where the outline has a corner close by, that corner is the truth.
+    gaps = np.hypot(*np.moveaxis(quads[:, :, None, :] - seen[None, None, :, :], -1, 0))  # (n, 4, m)
+    nearest = gaps.argmin(axis=2)
+    close = np.take_along_axis(gaps, nearest[:, :, None], axis=2)[:, :, 0] < 0.12 * card_w
+    snapped = np.where(close[:, :, None], seen[nearest], quads)
+    complete_fourth(snapped, close, seen, 0.12 * card_w)
+    fit_side(snapped, quads, close, card_w=card_w, card_h=card_h)
+    centres = snapped.mean(axis=1)
+    anchors = close.sum(axis=1).tolist()
+    for k, (_row, run_x) in enumerate(picks):
+        if anchors[k]:
+            hyps.append(Hypothesis(corners=snapped[k], run_x=run_x, anchors=anchors[k], at=centres[k]))
+        else:
+            hyps.append(Hypothesis(corners=quads[k], run_x=run_x))
+    return merge(hyps, snapped.reshape(len(picks), 8).tolist(), card_w * 0.15)
+
+
+def fit_side(quads: Vec, drawn: Vec, close: npt.NDArray[np.bool_], *, card_w: float, card_h: float) -> None:
+    """Redraw each quad confirmed at just the two ends of one side (``close``) from that side, in
+    place, with the sides of the rectangle it was ``drawn`` as, scaled to the confirmed side's
+    length: the card's own side measures its size where it lies, the frame's card height only on
+    average (a tilted camera makes near cards bigger than far ones by several per cent, enough to
+    put the far index corner off its index). A side more than about a tenth off a card's is
+    not one card's side (a fan's edge) and leaves the quad as drawn.
+    """
+    two = np.flatnonzero(close.sum(axis=1) == 2)
+    for r in two.tolist():
+        k = [j for j in range(4) if close[r, j]]
+        if k[1] - k[0] == 1:
+            a, b = k
+        elif k == [0, 3]:
+            a, b = 3, 0
+        else:
+            continue  # opposite corners: no side between them
+        q = quads[r]
+        length = float(np.hypot(*(q[b] - q[a])))
+        # Sides 0-1 and 2-3 are short (corner 0 is an index corner), 1-2 and 3-0 long.
+        ratio = length / (card_w if a % 2 == 0 else card_h)
+        if not 0.9 <= ratio <= 1.12:
+            continue
+        c, d = (b + 1) % 4, (a + 3) % 4
+        q[c] = q[b] + (drawn[r, c] - drawn[r, b]) * ratio
+        q[d] = q[a] + (drawn[r, d] - drawn[r, a]) * ratio
+
+
+def complete_fourth(quads: Vec, close: npt.NDArray[np.bool_], seen: Vec, tol: float) -> None:
+    """Place the one corner of each quad that no outline corner confirmed (``close``) opposite the
+    three that were, in place: a rectangle drawn from one corner drifts from the card by its
+    direction and size error (a few degrees off a short rounded-corner edge, a height a few per
+    cent small), while three outline corners fix the fourth within a pixel at card size. The
+    completed corner is snapped to an outline corner within ``tol`` when there is one.
+    """
+    three = np.flatnonzero(close.sum(axis=1) == 3)
+    if len(three) == 0:
+        return
+    k = np.argmin(close[three], axis=1)
+    r = three
+    completed = quads[r, (k + 1) % 4] + quads[r, (k + 3) % 4] - quads[r, (k + 2) % 4]
+    gaps = np.hypot(*np.moveaxis(completed[:, None, :] - seen[None, :, :], -1, 0))  # (n, m)
+    nearest = gaps.argmin(axis=1)
+    hit = gaps[np.arange(len(r)), nearest] < tol
+    quads[r, k] = np.where(hit[:, None], seen[nearest], completed)
+    close[r[hit], k[hit]] = True
+
+
+def merge(hyps: list[Hypothesis], flats: list[list[float]], tol: float) -> list[Hypothesis]:
+    """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees).
+
+    ``flats`` holds each hypothesis' corners as plain floats, x0 y0 x1 y1 x2 y2 x3 y3.
+    """
+    merged: list[tuple[Hypothesis, list[float], float, float]] = []
+    for hyp, flat in zip(hyps, flats, strict=True):
+        cx, cy = (flat[0] + flat[2] + flat[4] + flat[6]) / 4.0, (flat[1] + flat[3] + flat[5] + flat[7]) / 4.0
+        for other, of, ox, oy in merged:
+            if abs(cx - ox) > tol or abs(cy - oy) > tol:
+                continue
+            d_same = max(abs(a - b) for a, b in zip(flat, of, strict=True))
+            d_turned = max(abs(a - b) for a, b in zip(flat, of[4:] + of[:4], strict=True))
+            if min(d_same, d_turned) < tol:
+                other.support += 1
+                other.run_x = max(other.run_x, hyp.run_x)
+                if hyp.anchors > other.anchors:
+                    # The outline confirms more of this one's corners: its geometry is the card's.
+                    other.corners, other.center, other.anchors = hyp.corners, hyp.center, hyp.anchors
+                break
+        else:
+            merged.append((hyp, flat, cx, cy))
+    return [hyp for hyp, _flat, _cx, _cy in merged]
+
+
+def near_index(hyp: Hypothesis, point: Vec, tol: float) -> bool:
+    """True when one of the hypothesis' two index corners is within ``tol`` of ``point``."""
+    # Plain floats, the same comparisons: numpy's per-call cost is all of it for two points.
+    (ax, ay), _b, (cx, cy), _d = hyp.corners.tolist()
+    px, py = float(point[0]), float(point[1])
+    return bool(min(max(abs(ax - px), abs(ay - py)), max(abs(cx - px), abs(cy - py))) < tol)
+
+
+def same_card(a: Hypothesis, b: Hypothesis, tol: float) -> bool:
+    if float(np.hypot(*(a.center - b.center))) < tol:
+        return True
+    if a.code != b.code:
+        return False
+    index_a, index_b = a.corners[[0, 2]], b.corners[[0, 2]]
+    gaps = np.hypot(*(index_a[:, None, :] - index_b[None, :, :]).reshape(-1, 2).T)
+    return bool(gaps.min() < tol)

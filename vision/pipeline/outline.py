@@ -1,0 +1,222 @@
+"""Blob outlines: right-angled corners with exactly fitted edges, whole card sides, the card size they vote for."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+CARD_ASPECT: Final = 88.0 / 63.0
+# 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
+ByteImage = npt.NDArray[Any]
+Point = tuple[float, float]
+# A contour point (x, y) as one integer, x + y * 2**20, to find points by equality.
+_POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
+
+
+@dataclass(slots=True)
+class Corner:
+    """A right-angled convex corner of a blob's outline (detection plane pixels)."""
+
+    # Plain floats: numpy's per-call cost would be most of the work for these 2-vectors.
+    point: Point
+    x_dir: Point  # unit vector along the clockwise-next edge
+    y_dir: Point  # unit vector along the other edge
+    x_len: float  # visible edge lengths
+    y_len: float
+
+
+@dataclass(slots=True)
+class Blob:
+    """One connected region of not-felt: its outline, the outline's right-angled corners and the
+    whole card sides among its edges.
+    """
+
+    contour: ByteImage
+    corners: list[Corner]
+    sides: list[float]
+
+
+def find_blobs(fg: ByteImage, *, min_area: float) -> list[Blob]:
+    """Every not-felt region of at least ``min_area`` pixels with its outline corners."""
+    contours, _ = cv2.findContours(fg, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    blobs = []
+    for contour in contours:
+        if cv2.contourArea(contour) < min_area:
+            continue
+        corners, _lengths = outline_corners(contour)
+        blobs.append(Blob(contour=contour, corners=corners, sides=full_sides(corners)))
+    return blobs
+
+
+def outline_corners(contour: ByteImage) -> tuple[list[Corner], list[float]]:
+    """Right-angled convex corners of a blob outline, with exact edge directions."""
+    pts = contour.reshape(-1, 2).astype(np.float32)  # integer pixels: exact in float32
+    approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
+    # Where each polygon vertex sits along the contour (approxPolyDP returns points only): the
+    # first contour point equal to it (a handful of vertices against a few hundred points: one
+    # comparison table is cheaper than sorting the contour).
+    keys = contour.reshape(-1, 2).astype(np.int64) @ _POINT_KEY
+    idx = np.equal((approx.astype(np.int64) @ _POINT_KEY)[:, None], keys[None, :]).argmax(axis=1).tolist()
+    # Only the vertices' coordinates are looked up (the whole contour as lists costs more).
+    xy = dict(zip(idx, pts[idx].tolist(), strict=True))
+    m = len(idx)
+    # Edges as plain floats (numpy's per-call cost would be most of the work for 2-vectors):
+    # point on the line, unit direction, length.
+    edges: list[tuple[float, float, float, float, float]] = []
+    spans: list[tuple[int, int]] = []  # each edge's first and last contour point
+    for k in range(m):
+        i0, i1 = idx[k], idx[(k + 1) % m]
+        dx, dy = xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]
+        length = math.hypot(dx, dy)
+        if length < 8.0:
+            continue
+        line = fit_edge(pts, i0, i1)
+        # (Edges too short to fit, skipped above, may lie between: a notch's own sides.)
+        if edges and collinear(edges[-1], line, ends=(xy[spans[-1][0]], xy[spans[-1][1]], xy[i0], xy[i1])):
+            # A fan's cards lie with their edges in one line, but the notch where one card's
+            # rounded corner meets the next breaks the outline there: the pieces are one edge,
+            # as long as the whole run (a fan is scanned along its full length).
+            i0 = spans[-1][0]
+            edges.pop()
+            spans.pop()
+            line = fit_edge(pts, i0, i1)
+            length = math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1])
+        edges.append((*line, length))
+        spans.append((i0, i1))
+    if len(edges) > 2 and collinear(
+        edges[-1], edges[0][:4], ends=(xy[spans[-1][0]], xy[spans[-1][1]], xy[spans[0][0]], xy[spans[0][1]])
+    ):
+        i0, i1 = spans[-1][0], spans[0][1]
+        line = fit_edge(pts, i0, i1)
+        edges[0] = (*line, math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]))
+        edges.pop()
+    corners: list[Corner] = []
+    lengths = [e[4] for e in edges]
+    for k in range(len(edges)):
+        pax, pay, dax, day, la = edges[k]
+        pbx, pby, dbx, dby, lb = edges[(k + 1) % len(edges)]
+        if abs(dax * dbx + day * dby) > 0.42:  # not within about 25 degrees of a right angle
+            continue
+        denom = dax * dby - day * dbx
+        t = ((pbx - pax) * dby - (pby - pay) * dbx) / denom
+        px, py = pax + t * dax, pay + t * day
+        # Both edges pointing away from the corner: (-da) and db. A corner is convex when the
+        # interior lies between them: a probe a little way along their bisector is inside.
+        bx, by = dbx - dax, dby - day
+        bn = math.hypot(bx, by)
+        if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + 4.0 * bx / bn, py + 4.0 * by / bn), False) < 0:
+            continue
+        point, out_a, out_b = (px, py), (-dax, -day), (dbx, dby)
+        if -dax * dby + day * dbx > 0:
+            corners.append(Corner(point, out_a, out_b, la, lb))
+        else:
+            corners.append(Corner(point, out_b, out_a, lb, la))
+    return corners, lengths
+
+
+def full_sides(corners: list[Corner]) -> list[float]:
+    """Visible edge lengths that run from one right-angled corner to the next: whole card sides."""
+    plain = [(c.point[0], c.point[1], (*c.x_dir, c.x_len), (*c.y_dir, c.y_len)) for c in corners]
+    out = []
+    for i, (ax, ay, a_x, a_y) in enumerate(plain):
+        for bx, by, _bx, _by in plain[i + 1 :]:
+            dx, dy = bx - ax, by - ay
+            dist = math.hypot(dx, dy)
+            if dist < 10:
+                continue
+            ux, uy = dx / dist, dy / dist
+            for vx, vy, length in (a_x, a_y):
+                if ux * vx + uy * vy > 0.995 and abs(length - dist) < 0.12 * dist:
+                    out.append(dist)
+    return out
+
+
+def fit_edge(pts: npt.NDArray[np.float32], i0: int, i1: int) -> tuple[float, float, float, float]:
+    """The line (point, unit direction from i0 towards i1) through the contour points i0..i1,
+    fitted to the middle of the run: its ends bend into the rounded card corners.
+    """
+    n = len(pts)
+    seg_len = (i1 - i0) % n
+    trim = seg_len // 6
+    first, count = i0 + trim, max(seg_len - 2 * trim, 2)
+    sel = pts[first : first + count] if first + count <= n else pts[(first + np.arange(count)) % n]
+    vx, vy, x0, y0 = cv2.fitLine(sel, cv2.DIST_L2, 0, 0.01, 0.01).reshape(-1).tolist()
+    dx, dy = float(pts[i1 % n][0] - pts[i0][0]), float(pts[i1 % n][1] - pts[i0][1])
+    if vx * dx + vy * dy < 0:
+        vx, vy = -vx, -vy
+    return x0, y0, vx, vy
+
+
+def collinear(a: Sequence[float], b: Sequence[float], *, ends: Sequence[Sequence[float]]) -> bool:
+    """Whether two fitted edges (point, unit direction) run in one line (detection scale).
+
+    ``ends`` are the first and last outline points of a and of b. They do when parallel within
+    about three degrees, each point within a pixel and a half of the other's line; or, for a
+    short piece (a few pixels between a rounded corner and a notch fit no direction well), when
+    both its ends lie within two pixels of the longer one's line.
+    """
+    ax, ay, adx, ady = a[0], a[1], a[2], a[3]
+    bx, by, bdx, bdy = b[0], b[1], b[2], b[3]
+    a_len = math.hypot(ends[1][0] - ends[0][0], ends[1][1] - ends[0][1])
+    b_len = math.hypot(ends[3][0] - ends[2][0], ends[3][1] - ends[2][1])
+    if (
+        adx * bdx + ady * bdy >= 0.9986
+        and abs((bx - ax) * ady - (by - ay) * adx) < 1.5
+        and abs((ax - bx) * bdy - (ay - by) * bdx) < 1.5
+    ):
+        return True
+    if min(a_len, b_len) >= 20.0 or adx * bdx + ady * bdy < 0.985:
+        return False
+    longer, short = (a, ends[2:]) if a_len >= b_len else (b, ends[:2])
+    px, py, dx, dy = longer[0], longer[1], longer[2], longer[3]
+    return all(abs((x - px) * dy - (y - py) * dx) < 2.0 for x, y in short)
+
+
+def vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | None:
+    """The card height (long side) most of ``sides`` agree with, refined as their median."""
+    if len(sides) == 0:
+        return None
+    if len(sides) <= 8:
+        return vote_height_few([float(v) for v in sides], tol)
+    turned = sides * CARD_ASPECT
+    candidates = np.concatenate([sides, turned])
+    cand = candidates[:, None]
+    reach = tol * cand
+    # |side - candidate| < reach or |side * aspect - candidate| < reach, the (candidates x sides)
+    # tables computed in place: allocating them is most of the cost.
+    gap = np.subtract(sides[None, :], cand)
+    agree = np.less(np.abs(gap, out=gap), reach)
+    np.subtract(turned[None, :], cand, out=gap)
+    agree |= np.less(np.abs(gap, out=gap), reach)
+    counts = agree.sum(axis=1)
+    top = np.flatnonzero(counts == counts.max())
+    best_h = float(candidates[top].max())
+    implied = np.where(np.abs(sides - best_h) < tol * best_h, sides, sides * CARD_ASPECT)
+    close = np.sort(implied[np.abs(implied - best_h) < tol * best_h])
+    # The median, without np.median's overhead (this runs for every blob).
+    half = len(close) // 2
+    return float(close[half]) if len(close) % 2 else float(close[half - 1] + close[half]) / 2.0
+
+
+def vote_height_few(sides: list[float], tol: float) -> float:
+    """``_vote_height`` for the few sides of one blob, in plain Python (numpy's per-call cost is
+    most of the work for a handful of numbers; the result is the same).
+    """
+    turned = [v * CARD_ASPECT for v in sides]
+    candidates = sides + turned
+    best_h, best_n = 0.0, -1
+    for cand in candidates:
+        reach = tol * cand
+        n = sum(1 for v, t in zip(sides, turned, strict=True) if abs(v - cand) < reach or abs(t - cand) < reach)
+        if n > best_n or (n == best_n and cand > best_h):
+            best_h, best_n = cand, n
+    implied = [v if abs(v - best_h) < tol * best_h else v * CARD_ASPECT for v in sides]
+    close = sorted(v for v in implied if abs(v - best_h) < tol * best_h)
+    half = len(close) // 2
+    return close[half] if len(close) % 2 else (close[half - 1] + close[half]) / 2.0
