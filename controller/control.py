@@ -55,7 +55,7 @@ COMMANDS: dict[str, Handler] = {
     ),
     "confirm": lambda t, c: t.confirm_settlement(actor=_actor(c, "dealer:console")),
     "report": lambda t, c: t.report(
-        _text(c, "kind"),  # type: ignore[arg-type]
+        _text(c, "kind"),
         actor=_actor(c, "dealer:console"),
         detail=_text(c, "detail", required=False),
     ),

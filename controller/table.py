@@ -68,7 +68,15 @@ REPORTABLE: tuple[TiltKind, ...] = (
     "unexpected-card",
     "duplicate-card",
     "camera-mismatch",
+    "deal-sequence",
 )
+# What the dealer sees go wrong in the deal's order, as reported from the display: each is a
+# deal-sequence tilt (docs/irregularities.md), its message saying which.
+DEAL_SEQUENCE_REPORTS: dict[str, str] = {
+    "wrong-box": "a card went to the wrong box",
+    "extra-card": "a box got an extra card",
+    "skipped-box": "a playing box was skipped",
+}
 
 
 class TableError(ControllerError):
@@ -507,21 +515,32 @@ class TableService:
             data = {"round": self.round_no, "settlement": settlement.to_json()}
             return self._commit("round-settled", data, actor, jackpot=change)
 
-    def report(self, kind: TiltKind, *, actor: Actor, detail: str = "") -> Entry:
-        """The dealer (or the camera) reports an irregularity: it becomes a tilt.
+    def report(self, kind: str, *, actor: Actor, detail: str = "") -> Entry:
+        """The dealer (or the camera) reports an irregularity: it becomes a tilt. ``kind`` is a tilt
+        kind of :data:`REPORTABLE` or one of :data:`DEAL_SEQUENCE_REPORTS` (a deal-sequence tilt).
 
         Raises:
-            TableError: not an irregularity that can be reported.
+            TableError: not an irregularity that can be reported, or a deal out of order reported
+                with no round open.
         """
         with self._lock:
-            if kind not in REPORTABLE:
-                raise TableError(f"cannot report {kind!r}: one of {', '.join(REPORTABLE)}")
-            message = {
-                "dealer-card-exposed": "a dealer card was exposed",
-                "missing-card": "a card is missing",
-                "camera-mismatch": "the camera and the shoe disagree",
-            }.get(kind, kind.replace("-", " "))
-            return self._raise_tilt(kind, f"{message}{f': {detail}' if detail else ''}", actor=actor)
+            if kind in DEAL_SEQUENCE_REPORTS:
+                tilt: TiltKind = "deal-sequence"
+                message = DEAL_SEQUENCE_REPORTS[kind]
+            elif kind in REPORTABLE:
+                tilt = kind
+                message = {
+                    "dealer-card-exposed": "a dealer card was exposed",
+                    "missing-card": "a card is missing",
+                    "camera-mismatch": "the camera and the shoe disagree",
+                    "deal-sequence": "the cards are out of the deal's order",
+                }.get(kind, kind.replace("-", " "))
+            else:
+                known = [*REPORTABLE, *DEAL_SEQUENCE_REPORTS]
+                raise TableError(f"cannot report {kind!r}: one of {', '.join(known)}")
+            if tilt == "deal-sequence" and self.round is None:
+                raise TableError("no round is open: there is no deal to be out of order")
+            return self._raise_tilt(tilt, f"{message}{f': {detail}' if detail else ''}", actor=actor)
 
     def clear_tilt(
         self, tilt_id: int, *, resolution: Resolution, actor: Actor, why: str, card: str | None = None

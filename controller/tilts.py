@@ -11,6 +11,7 @@ TiltKind = Literal[
     "unexpected-card",
     "missing-card",
     "dealer-card-exposed",
+    "deal-sequence",
     "shoe-link-lost",
     "shoe-fault",
     "camera-mismatch",
@@ -32,6 +33,11 @@ RESOLUTIONS: Final[dict[str, tuple[Resolution, ...]]] = {
     "unexpected-card": ("burn", "continue", "redeal", "cancel"),
     "missing-card": ("enter-card", "continue", "redeal", "cancel", "void"),
     "dealer-card-exposed": ("redeal", "cancel"),
+    # The cards on the layout are out of the deal's order (a card in the wrong or an empty box, an
+    # extra card in a box, a playing box skipped). The shoe recorded the cards in the order drawn, so
+    # the record holds the right sequence: the dealer restores the felt to it (continue), or, if
+    # that cannot be done, the round is dealt again with the same bets (redeal) or cancelled.
+    "deal-sequence": ("continue", "redeal", "cancel"),
     "shoe-link-lost": ("continue", "void", "cancel"),
     "shoe-fault": ("continue", "void", "cancel"),
     # The camera read a face-up card as another card than the shoe dealt there: either the camera
@@ -52,6 +58,7 @@ INSTRUCTIONS: Final[dict[str, str]] = {
     "unexpected-card": "Stop. No card was due: put the card aside face down and call a supervisor.",
     "missing-card": "Stop. A card left the shoe without being read: call a supervisor.",
     "dealer-card-exposed": "Stop. A dealer card is exposed: call a supervisor (redeal or cancel).",
+    "deal-sequence": "Stop. The cards are out of the deal's order: leave them and call a supervisor.",
     "shoe-link-lost": "Stop dealing. The shoe is not connected: check its cable and call a technician.",
     "shoe-fault": "Stop dealing. Clear the shoe fault, then call a supervisor.",
     "camera-mismatch": "Stop. The camera and the shoe disagree about a card: call a supervisor to compare them.",

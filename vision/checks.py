@@ -31,12 +31,14 @@ from vision.tracking import CardArrived, CardFlipped, CardRemoved, CardTurnedUp,
 
 Place = Literal["box", "dealer", "board"]
 FindingKind = Literal["card-in-idle-box", "too-few-cards", "too-many-cards", "dealer-card-up", "identity-mismatch"]
-# The tilt each finding raises: a shortfall or a surplus is the same irregularity the dealer would
-# report; a card the shoe did not deal there is the camera and the shoe disagreeing.
+# The tilt each finding raises: a card in a box that is not playing, or a zone holding fewer or more
+# cards than the shoe dealt there, is the deal out of order (a card misplaced, an extra card, a box
+# skipped: the dealer would report the same); a card the shoe did not deal there is the camera and the
+# shoe disagreeing. (A card that left the shoe unread is the shoe's draw counter's to find.)
 TILT_OF: Mapping[FindingKind, TiltKind] = {
-    "card-in-idle-box": "unexpected-card",
-    "too-few-cards": "missing-card",
-    "too-many-cards": "unexpected-card",
+    "card-in-idle-box": "deal-sequence",
+    "too-few-cards": "deal-sequence",
+    "too-many-cards": "deal-sequence",
     "dealer-card-up": "dealer-card-exposed",
     "identity-mismatch": "camera-mismatch",
 }

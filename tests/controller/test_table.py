@@ -255,6 +255,51 @@ def test_the_camera_reports_a_mismatch_and_continue_keeps_the_round(data: Path) 
     assert t.round is not None and t.round.cards_dealt == dealt and not t.tilts
 
 
+@pytest.mark.parametrize(
+    ("report", "says"),
+    [
+        ("wrong-box", "a card went to the wrong box"),
+        ("extra-card", "a box got an extra card"),
+        ("skipped-box", "a playing box was skipped"),
+    ],
+)
+@pytest.mark.parametrize("resolution", ["continue", "redeal", "cancel"])
+def test_the_dealer_reports_the_deal_out_of_order(data: Path, report: str, says: str, resolution: str) -> None:
+    """Broken deal sequence (docs/irregularities.md): restored on the felt, the round plays on with the
+    cards as the shoe recorded them; else it is dealt again with the same bets, or cancelled. The
+    tilt and its clearing survive a restart."""
+    t = table(data)
+    open_with_cards(t, 3)
+    dealt = t.inspect(lambda tab: tab.round.cards_dealt if tab.round else 0)
+    t.report(report, actor=DEALER, detail="box 2")
+    tilt = only_tilt(t)
+    assert (tilt.kind, tilt.message) == ("deal-sequence", f"{says}: box 2")
+    assert tilt.resolutions == ("continue", "redeal", "cancel")
+    with pytest.raises(TableError, match="play is stopped"):
+        t.confirm_settlement(actor=DEALER)
+    t.clear_tilt(tilt.id, resolution=resolution, actor=SUPER, why="restored by the dealer")
+    if resolution == "continue":
+        assert t.round is not None and t.round_no == 1 and t.round.cards_dealt == dealt
+    elif resolution == "redeal":
+        assert t.round is not None and t.round_no == 2 and t.round.cards_dealt == 0
+        assert "redeal" in (t.recall[-1].record.void or "")
+    else:
+        assert t.round is None and t.recall[-1].record.void is not None
+    before = t.view()
+    t._store.close()
+    again = TableService(store=SqliteJournal(path=data), clock=Clock())
+    assert again.view() == before
+
+
+def test_a_deal_out_of_order_needs_a_deal(data: Path) -> None:
+    t = table(data)
+    with pytest.raises(TableError, match="no round is open"):
+        t.report("wrong-box", actor=DEALER)
+    with pytest.raises(TableError, match=r"cannot report 'shuffled': one of .*wrong-box, extra-card, skipped-box"):
+        t.report("shuffled", actor=DEALER)
+    assert t.version == 1  # nothing but the configuration was written
+
+
 def test_cancel_and_supervisor_void(data: Path) -> None:
     t = table(data)
     open_with_cards(t, 2)

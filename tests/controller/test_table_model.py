@@ -29,7 +29,7 @@ from controller.errors import ControllerError
 from controller.journal import Checkpoint, Entry, SqliteJournal
 from controller.record import loads, parse_record, settle_record
 from controller.redaction import for_display, recalled_visibility, visibility
-from controller.table import REPORTABLE, Actor, TableService, _settings
+from controller.table import DEAL_SEQUENCE_REPORTS, REPORTABLE, Actor, TableService, _settings
 from controller.telemetry import observe_appends
 from controller.view import recalled
 from tests.controller.strategies import decision
@@ -200,7 +200,9 @@ class TableMachine(RuleBasedStateMachine):
     def confirm(self) -> None:
         self.do(self.table.confirm_settlement, actor=DEALER)
 
-    @rule(kind=st.sampled_from(REPORTABLE), detail=st.sampled_from(["", "seen by the dealer"]))
+    @rule(
+        kind=st.sampled_from([*REPORTABLE, *DEAL_SEQUENCE_REPORTS]), detail=st.sampled_from(["", "seen by the dealer"])
+    )
     def report(self, kind: Any, detail: str) -> None:
         self.do(self.table.report, kind, actor=DEALER, detail=detail)
 
@@ -282,6 +284,20 @@ class TableMachine(RuleBasedStateMachine):
             settings["jackpot"] = settings["jackpot"] | {"contribution": contribution}
         self.do(self.table.reconfigure, build_config(settings), actor=ADMIN)
 
+    @rule(data=st.data(), kind=st.sampled_from(["dealer-card-exposed", "missing-card", "wrong-box", "extra-card"]))
+    def misdeal_resolved_then_restart(self, data: st.DataObject, kind: str) -> None:
+        """A misdeal in the middle of a round, cleared by any of its resolutions, more play (the
+        progressive moves on), then a restart: the combination a redeal once failed."""
+        if self.table.round is None or self.table.tilts:
+            self.play_on(data, data.draw(st.integers(1, 12)))
+        if self.table.round is None or self.table.tilts:
+            return
+        if self.do(self.table.report, kind, actor=DEALER) is None:
+            return
+        self.clear_tilt(data)
+        self.play_on(data, data.draw(st.integers(10, 60)))
+        self.restart(data.draw(st.booleans()))
+
     # ------------------------------------------------------------------------------ restarts
 
     @rule(from_scratch=st.booleans())
@@ -339,7 +355,7 @@ def run_machine(game: str, config: settings) -> None:
     machine.TestCase().runTest()
 
 
-QUICK = settings(max_examples=12, stateful_step_count=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+QUICK = settings(max_examples=30, stateful_step_count=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("game", list(GAMES))

@@ -175,7 +175,7 @@ def test_a_card_dealt_to_a_box_that_is_not_playing(rig: Rig) -> None:
     first = rig.draw()
     assert first.slot.box == 1
     rig.put(first.card.code, Slot("box", 0, box=2))  # box 1's card, laid in the empty box 2
-    assert rig.frames_until_tilt() == "unexpected-card"
+    assert rig.frames_until_tilt() == "deal-sequence"
     (entry,) = rig.link.reported
     assert entry.actor == "camera:camera" and "box 2" in entry.data["message"]
 
@@ -195,7 +195,7 @@ def test_a_box_short_of_a_card_after_the_deal(rig: Rig) -> None:
         event = rig.draw()
         if not (event.slot.target == "box" and event.slot.box == 3 and event.slot.index == 1):
             rig.put(event.card.code, event.slot)  # box 3's second card never reaches the felt
-    assert rig.frames_until_tilt() == "missing-card"
+    assert rig.frames_until_tilt() == "deal-sequence"
     (tilt,) = rig.table.tilts.values()
     assert "box 3 holds 1 card(s); the shoe dealt 2" in tilt.message
 
@@ -222,7 +222,7 @@ def test_the_link_runs_in_its_thread(rig: Rig) -> None:
     rig.put(first.card.code, Slot("box", 0, box=2))
     wait_for(lambda: rig.table.tilts, "the camera's tilt", timeout=60)
     (tilt,) = rig.table.tilts.values()
-    assert tilt.kind == "unexpected-card"
+    assert tilt.kind == "deal-sequence"
     health = rig.link.health()
     assert health.state == "running" and health.frames >= 1 and health.tilts == 1
     assert health.cards["box2"] == 1 and health.cards["box1"] == 0

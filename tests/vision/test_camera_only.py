@@ -382,9 +382,9 @@ def test_a_card_read_twice_and_a_card_never_read(make_rig: Callable[..., Rig]) -
     assert rig.table.tilts == {} and rig.table.expected() == "turn up card 3 (box 2 card 2): the settlement needs it"
     # The dealer mucks it unread. The checks see box 2 a card short; the supervisor lets play go on ...
     rig.take_away(lambda c: c.code == rig.truth[3])
-    rig.frames_until(lambda: bool(rig.table.tilts), "missing-card tilt")
+    rig.frames_until(lambda: bool(rig.table.tilts), "deal-sequence tilt")
     (tilt,) = rig.table.tilts.values()
-    assert tilt.kind == "missing-card" and "box 2 holds 1 card(s)" in tilt.message
+    assert tilt.kind == "deal-sequence" and "box 2 holds 1 card(s)" in tilt.message
     rig.table.clear_tilt(tilt.id, resolution="continue", actor=SUPERVISOR, why="card mucked by mistake")
     # ... and after identify_frames the camera asks a supervisor for the mucked card's identity.
     rig.frames_until(lambda: bool(rig.table.tilts), "unknown-card tilt", limit=IDENTIFY.identify_frames + 4)

@@ -77,16 +77,16 @@ def test_a_correct_deal_finds_nothing() -> None:
 def test_a_card_in_a_box_that_is_not_playing() -> None:
     found = find(expect(), sight(*CORRECT, down("box2", 9)))
     assert kinds(found) == [("card-in-idle-box", "box2")]
-    assert found[0].tilt == "unexpected-card"
+    assert found[0].tilt == "deal-sequence"
 
 
 def test_counts_are_checked_only_once_the_deal_is_done() -> None:
     short = sight(down("box1", 1), down("dealer", 3), down("dealer", 4))
     assert find(expect(due=False), short) == []
     found = find(expect(), short)
-    assert kinds(found) == [("too-few-cards", "box1")] and found[0].tilt == "missing-card"
+    assert kinds(found) == [("too-few-cards", "box1")] and found[0].tilt == "deal-sequence"
     extra = sight(*CORRECT, down("box1", 7))
-    assert [(f.kind, f.tilt) for f in find(expect(), extra)] == [("too-many-cards", "unexpected-card")]
+    assert [(f.kind, f.tilt) for f in find(expect(), extra)] == [("too-many-cards", "deal-sequence")]
 
 
 def test_a_dealer_card_face_up_before_the_showdown() -> None:

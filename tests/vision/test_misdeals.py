@@ -164,7 +164,7 @@ def test_a_card_in_a_box_that_is_not_playing(rig: Rig) -> None:
 
     rig.fault = into_box2
     rig.deal()
-    assert rig.frames_until_tilt() == "unexpected-card"
+    assert rig.frames_until_tilt() == "deal-sequence"
     (tilt,) = rig.table.tilts.values()
     (entry,) = rig.demo.link.reported
     assert "box 2" in tilt.message and entry.actor == "camera:camera"
@@ -174,7 +174,7 @@ def test_a_box_short_of_a_card_after_the_deal(rig: Rig) -> None:
     rig.open_round()
     rig.fault = lambda cards: [c for c in cards if c.code != rig.codes(ZonePlace("box", 3))[-1]]
     rig.deal()
-    assert rig.frames_until_tilt() == "missing-card"
+    assert rig.frames_until_tilt() == "deal-sequence"
     (tilt,) = rig.table.tilts.values()
     held = len(rig.codes(ZonePlace("box", 3)))
     assert f"box 3 holds {held - 1} card(s); the shoe dealt {held}" in tilt.message
@@ -198,7 +198,7 @@ def test_a_discard_left_in_the_box_after_an_exchange(rig: Rig) -> None:
     rig.fault = discard_stays
     while not state.boxes[1].discards:
         rig.decide()
-    assert rig.frames_until_tilt() == "unexpected-card"
+    assert rig.frames_until_tilt() == "deal-sequence"
     (tilt,) = rig.table.tilts.values()
     held = len(state.boxes[1].cards)
     assert f"box 1 holds {held + 1} card(s); the shoe dealt {held}" in tilt.message

@@ -420,6 +420,9 @@ const DealerView = (() => {
       tools,
       el("button", { id: "report-exposed", type: "button", text: "Dealer card exposed", onclick: () => command("POST", "/reports", { kind: "dealer-card-exposed" }) }),
       el("button", { id: "report-missing", type: "button", text: "Missing card", onclick: () => command("POST", "/reports", { kind: "missing-card" }) }),
+      el("button", { id: "report-wrong-box", type: "button", text: "Card in wrong box", onclick: () => command("POST", "/reports", { kind: "wrong-box" }) }),
+      el("button", { id: "report-extra-card", type: "button", text: "Extra card in a box", onclick: () => command("POST", "/reports", { kind: "extra-card" }) }),
+      el("button", { id: "report-skipped-box", type: "button", text: "Box skipped", onclick: () => command("POST", "/reports", { kind: "skipped-box" }) }),
       el("button", { id: "void-round", type: "button", class: "danger void", text: Authorise.supervisor() ? "Void round…" : "Supervisor: void round", onclick: voidRound }),
     );
   }

@@ -69,7 +69,7 @@ class Decision(BaseModel):
 
 
 class Report(BaseModel):
-    kind: Literal["dealer-card-exposed", "missing-card"]
+    kind: Literal["dealer-card-exposed", "missing-card", "wrong-box", "extra-card", "skipped-box"]
     detail: Annotated[str, Field(max_length=200)] = ""
 
 

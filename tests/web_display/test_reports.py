@@ -1,0 +1,51 @@
+"""The dealer's reports from the display: each irregularity the dealer can see becomes a tilt journaled
+under the dealer (docs/irregularities.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from controller.engine import BoxBet
+from controller.table import Actor
+from tests.web_display.kit import deal, login, make_app, make_table
+
+DEALER = Actor("dealer", "dealer")
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("wrong-box", "a card went to the wrong box"),
+        ("extra-card", "a box got an extra card"),
+        ("skipped-box", "a playing box was skipped"),
+        ("missing-card", "a card is missing"),
+        ("dealer-card-exposed", "a dealer card was exposed"),
+    ],
+)
+def test_each_report_is_a_tilt_under_the_dealer(tmp_path: Path, kind: str, message: str) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with TestClient(make_app(tmp_path, {"T1": table})) as client:
+        csrf = {"X-CSRF-Token": login(client, "dealer")}
+        table.open_round([BoxBet(box=1, ante=10), BoxBet(box=3, ante=10)], actor=DEALER)
+        deal(table, ["9s", "8c"])
+        reported = client.post("/api/tables/T1/reports", json={"kind": kind}, headers=csrf)
+        assert reported.status_code == 201, reported.text
+        (tilt,) = client.get("/api/tables/T1").json()["tilts"]
+    assert tilt["message"] == message
+    last = list(table.journal_store.entries())[-1]
+    assert (last.kind, last.actor) == ("tilt-raised", "dealer:dealer")
+
+
+def test_a_deal_out_of_order_with_no_round_open_is_refused_and_writes_nothing(tmp_path: Path) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with TestClient(make_app(tmp_path, {"T1": table})) as client:
+        csrf = {"X-CSRF-Token": login(client, "dealer")}
+        before = table.version
+        refused = client.post("/api/tables/T1/reports", json={"kind": "skipped-box"}, headers=csrf)
+        unknown = client.post("/api/tables/T1/reports", json={"kind": "box-on-fire"}, headers=csrf)
+    assert refused.status_code == 409 and "no round is open" in refused.json()["error"]
+    assert unknown.status_code == 422
+    assert table.version == before
