@@ -117,8 +117,13 @@ class AutoPlayer:
         draw: Callable[[], None],
         config: AutoplayConfig | None = None,
         new_round: Callable[[], None] = lambda: None,
+        shoe_signals_new_deck: bool = False,
     ) -> None:
+        """``new_round`` loads the shoe with a shuffled deck before a round; ``shoe_signals_new_deck``:
+        the shoe then tells the table (else the player confirms the shuffle itself when one is due)."""
         self.table = table
+        self._signals = shoe_signals_new_deck
+        self._shuffled_for: str | None = None  # the due shuffle already asked of the shoe
         self.config = config or AutoplayConfig()
         self._draw = draw
         self._new_round = new_round
@@ -136,6 +141,9 @@ class AutoPlayer:
             return "waiting for a supervisor"
         rnd = table.round
         try:
+            due = table.shuffle_due
+            if due is not None and (rnd is None or not rnd.cards_dealt):
+                return self._shuffle(due)
             if rnd is None:
                 self._new_round()
                 if table.last_bets and self._rng.random() < self.config.repeat_rate:
@@ -165,6 +173,18 @@ class AutoPlayer:
             # A tilt raised meanwhile, or a race with a human at the display: note it and go on.
             self.errors.append(str(exc))
             return f"refused: {exc}"
+
+    def _shuffle(self, due: str) -> str:
+        """A shuffle is due (a round was cancelled, redealt or voided): a new deck, as a dealer would."""
+        if not self._signals:
+            self._new_round()
+            self.table.deck_shuffled(actor=DEALER)
+            return "confirmed a shuffled deck"
+        if self._shuffled_for != due:
+            self._shuffled_for = due
+            self._new_round()
+            return "loaded a shuffled deck"
+        return "waiting for the shoe's new-deck signal"
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="autoplay", daemon=True)

@@ -54,6 +54,7 @@ COMMANDS: dict[str, Handler] = {
         actor=_actor(c, "dealer:console"),
     ),
     "confirm": lambda t, c: t.confirm_settlement(actor=_actor(c, "dealer:console")),
+    "deck-shuffled": lambda t, c: t.deck_shuffled(actor=_actor(c, "dealer:console")),
     "report": lambda t, c: t.report(
         _text(c, "kind"),
         actor=_actor(c, "dealer:console"),

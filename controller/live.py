@@ -100,8 +100,11 @@ class LiveTable:
                 case ShoeStatus(code=code) if code in _FAULTS:
                     log.warning("shoe reports %s", _FAULTS[code])
                     table.on_shoe_status(_FAULTS[code])
+                case ShoeStatus(code=StatusCode.NEW_DECK):
+                    log.info("shoe reports a new deck")
+                    table.on_shoe_status("new-deck")
                 case ShoeStatus():
-                    # Lid closed, jam cleared, new deck: the open tilt waits for a supervisor.
+                    # Lid closed, jam cleared: the open tilt waits for a supervisor.
                     log.info("shoe reports %s", event.code.name.lower().replace("_", " "))
                 case DrawGap():
                     log.warning("shoe lost draws %s-%s", event.first, event.last)

@@ -212,6 +212,9 @@ class TableService:
         # A configuration an admin changed during a round: applied (journaled as "configured") as
         # soon as no round is open; the "configuration-staged" entry that holds it.
         self.staged: Entry | None = None
+        # Why the deck must be shuffled before the next card (a round ended by cancel, redeal or void:
+        # its cards are known, RULES "cancelled hands require shuffling"); None: the deck is fresh.
+        self.shuffle_due: str | None = None
         checkpoint = store.latest_checkpoint()
         if checkpoint is not None:
             self._restore(checkpoint)
@@ -262,6 +265,7 @@ class TableService:
         self._last_counter = state["last_counter"]
         self.version = checkpoint.seq
         self._head_hash = checkpoint.hash
+        self.shuffle_due = state.get("shuffle_due")
         staged = state.get("staged")  # absent from checkpoints written before staging existed
         self.staged = None if staged is None else Entry(**staged)
         for item in self._store.finished(last=self.recall.maxlen, upto=checkpoint.seq):
@@ -285,6 +289,7 @@ class TableService:
             "tilt_seq": self._tilt_seq,
             "last_counter": self._last_counter,
             "staged": None if self.staged is None else _entry_to_json(self.staged),
+            "shuffle_due": self.shuffle_due,
         }
 
     def _save(self, entry: Entry | None) -> None:
@@ -345,6 +350,8 @@ class TableService:
             if self.tilts:
                 first = next(iter(self.tilts.values()))
                 return f"tilt: {first.message}. {first.instruction}"
+            if self.shuffle_due is not None and (self.round is None or not self.round.cards_dealt):
+                return f"shuffle the deck ({self.shuffle_due}), then confirm it or let the shoe signal it"
             if self.round is None:
                 return "take the bets and open a round"
             step = self.round.expected()
@@ -460,6 +467,11 @@ class TableService:
             self._require_play()
             if self.round is not None:
                 raise TableError(f"round {self.round_no} is still open: {self.expected()}")
+            if self.shuffle_due is not None:
+                raise TableError(
+                    f"shuffle the deck first ({self.shuffle_due}): the shoe's new-deck signal or the "
+                    "dealer's confirmation opens the next round"
+                )
             # A table stopped between a round's end and its staged configuration's entry applies it
             # here, before the next round (a reader replaying the journal never writes it).
             self._apply_staged()
@@ -673,6 +685,13 @@ class TableService:
                 return self._raise_tilt(
                     "unexpected-card", f"{c} was drawn with no round open", held=[c.code], counter=counter
                 )
+            if self.shuffle_due is not None:
+                return self._raise_tilt(
+                    "deck-not-shuffled",
+                    f"{c} was drawn before the deck was shuffled ({self.shuffle_due})",
+                    held=[c.code],
+                    counter=counter,
+                )
             try:
                 self.round.check_card(c)
             except RuleViolation as exc:
@@ -756,10 +775,32 @@ class TableService:
                 "missing-card", f"the shoe lost {where}: {count} card{'s' if count > 1 else ''} unread", counter=last
             )
 
+    def deck_shuffled(self, *, actor: Actor) -> Entry:
+        """The dealer confirms a freshly shuffled deck is in the shoe (for a shoe with no new-deck
+        signal); journaled with who.
+
+        Raises:
+            TableError: the round's cards are being dealt (a new deck now is a misdeal: report it).
+        """
+        with self._lock:
+            if self.round is not None and self.round.cards_dealt:
+                raise TableError(
+                    f"round {self.round_no} is being dealt from this deck: a new deck now needs a supervisor "
+                    "(report the deal out of order)"
+                )
+            return self._commit("deck-shuffled", {"by": "dealer"}, actor)
+
     def on_shoe_status(self, status: str, *, detail: str = "", counter: int | None = None) -> Entry | None:
         """A shoe fault (jam, lid open, unreadable card, empty) raises a tilt; one per kind at a time.
-        An unreadable card is a draw: ``counter`` is its draw counter."""
+        An unreadable card is a draw: ``counter`` is its draw counter. ``new-deck`` (the shoe was
+        loaded with a shuffled deck) between rounds is journaled; in the middle of a deal it is a tilt."""
         with self._lock:
+            if status == "new-deck":
+                if self.round is not None and self.round.cards_dealt:
+                    return self._raise_tilt(
+                        "deck-changed", f"the shoe signalled a new deck while round {self.round_no} was dealt"
+                    )
+                return self._commit("deck-shuffled", {"by": "shoe"}, SHOE)
             if status == "unreadable":
                 message = f"the shoe could not read a card{f' (draw {counter})' if counter is not None else ''}"
                 return self._raise_tilt("unknown-card", message, counter=counter)
@@ -907,8 +948,13 @@ class TableService:
             self.last_bets = bets_from_json(data["bets"])
             self.round = Round(config=self.config, bets=self.last_bets, jackpot_meter=data["meter"])
             self.settlement = None
+        elif kind == "deck-shuffled":
+            self.shuffle_due = None
         elif kind == "card":
             assert self.round is not None
+            # A card is never dealt while a shuffle is due (it is held by a tilt): a journal that
+            # deals one was written before the deck was tracked.
+            self.shuffle_due = None
             if data["card"] is None:
                 self.round.deal_unknown()
             else:
@@ -929,6 +975,7 @@ class TableService:
             self._finish(settlement, entry=entry)
         elif kind == "round-voided":
             assert self.round is not None
+            self.shuffle_due = f"round {self.round_no} was voided" if self.round.cards_dealt else self.shuffle_due
             self._finish(self.round.void(data["why"]), entry=entry, void=data["why"])
         elif kind == "tilt-raised":
             self._tilt_seq = data["tilt"]
@@ -957,6 +1004,8 @@ class TableService:
     def _apply_resolution(self, tilt: Tilt, entry: Entry) -> None:
         data = entry.data
         resolution: Resolution = data["resolution"]
+        if tilt.kind == "deck-not-shuffled" and resolution == "continue":
+            self.shuffle_due = None  # the supervisor checked: the deck in the shoe is a fresh one
         if resolution == "enter-card" and tilt.card is not None and self.round is not None:
             self.round.reveal(tilt.card, parse_card(data["card"]))
         elif resolution in ("continue", "enter-card") and self.round is not None:
@@ -969,6 +1018,9 @@ class TableService:
                 "void": f"malfunction voids all pays and plays ({tilt.kind}): {data['why']}",
             }[resolution]
             bets, meter = self.round.bets, data.get("meter", self.round.jackpot_meter)
+            if self.round.cards_dealt or tilt.kind == "deck-changed":
+                done = {"redeal": "redealt", "cancel": "cancelled", "void": "voided"}[resolution]
+                self.shuffle_due = f"round {self.round_no} was {done}"
             self._finish(self.round.void(reason), entry=entry, void=reason)
             if resolution == "redeal":
                 self.round_no += 1

@@ -12,6 +12,8 @@ TiltKind = Literal[
     "missing-card",
     "dealer-card-exposed",
     "deal-sequence",
+    "deck-not-shuffled",
+    "deck-changed",
     "shoe-link-lost",
     "shoe-fault",
     "camera-mismatch",
@@ -38,6 +40,12 @@ RESOLUTIONS: Final[dict[str, tuple[Resolution, ...]]] = {
     # the record holds the right sequence: the dealer restores the felt to it (continue), or, if
     # that cannot be done, the round is dealt again with the same bets (redeal) or cancelled.
     "deal-sequence": ("continue", "redeal", "cancel"),
+    # A card drawn while a shuffle is due (after a cancelled, redealt or voided round): put aside
+    # (burn) while the dealer shuffles, or the supervisor checks the deck is a fresh one and deals
+    # the card (continue), or the round is cancelled.
+    "deck-not-shuffled": ("burn", "continue", "cancel"),
+    # The shoe signalled a new deck in the middle of a deal: the round's cards are not one deck's.
+    "deck-changed": ("redeal", "cancel", "void"),
     "shoe-link-lost": ("continue", "void", "cancel"),
     "shoe-fault": ("continue", "void", "cancel"),
     # The camera read a face-up card as another card than the shoe dealt there: either the camera
@@ -59,6 +67,8 @@ INSTRUCTIONS: Final[dict[str, str]] = {
     "missing-card": "Stop. A card left the shoe without being read: call a supervisor.",
     "dealer-card-exposed": "Stop. A dealer card is exposed: call a supervisor (redeal or cancel).",
     "deal-sequence": "Stop. The cards are out of the deal's order: leave them and call a supervisor.",
+    "deck-not-shuffled": "Stop. Put the card aside face down: the deck must be shuffled first. Call a supervisor.",
+    "deck-changed": "Stop. The deck was changed during the deal: call a supervisor.",
     "shoe-link-lost": "Stop dealing. The shoe is not connected: check its cable and call a technician.",
     "shoe-fault": "Stop dealing. Clear the shoe fault, then call a supervisor.",
     "camera-mismatch": "Stop. The camera and the shoe disagree about a card: call a supervisor to compare them.",

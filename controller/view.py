@@ -91,6 +91,8 @@ def snapshot(table: TableService) -> dict[str, Any]:
         "last_bets": bool(table.last_bets),
         # A configuration change made during this round: it applies when the round ends.
         "pending_config": table.staged_changes(),
+        # Why the next card must come from a freshly shuffled deck (None: the deck is fresh).
+        "shuffle_due": table.shuffle_due,
         "stats": {
             "rounds_today": table.rounds_since(now.replace(hour=0, minute=0, second=0, microsecond=0)),
             "rounds_last_hour": table.rounds_since(now - timedelta(hours=1)),

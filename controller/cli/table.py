@@ -336,6 +336,7 @@ def run_demo(args: argparse.Namespace) -> int:
             table=live.table,
             draw=draw,
             new_round=shuffle,
+            shoe_signals_new_deck=True,
             config=AutoplayConfig(pace=args.pace, seed=args.seed, showdown_steps=steps),
         )
         last_round = [live.table.round_no]

@@ -111,6 +111,7 @@ def test_any_round_is_found_again_in_the_journal_by_its_number(data: Path) -> No
     # A configuration change during round 14 applies as it ends: recall reads past it, writing nothing.
     t.reconfigure(build_config({"game": "oasis", "max_bet": 200}), actor=Actor("ada", "admin"))
     t.void_round(actor=SUPER, why="table closes")
+    t.deck_shuffled(actor=DEALER)
     t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)  # round 15, still open
     assert t.recall[0].round == 5  # rounds 1-4 are out of the table's recall window
     store = t.journal_store  # the running table's own journal, as the web display reads it

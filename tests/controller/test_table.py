@@ -306,6 +306,7 @@ def test_cancel_and_supervisor_void(data: Path) -> None:
     t.report("missing-card", actor=DEALER, detail="box 2 got none")
     t.clear_tilt(only_tilt(t).id, resolution="cancel", actor=SUPER, why="cannot restore")
     assert t.round is None
+    t.deck_shuffled(actor=DEALER)  # a cancelled round's cards are known: a new deck first
     open_with_cards(t, 2)
     with pytest.raises(PermissionDenied):
         t.void_round(actor=DEALER, why="x")
@@ -408,6 +409,7 @@ def test_shoe_reported_gaps_and_unreadable_draws_keep_the_counter_in_step(data: 
     assert only_tilt(t).kind == "missing-card" and "draws 5-6" in only_tilt(t).message
     assert t.last_counter == 6
     t.clear_tilt(only_tilt(t).id, resolution="cancel", actor=SUPER, why="two cards lost")
+    t.on_shoe_status("new-deck")
     # The next draw continues from counter 7 without a second, false, gap.
     t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
     t.on_card("2c", counter=7)
@@ -448,6 +450,7 @@ def test_a_table_restarts_after_a_redeal_once_the_jackpot_has_moved_on(data: Pat
     t.clear_tilt(only_tilt(t).id, resolution="redeal", actor=SUPER, why="exposed card")
     meter_at_redeal = t.jackpot_meter
     assert t.round is not None and t.round.jackpot_meter == meter_at_redeal
+    t.deck_shuffled(actor=DEALER)
     deal(t, OASIS_CARDS, start=18)
     t.act(Action(1, "raise"), actor=DEALER)
     t.act(Action(2, "fold"), actor=DEALER)

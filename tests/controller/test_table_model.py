@@ -81,6 +81,7 @@ def dump(table: TableService) -> dict[str, Any]:
         "jackpot_meter": None if rnd is None else rnd.jackpot_meter,
         "recall": [item.to_json() for item in table.recall],
         "account": table.jackpot_account(),
+        "shuffle_due": table.shuffle_due,
         "expected": table.expected(),
     }
 
@@ -154,7 +155,9 @@ class TableMachine(RuleBasedStateMachine):
                 return
             rnd = table.round
             step = rnd.expected() if rnd is not None else None
-            if rnd is None:
+            if table.shuffle_due is not None and (rnd is None or not rnd.cards_dealt):
+                self.new_deck(data.draw(st.booleans()))
+            elif rnd is None:
                 self.open_round(data, data.draw(st.integers(1, 3)))
             elif isinstance(step, Deal):
                 code = self.pick(data)
@@ -242,6 +245,14 @@ class TableMachine(RuleBasedStateMachine):
     def same_draw_twice(self) -> None:
         if self.table.last_counter:
             self.do(self.table.on_card, "2c", counter=self.table.last_counter)
+
+    @rule(by_shoe=st.booleans())
+    def new_deck(self, by_shoe: bool) -> None:
+        """A freshly shuffled deck: the shoe signals it, or the dealer confirms it."""
+        if by_shoe:
+            self.do(self.table.on_shoe_status, "new-deck")
+        else:
+            self.do(self.table.deck_shuffled, actor=DEALER)
 
     @rule(status=st.sampled_from(["jam", "lid-open", "empty", "unreadable"]))
     def shoe_status(self, status: str) -> None:

@@ -68,6 +68,7 @@ def test_a_pending_change_survives_a_restart_mid_round_and_a_later_change_replac
     assert t.view()["pending_config"]["changes"] == [{"key": "max_bet", "old": 100, "new": 150}]
     t.void_round(actor=SUPER, why="to end the round")
     assert t.config.max_bet == 150 and t.staged is None
+    t.deck_shuffled(actor=DEALER)
     with pytest.raises(RuleViolation):
         t.open_round([BoxBet(box=1, ante=200)], actor=DEALER)
 

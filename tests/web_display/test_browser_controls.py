@@ -311,3 +311,28 @@ def test_a_dealer_recalls_an_older_round_with_a_supervisors_authorisation(tmp_pa
         expect(page.locator("#recall-title")).to_have_text("Round 1 · Oasis Poker · T1")
         expect(page.locator("#recall-detail .cards-table tbody tr")).to_have_count(10)
         expect(page.locator("#user-name")).to_have_text("dealer")
+
+
+def test_after_a_cancelled_round_the_dealer_confirms_a_new_deck_before_the_next(
+    tmp_path: Path, browser: Browser
+) -> None:
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    dealer = new_page(browser)
+    try:
+        with live_server(make_app(tmp_path, {"T1": table})) as server:
+            sign_in(dealer, server.url, "dealer", next_path="/tables/T1")
+            table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
+            deal(table, ["2c", "3c"])
+            table.void_round(actor=Actor("sam", "supervisor"), why="player dispute")
+            expect(dealer.locator("#expected")).to_contain_text("shuffle the deck (round 1 was voided)")
+            expect(dealer.locator("#open-round")).to_be_disabled()
+            button = dealer.locator("#deck-shuffled")
+            expect(button).to_be_visible()
+            screenshot(dealer, "dealer-shuffle-due", full_page=False)
+            button.click()
+            expect(dealer.locator("#deck-shuffled")).to_have_count(0)
+            expect(dealer.locator("#open-round")).to_be_enabled()
+            last = list(table.journal_store.entries())[-1]
+            assert (last.kind, last.actor) == ("deck-shuffled", "dealer:dealer")
+    finally:
+        dealer.context.close()

@@ -23,6 +23,7 @@ ENDPOINTS: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("POST", "/api/tables/T1/actions", {"box": 1, "action": "raise"}, "dealer"),
     ("POST", "/api/tables/T1/settlement/confirm", None, "dealer"),
     ("POST", "/api/tables/T1/reports", {"kind": "missing-card"}, "dealer"),
+    ("POST", "/api/tables/T1/deck/shuffled", None, "dealer"),
     ("POST", "/api/tables/T1/tilts/1/clear", {"resolution": "burn", "why": "x"}, "supervisor"),
     ("POST", "/api/tables/T1/rounds/void", {"why": "x"}, "supervisor"),
     ("POST", "/api/tables/T1/jackpot/1/confirm", None, "supervisor"),

@@ -410,14 +410,21 @@ const DealerView = (() => {
     $("bets").hidden = !idle;
     $("open-panel").hidden = !idle;
     $("limits").textContent = `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`;
-    $("repeat-bets").disabled = !view.last_bets;
+    $("repeat-bets").disabled = !view.last_bets || Boolean(view.shuffle_due);
+    $("open-round").disabled = Boolean(view.shuffle_due);
     const tools = $("round-tools");
+    // A cancelled, redealt or voided round's cards are known: the next card comes from a new deck.
+    // A shoe that signals a new deck clears this by itself; else the dealer confirms it here.
+    const shuffled = view.shuffle_due
+      ? el("button", { id: "deck-shuffled", type: "button", class: "big primary shuffle", text: "New deck shuffled: confirm", onclick: () => command("POST", "/deck/shuffled") })
+      : null;
     if (idle) {
-      put(tools);
+      put(tools, ...(shuffled ? [shuffled] : []));
       return;
     }
     put(
       tools,
+      ...(shuffled ? [shuffled] : []),
       el("button", { id: "report-exposed", type: "button", text: "Dealer card exposed", onclick: () => command("POST", "/reports", { kind: "dealer-card-exposed" }) }),
       el("button", { id: "report-missing", type: "button", text: "Missing card", onclick: () => command("POST", "/reports", { kind: "missing-card" }) }),
       el("button", { id: "report-wrong-box", type: "button", text: "Card in wrong box", onclick: () => command("POST", "/reports", { kind: "wrong-box" }) }),

@@ -132,5 +132,5 @@ def test_a_camera_configured_beside_a_shoe_checks_the_deal(tmp_path: Path) -> No
             time.sleep(0.05)
         _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert [t["kind"] for t in tilts] == ["missing-card"], tilts
+    assert [t["kind"] for t in tilts] == ["deal-sequence"], tilts
     assert "camera" in tilts[0]["message"], tilts

@@ -215,6 +215,12 @@ def clear_tilt(tilt: int, body: ClearTilt, user: SupervisorUser, table: TableDep
     return _done(table, entry.seq)
 
 
+@router.post("/{name}/deck/shuffled")
+def deck_shuffled(user: ActingUser, table: TableDep) -> dict[str, Any]:
+    """The dealer confirms a freshly shuffled deck is in the shoe (a shoe with no new-deck signal)."""
+    return _done(table, table.deck_shuffled(actor=user.actor).seq)
+
+
 @router.post("/{name}/rounds/void")
 def void_round(body: Void, user: SupervisorUser, table: TableDep) -> dict[str, Any]:
     """A supervisor voids the open round: every stake goes back."""
