@@ -554,6 +554,25 @@ class TableService:
                 raise TableError("no round is open: there is no deal to be out of order")
             return self._raise_tilt(tilt, f"{message}{f': {detail}' if detail else ''}", actor=actor)
 
+    def resolutions(self, tilt: Tilt) -> tuple[Resolution, ...]:
+        """The resolutions ``tilt`` offers now: its kind's, less the show-early procedure where the
+        round cannot take it (another game, a table that treats it as an exposed card, no decision
+        pending, the hand shown already)."""
+        options = tilt.resolutions
+        if "dealer-shown" in options and not self._can_show_early():
+            options = tuple(r for r in options if r != "dealer-shown")
+        return options
+
+    def _can_show_early(self) -> bool:
+        rnd = self.round
+        if rnd is None or "dealer-shown" not in rnd.game.table_actions:
+            return False
+        try:
+            rnd.check_action(Action(0, "dealer-shown"))
+        except RuleViolation:
+            return False
+        return True
+
     def clear_tilt(
         self, tilt_id: int, *, resolution: Resolution, actor: Actor, why: str, card: str | None = None
     ) -> Entry:
@@ -571,10 +590,10 @@ class TableService:
                 raise TableError(f"there is no open tilt {tilt_id}")
             if tilt_id == STORAGE_TILT:
                 return self._clear_storage_fault(tilt, resolution=resolution, actor=actor, why=why)
-            if resolution not in tilt.resolutions:
+            if resolution not in self.resolutions(tilt):
                 raise TableError(
                     f"tilt {tilt_id} ({tilt.kind}) cannot be cleared with {resolution!r}: "
-                    f"use one of {', '.join(tilt.resolutions)}"
+                    f"use one of {', '.join(self.resolutions(tilt))}"
                 )
             if not why.strip():
                 raise TableError("say why the tilt is cleared: it goes in the log")
@@ -1004,6 +1023,9 @@ class TableService:
     def _apply_resolution(self, tilt: Tilt, entry: Entry) -> None:
         data = entry.data
         resolution: Resolution = data["resolution"]
+        if resolution == "dealer-shown" and self.round is not None:
+            self.round.act(Action(0, "dealer-shown"))
+            return
         if tilt.kind == "deck-not-shuffled" and resolution == "continue":
             self.shuffle_due = None  # the supervisor checked: the deck in the shoe is a fresh one
         if resolution == "enter-card" and tilt.card is not None and self.round is not None:

@@ -20,7 +20,7 @@ TiltKind = Literal[
     "camera-link-lost",
     "journal-unavailable",
 ]
-Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
+Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void", "dealer-shown"]
 
 # What each resolution does (docs/rules.md, irregularities):
 #   continue    the cause is gone: cards held during the tilt are dealt in order
@@ -29,12 +29,16 @@ Resolution = Literal["continue", "burn", "enter-card", "redeal", "cancel", "void
 #   redeal      the round is void (stakes stay on the layout) and is dealt again with the same bets
 #   cancel      the round is void: every stake goes back
 #   void        "a malfunction voids all pays and plays": as cancel, recorded as a malfunction
+#   dealer-shown the exposed cards are the dealer's hand shown before all decisions (Hold'em with
+#               exchange): the game's show-early procedure applies, as if the dealer had said so
+#               (decided boxes keep their decisions, the others may only fold or withdraw); offered
+#               only where the round can take it now (TableService.resolutions)
 RESOLUTIONS: Final[dict[str, tuple[Resolution, ...]]] = {
     "unknown-card": ("enter-card", "burn", "redeal", "cancel", "void"),
     "duplicate-card": ("burn", "redeal", "cancel", "void"),
     "unexpected-card": ("burn", "continue", "redeal", "cancel"),
     "missing-card": ("enter-card", "continue", "redeal", "cancel", "void"),
-    "dealer-card-exposed": ("redeal", "cancel"),
+    "dealer-card-exposed": ("redeal", "cancel", "dealer-shown"),
     # The cards on the layout are out of the deal's order (a card in the wrong or an empty box, an
     # extra card in a box, a playing box skipped). The shoe recorded the cards in the order drawn, so
     # the record holds the right sequence: the dealer restores the felt to it (continue), or, if

@@ -74,7 +74,7 @@ def snapshot(table: TableService) -> dict[str, Any]:
                 "kind": t.kind,
                 "message": vis.text(t.message),
                 "instruction": t.instruction,
-                "resolutions": list(t.resolutions),
+                "resolutions": list(table.resolutions(t)),
                 "raised_at": t.raised_at,
                 "held": len(t.held),
             }

@@ -273,7 +273,7 @@ class TableMachine(RuleBasedStateMachine):
     @rule(data=st.data())
     def clear_tilt(self, data: st.DataObject) -> None:
         tilt = data.draw(st.sampled_from(list(self.table.tilts.values())))
-        resolution = data.draw(st.sampled_from(tilt.resolutions))
+        resolution = data.draw(st.sampled_from(self.table.resolutions(tilt)))
         card = self.pick(data) if resolution == "enter-card" else None
         why = data.draw(st.sampled_from(["checked the layout", "cards compared", "shoe reseated", " "]))
         self.do(self.table.clear_tilt, tilt.id, resolution=resolution, actor=SUPER, why=why, card=card)

@@ -27,6 +27,7 @@ from vision.director import DEMO_CHECKS, DemoCamera
 
 pytestmark = pytest.mark.hil
 DEALER = Actor("dana", "dealer")
+SUPER = Actor("sam", "supervisor")
 GAMES = ["oasis", "casino-holdem", "holdem-exchange", "holdem-bonus"]
 # The decision each box takes when it may: exchanges first (the discards must leave the layout and
 # the replacements land), then whatever keeps the box in the round to the showdown.
@@ -239,3 +240,26 @@ def test_a_face_up_card_that_is_not_the_shoes(rig: Rig) -> None:
     assert rig.frames_until_tilt() == "camera-mismatch"
     (tilt,) = rig.table.tilts.values()
     assert other in tilt.message
+
+
+@pytest.mark.parametrize("rig", ["holdem-exchange"], indirect=True)
+def test_the_dealers_hand_seen_shown_early_by_the_camera_takes_the_show_early_procedure(rig: Rig) -> None:
+    """Seed 002: the dealer shows his cards before the boxes decided. The camera sees it first; the
+    supervisor clears its tilt with the show-early procedure (docs/irregularities.md)."""
+    rig.open_round()
+    rig.deal()
+    rig.settle_frames()
+    assert rig.table.tilts == {}
+    dealer = set(rig.codes(ZonePlace("dealer")))
+    rig.fault = lambda cards: [replace(c, face_up=True) if c.code in dealer else c for c in cards]
+    rig.show()
+    assert rig.frames_until_tilt() == "dealer-card-exposed"
+    (tilt,) = rig.table.tilts.values()
+    assert "dealer-shown" in rig.table.resolutions(tilt)
+    rig.table.clear_tilt(tilt.id, resolution="dealer-shown", actor=SUPER, why="hand shown before the decisions")
+    rnd = rig.table.round
+    assert rnd is not None and rig.table.tilts == {}
+    step = rnd.expected()
+    assert isinstance(step, Decide) and step.options == ("fold", "withdraw")
+    rig.settle_frames()  # the dealer's cards lie face up legitimately now: no further tilt
+    assert rig.table.tilts == {}

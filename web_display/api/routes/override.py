@@ -31,7 +31,7 @@ Why = Annotated[str, Field(max_length=500)]
 class ClearTiltAction(BaseModel):
     kind: Literal["clear-tilt"]
     tilt: Annotated[int, Field(ge=1)]
-    resolution: Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
+    resolution: Literal["continue", "burn", "enter-card", "redeal", "cancel", "void", "dealer-shown"]
     why: Why
     card: Annotated[str | None, Field(max_length=3)] = None
 
@@ -152,7 +152,7 @@ def _precheck(table: TableService, action: OverrideAction) -> None:
         tilt = table.tilts.get(action.tilt)
         if tilt is None:
             raise TableError(f"there is no open tilt {action.tilt}")
-        if action.resolution not in tilt.resolutions:
+        if action.resolution not in table.resolutions(tilt):
             raise TableError(f"tilt {action.tilt} cannot be cleared with {action.resolution!r}")
         if action.resolution == "enter-card" and not (action.card or "").strip():
             raise TableError("enter-card needs the card's code, as the supervisor reads it")

@@ -74,7 +74,7 @@ class Report(BaseModel):
 
 
 class ClearTilt(BaseModel):
-    resolution: Literal["continue", "burn", "enter-card", "redeal", "cancel", "void"]
+    resolution: Literal["continue", "burn", "enter-card", "redeal", "cancel", "void", "dealer-shown"]
     why: Annotated[str, Field(max_length=500)]  # the table says why an empty reason is refused
     card: Annotated[str | None, Field(max_length=3)] = None
 
