@@ -30,7 +30,9 @@ from vision.errors import ConfigError
 from vision.tracking import CardArrived, CardFlipped, CardRemoved, CardTurnedUp, TableEvent, ZoneCleared
 
 Place = Literal["box", "dealer", "board"]
-FindingKind = Literal["card-in-idle-box", "too-few-cards", "too-many-cards", "dealer-card-up", "identity-mismatch"]
+FindingKind = Literal[
+    "card-in-idle-box", "too-few-cards", "too-many-cards", "dealer-card-up", "board-card-up", "identity-mismatch"
+]
 # The tilt each finding raises: a card in a box that is not playing, or a zone holding fewer or more
 # cards than the shoe dealt there, is the deal out of order (a card misplaced, an extra card, a box
 # skipped: the dealer would report the same); a card the shoe did not deal there is the camera and the
@@ -40,6 +42,9 @@ TILT_OF: Mapping[FindingKind, TiltKind] = {
     "too-few-cards": "deal-sequence",
     "too-many-cards": "deal-sequence",
     "dealer-card-up": "dealer-card-exposed",
+    # A board card face up before its turn is one of the dealer's cards exposed (seed 002: "the
+    # first four cards: two of himself and two on the flop"): a redeal.
+    "board-card-up": "dealer-card-exposed",
     "identity-mismatch": "camera-mismatch",
 }
 _BOX_NUMBER = re.compile(r"(\d+)$")
@@ -200,6 +205,9 @@ def find(expect: Expectations, sight: CameraSight, *, covered: frozenset[str] = 
             unread = sum(1 for c in up if c.code is None)
             why = f" ({unread} unreadable)" if unread else ""
             out.append(Finding("dealer-card-up", zone, f"{early} dealer card(s) face up before the showdown{why}"))
+        if zx.place.place == "board" and not expect.showdown and len(up) > len(zx.face_up):
+            early = len(up) - len(zx.face_up)
+            out.append(Finding("board-card-up", zone, f"{early} board card(s) face up before their turn"))
         # A zone still holding cards dealt without identity (a camera-only table) has nothing to
         # disagree with: a card read there is the camera dealer's to reveal, or a duplicate.
         unrevealed = any(code.startswith("?") for code in zx.cards)

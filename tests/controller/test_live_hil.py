@@ -47,9 +47,9 @@ class Rig:
 
     def draw(self, code: str | None = None) -> None:
         """Draw from the shoe and wait until the table has journaled it (as a card or a tilt)."""
-        before = self.table.version
+        before = self.table.last_counter or 0  # a draw moves the counter (a new-deck entry does not)
         self.sim.draw(code)
-        wait_for(lambda: self.table.version > before, "the card to reach the table")
+        wait_for(lambda: (self.table.last_counter or 0) > before, "the card to reach the table")
 
     def deal_until_decision(self) -> None:
         while self.table.round is not None and isinstance(self.table.round.expected(), Deal) and not self.table.tilts:

@@ -90,9 +90,9 @@ class Rig:
 
     def draw(self) -> CardDealt:
         """Draw the next card from the shoe; return where the round put it."""
-        before = self.table.version
+        before = self.table.last_counter or 0  # a draw moves the counter (a new-deck entry does not)
         self.sim.draw()
-        wait_for(lambda: self.table.version > before, "the card to reach the table")
+        wait_for(lambda: (self.table.last_counter or 0) > before, "the card to reach the table")
         assert self.table.round is not None and not self.table.tilts, self.table.expected()
         event = self.table.round.events[-1]
         assert isinstance(event, CardDealt)

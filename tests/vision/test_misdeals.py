@@ -73,9 +73,9 @@ class Rig:
     def deal(self) -> None:
         """Draw every card the round expects now; the layout follows each one."""
         while self.table.round is not None and isinstance(self.table.round.expected(), Deal):
-            before = self.table.version
+            before = self.table.last_counter or 0  # a draw moves the counter (a new-deck entry does not)
             self.sim.draw()
-            wait_for(lambda v=before: self.table.version > v, "the card to reach the table")
+            wait_for(lambda v=before: (self.table.last_counter or 0) > v, "the card to reach the table")
             assert not self.table.tilts, list(self.table.tilts.values())
         self.show()
 
@@ -263,3 +263,22 @@ def test_the_dealers_hand_seen_shown_early_by_the_camera_takes_the_show_early_pr
     assert isinstance(step, Decide) and step.options == ("fold", "withdraw")
     rig.settle_frames()  # the dealer's cards lie face up legitimately now: no further tilt
     assert rig.table.tilts == {}
+
+
+@pytest.mark.parametrize("rig", ["holdem-exchange"], indirect=True)  # the one game with face-down board cards
+def test_a_board_card_turned_before_its_time(rig: Rig) -> None:
+    """Board card 4 face up before the decisions (seed 002: one of the dealer's first four cards, a
+    redeal); the camera's checks once looked at the dealer's area only."""
+    rig.open_round()
+    rig.deal()
+    rig.settle_frames()
+    assert rig.table.tilts == {}
+    rnd = rig.table.round
+    assert rnd is not None
+    down = [card.code for card, slot in card_slots(rnd).items() if slot.target == "board" and not slot.face_up]
+    assert down, "the round deals a face-down board card"
+    rig.fault = lambda cards: [replace(c, face_up=True) if c.code == down[0] else c for c in cards]
+    rig.show()
+    assert rig.frames_until_tilt() == "dealer-card-exposed"
+    (tilt,) = rig.table.tilts.values()
+    assert "1 board card(s) face up before their turn" in tilt.message
