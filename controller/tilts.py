@@ -109,5 +109,5 @@ class Tilt:
             options = tuple(r for r in options if r not in ("burn", "continue"))
         if self.round is None:
             # Between rounds there is nothing to redeal or cancel.
-            return tuple(r for r in options if r not in ROUND_ENDING) or ("continue",)
+            return tuple(r for r in options if r not in ROUND_ENDING and r != "dealer-shown") or ("continue",)
         return options

@@ -66,3 +66,12 @@ def test_not_offered_during_the_deal_of_hold_em_with_exchange(data: Path) -> Non
     deal(t, ["2c", "3c"])
     t.report("dealer-card-exposed", actor=DEALER)
     assert t.resolutions(only_tilt(t)) == ("redeal", "cancel")  # a card exposed while dealing: redeal
+
+
+def test_an_exposed_card_reported_between_rounds_is_cleared_with_continue(data: Path) -> None:
+    t = table(data, "holdem-exchange")
+    t.report("dealer-card-exposed", actor=DEALER, detail="a card flipped while shuffling")
+    tilt = only_tilt(t)
+    assert t.resolutions(tilt) == ("continue",)
+    t.clear_tilt(tilt.id, resolution="continue", actor=SUPER, why="no round was open")
+    assert not t.tilts
