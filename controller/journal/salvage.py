@@ -88,7 +88,7 @@ class SalvageFile:
                 "SELECT seq, kind, data, actor, at, hash FROM journal WHERE seq BETWEEN ? AND ? ORDER BY seq",
                 (low, high),
             ).fetchall()
-            parsed = [Entry(seq=r[0], kind=r[1], data=json.loads(r[2]), actor=r[3], at=r[4], hash=r[5]) for r in rows]
+            parsed = [_entry(r) for r in rows]
         except (sqlite3.DatabaseError, ValueError):
             if low == high:
                 yield low
@@ -105,16 +105,20 @@ class SalvageFile:
         yield from range(expected, high + 1)
 
     def checkpoints(self) -> list[Checkpoint]:
-        return [
-            Checkpoint(seq=r[0], hash=r[1], at=r[2], state=json.loads(r[3]))
-            for r in self._rows("checkpoint", "seq, hash, at, state", "seq")
-        ]
+        found = []
+        for r in self._rows("checkpoint", "seq, hash, at, state", "seq"):
+            try:
+                _types(r, (int, str, str, str))
+                found.append(Checkpoint(seq=r[0], hash=r[1], at=r[2], state=json.loads(r[3])))
+            except ValueError:
+                continue  # a damaged row: the salvage goes on from another checkpoint
+        return found
 
     def finished(self) -> list[FinishedRound]:
         return [
             FinishedRound(round=r[0], seq=r[1], at=r[2], settled=bool(r[3]), line=line)
             for r in self._rows("round_index", "round, seq, at, settled, line", "round")
-            if (line := _line(r[4])) is not None
+            if _typed(r[:4], (int, int, str, int)) and (line := _line(r[4])) is not None
         ]
 
     def _rows(self, table: str, columns: str, key: str) -> list[tuple[Any, ...]]:
@@ -151,3 +155,30 @@ def _line(blob: bytes) -> Any:
         return unpack_line(blob)
     except (zlib.error, ValueError, TypeError):
         return None
+
+
+def _types(row: tuple[Any, ...], types: tuple[type, ...]) -> None:
+    """A damaged page can hand back values of any type (NULL, a number where text was): refuse them."""
+    if len(row) != len(types) or not all(isinstance(v, t) for v, t in zip(row, types, strict=True)):
+        raise ValueError(f"damaged row: {row[:1]}")
+
+
+def _typed(row: tuple[Any, ...], types: tuple[type, ...]) -> bool:
+    try:
+        _types(row, types)
+    except ValueError:
+        return False
+    return True
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    """An entry from a row read off a possibly damaged page.
+
+    Raises:
+        ValueError: the row's values are not an entry's (damage).
+    """
+    _types(row, (int, str, str, str, str, str))
+    data = json.loads(row[2])
+    if not isinstance(data, dict):
+        raise ValueError(f"entry {row[0]}: damaged data")
+    return Entry(seq=row[0], kind=row[1], data=data, actor=row[3], at=row[4], hash=row[5])

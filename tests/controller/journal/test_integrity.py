@@ -220,3 +220,17 @@ def test_history_reads_a_journal_on_read_only_media(tmp_path: Path) -> None:
         assert cli("journal", "verify", "--data", str(media / "table")).returncode == 0
     finally:
         subprocess.run(["umount", str(media)], check=False)
+
+
+@pytest.mark.parametrize("damage", ["'[1, 2]'", "7", "x'00ff'"], ids=["not-an-object", "a-number", "bytes"])
+def test_export_steps_over_an_entry_whose_data_is_damaged_into_another_type(tmp_path: Path, damage: str) -> None:
+    """A damaged page can read back as values of another type, not only as an error: the salvage must
+    count such an entry unreadable, never fail on it (it once ended in 'internal error', exit 70)."""
+    folder = table_folder(tmp_path, rounds=12)
+    with sqlite3.connect(folder / "journal.sqlite3") as db:
+        db.execute(f"UPDATE journal SET data = {damage} WHERE seq = 40")
+    exported = cli("journal", "export", "--data", str(folder))
+    assert exported.returncode == 1, exported.stderr
+    assert "unreadable entries: 40" in exported.stderr and "internal error" not in exported.stderr
+    rounds = [json.loads(line) for line in exported.stdout.splitlines()]
+    assert len(rounds) >= 10
