@@ -296,8 +296,8 @@ def settle_round(rnd: Round) -> RoundSettlement:
         main = mains[number]
         bets = apply_cap(main.bets, config.max_payout)
         main_net = sum(b.result for b in bets)
-        # A full-meter hit (the royal flush) is paid instead of the bonus; a partial one on top of it.
-        bonus_parts = _bonus_results(rnd, box, number in hits and hits[number][1] == 100)
+        # A hit, whole meter or a share of it, is paid instead of the bonus pay for that hand (docs/rules.md).
+        bonus_parts = _bonus_results(rnd, box, number in hits)
         jackpot = amounts.get(number, 0)
         if box.bet.bonus:
             bets = (*bets, BetResult("bonus", box.bet.bonus, sum(bonus_parts), kind="bonus"))

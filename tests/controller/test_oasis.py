@@ -379,7 +379,7 @@ def test_unknown_table_setting_is_named() -> None:
         oasis({1: "Kc Kd 4h 4s 2c"}, DEALER_2P, actions=[raise_(1)], table={"max_payot": 5})
 
 
-def test_partial_jackpot_hits_never_take_more_than_the_meter_and_keep_the_bonus() -> None:
+def test_partial_jackpot_hits_never_take_more_than_the_meter_and_replace_the_bonus_pay() -> None:
     # A royal flush (whole meter) and a straight flush (10 %) in one round share 10,000.
     table = {"jackpot": {"hit_hands": {"royal-flush": 100, "straight-flush": 10}}}
     s = oasis(
@@ -393,7 +393,7 @@ def test_partial_jackpot_hits_never_take_more_than_the_meter_and_keep_the_bonus(
     assert s["jackpot"]["won"] == 10_000
     assert [box(s, 1)["jackpot"], box(s, 2)["jackpot"]] == [9091, 909]
     assert box(s, 1)["bonus"] == 0  # the whole-meter hit replaces the bonus pay
-    assert box(s, 2)["bonus"] == 2500  # a partial hit is paid on top of the 500:1 bonus
+    assert box(s, 2)["bonus"] == 0  # so does a partial hit: not the 500:1 bonus as well (stake returned)
     assert s["jackpot"]["meter_after"] == 10_000  # reset value; nothing contributed (no losing box)
     unshared = oasis(
         {1: "As Ks Qs Js Ts", 2: "8d 7d 6d 5d 4d"},
