@@ -44,6 +44,16 @@ def _int(command: Mapping[str, Any], key: str) -> int:
     return value
 
 
+def _paid(command: Mapping[str, Any]) -> dict[int, int] | None:
+    """``paid``: {"box": amount} for the boxes paid another amount than shown."""
+    value = command.get("paid")
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and k.isdigit() for k in value):
+        raise RecordError('paid: an object of box numbers to amounts, e.g. {"3": 50}')
+    return {int(k): _int(value, k) for k in value}
+
+
 Handler = Callable[[TableService, Mapping[str, Any]], Entry | dict[str, Any] | None]
 
 COMMANDS: dict[str, Handler] = {
@@ -53,7 +63,15 @@ COMMANDS: dict[str, Handler] = {
         parse_action({k: v for k, v in c.items() if k in ("box", "action", "discard")}),
         actor=_actor(c, "dealer:console"),
     ),
-    "confirm": lambda t, c: t.confirm_settlement(actor=_actor(c, "dealer:console")),
+    "confirm": lambda t, c: t.confirm_settlement(actor=_actor(c, "dealer:console"), paid=_paid(c)),
+    "correct-payment": lambda t, c: t.correct_payment(
+        _int(c, "round"),
+        _int(c, "box"),
+        paid=_int(c, "paid"),
+        handed=_int(c, "handed"),
+        actor=_actor(c, "supervisor:console"),
+        why=_text(c, "why"),
+    ),
     "deck-shuffled": lambda t, c: t.deck_shuffled(actor=_actor(c, "dealer:console")),
     "report": lambda t, c: t.report(
         _text(c, "kind"),

@@ -215,6 +215,10 @@ class TableService:
         # Why the deck must be shuffled before the next card (a round ended by cancel, redeal or void:
         # its cards are known, RULES "cancelled hands require shuffling"); None: the deck is fresh.
         self.shuffle_due: str | None = None
+        # Dealer's payments that were not what the settlement showed (recorded at the confirmation)
+        # or that a supervisor corrected later: "round:box" -> {round, box, due, paid, corrections}.
+        # Kept for the table's life (a dispute may come late); only rounds with a discrepancy are here.
+        self.payments: dict[str, dict[str, Any]] = {}
         checkpoint = store.latest_checkpoint()
         if checkpoint is not None:
             self._restore(checkpoint)
@@ -266,6 +270,7 @@ class TableService:
         self.version = checkpoint.seq
         self._head_hash = checkpoint.hash
         self.shuffle_due = state.get("shuffle_due")
+        self.payments = {key: dict(value) for key, value in state.get("payments", {}).items()}
         staged = state.get("staged")  # absent from checkpoints written before staging existed
         self.staged = None if staged is None else Entry(**staged)
         for item in self._store.finished(last=self.recall.maxlen, upto=checkpoint.seq):
@@ -290,6 +295,7 @@ class TableService:
             "last_counter": self._last_counter,
             "staged": None if self.staged is None else _entry_to_json(self.staged),
             "shuffle_due": self.shuffle_due,
+            "payments": self.payments,
         }
 
     def _save(self, entry: Entry | None) -> None:
@@ -505,11 +511,15 @@ class TableService:
             data = {"box": action.box, "action": action.action, "discard": [c.code for c in action.discard]}
             return self._commit("action", data, actor)
 
-    def confirm_settlement(self, *, actor: Actor) -> Entry:
-        """The dealer has paid the table as shown: record the settlement and end the round.
+    def confirm_settlement(self, *, actor: Actor, paid: Mapping[int, int] | None = None) -> Entry:
+        """The dealer has paid the table as shown: record the settlement and end the round. ``paid``:
+        for a box the dealer paid another amount than shown (the dealer's part: main game and bonus;
+        the jackpot is the supervisor's), what was paid; recorded with the round, and owed until a
+        supervisor corrects it (:meth:`correct_payment`).
 
         Raises:
-            TableError: the round is not at its showdown, or a tilt is open.
+            TableError: the round is not at its showdown, a tilt is open, or a paid amount for a box
+                that is not paid (it is not in the round, or the house collects from it).
         """
         with self._lock:
             self._require_play()
@@ -517,6 +527,17 @@ class TableService:
             if not isinstance(rnd.expected(), Complete):
                 raise TableError(f"the round is not finished: {self.expected()}")
             settlement = rnd.settle()
+            dues = {b.box: b.main + b.bonus for b in settlement.boxes}
+            differs: dict[str, int] = {}
+            for box, amount in (paid or {}).items():
+                if box not in dues:
+                    raise TableError(f"box {box} has no bet this round")
+                if dues[box] <= 0:
+                    raise TableError(f"box {box} is not paid this round: the house collects from it")
+                if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+                    raise TableError(f"box {box}: the amount paid must be a whole number of units, 0 or more")
+                if amount != dues[box]:
+                    differs[str(box)] = amount
             change = None
             if self.config.jackpot.enabled:
                 change = JackpotChange(
@@ -524,8 +545,71 @@ class TableService:
                     reset=self.config.jackpot.reset,
                     hits=tuple((h.box, h.hand, h.amount) for h in settlement.jackpot.hits),
                 )
-            data = {"round": self.round_no, "settlement": settlement.to_json()}
+            data: dict[str, Any] = {"round": self.round_no, "settlement": settlement.to_json()}
+            if differs:
+                data["paid"] = differs
             return self._commit("round-settled", data, actor, jackpot=change)
+
+    def correct_payment(self, round_no: int, box: int, *, paid: int, handed: int, actor: Actor, why: str) -> Entry:
+        """A supervisor settles a payment dispute after the confirmation: ``paid`` is what box ``box``
+        has now received in all for round ``round_no`` (the dealer's part), ``handed`` what changed
+        hands now (negative: taken back). Journaled with the round's number, who and why.
+
+        Raises:
+            PermissionDenied: the actor is not a supervisor.
+            TableError: no such settled round or paid box, a negative total, or no reason given.
+        """
+        with self._lock:
+            self._require_supervisor(actor, "correct a payment")
+            if not why.strip():
+                raise TableError("say why the payment is corrected: it goes in the log")
+            if isinstance(paid, bool) or not isinstance(paid, int) or paid < 0:
+                raise TableError("the amount paid in all must be a whole number of units, 0 or more")
+            if isinstance(handed, bool) or not isinstance(handed, int):
+                raise TableError("the amount handed over must be a whole number of units")
+            due = self._due(round_no, box)
+            data = {"round": round_no, "box": box, "due": due, "paid": paid, "handed": handed, "why": why.strip()}
+            return self._commit("payment-corrected", data, actor)
+
+    def _due(self, round_no: int, box: int) -> int:
+        """What the dealer was to pay ``box`` in settled round ``round_no``.
+
+        Raises:
+            TableError: no such settled round, the box did not play it, or the house collected from it.
+        """
+        known = self.payments.get(f"{round_no}:{box}")
+        if known is not None:
+            return int(known["due"])
+        item = next((r for r in self.recall if r.round == round_no), None)
+        if item is not None:
+            line: Mapping[str, Any] | None = item.to_json()
+        else:
+            found = self._store.finished_round(round_no)
+            line = found.line if found is not None and found.settled else None
+        if line is None or line["settlement"].get("void"):
+            raise TableError(f"round {round_no} is not a settled round of this table")
+        for b in line["settlement"]["boxes"]:
+            if b["box"] == box:
+                due = int(b["main"]) + int(b["bonus"])
+                if due <= 0:
+                    raise TableError(f"box {box} was not paid in round {round_no}: the house collected from it")
+                return due
+        raise TableError(f"box {box} had no bet in round {round_no}")
+
+    def payments_owed(self) -> list[dict[str, Any]]:
+        """Payments that are still not what was due (short or over), oldest first."""
+        with self._lock:
+            return [
+                {
+                    "round": p["round"],
+                    "box": p["box"],
+                    "due": p["due"],
+                    "paid": p["paid"],
+                    "short": p["due"] - p["paid"],
+                }
+                for p in self.payments.values()
+                if p["paid"] != p["due"]
+            ]
 
     def report(self, kind: str, *, actor: Actor, detail: str = "") -> Entry:
         """The dealer (or the camera) reports an irregularity: it becomes a tilt. ``kind`` is a tilt
@@ -969,6 +1053,21 @@ class TableService:
             self.settlement = None
         elif kind == "deck-shuffled":
             self.shuffle_due = None
+        elif kind == "payment-corrected":
+            key = f"{data['round']}:{data['box']}"
+            known = self.payments.get(key) or {"round": data["round"], "box": data["box"], "due": data["due"]}
+            correction = {
+                "paid": data["paid"],
+                "handed": data["handed"],
+                "why": data["why"],
+                "by": entry.actor,
+                "at": entry.at,
+            }
+            self.payments[key] = {
+                **known,
+                "paid": data["paid"],
+                "corrections": [*known.get("corrections", []), correction],
+            }
         elif kind == "card":
             assert self.round is not None
             # A card is never dealt while a shuffle is due (it is held by a tilt): a journal that
@@ -991,6 +1090,15 @@ class TableService:
             settlement = self.round.settle()
             if settlement.to_json() != data["settlement"]:
                 raise ControllerError(f"journal entry {entry.seq}: replayed settlement differs from the one paid")
+            for b in settlement.boxes:
+                if str(b.box) in data.get("paid", {}):
+                    self.payments[f"{self.round_no}:{b.box}"] = {
+                        "round": self.round_no,
+                        "box": b.box,
+                        "due": b.main + b.bonus,
+                        "paid": data["paid"][str(b.box)],
+                        "corrections": [],
+                    }
             self._finish(settlement, entry=entry)
         elif kind == "round-voided":
             assert self.round is not None

@@ -93,6 +93,8 @@ def snapshot(table: TableService) -> dict[str, Any]:
         "pending_config": table.staged_changes(),
         # Why the next card must come from a freshly shuffled deck (None: the deck is fresh).
         "shuffle_due": table.shuffle_due,
+        # Payments that were not what was due (money only, no card): for the supervisor to settle.
+        "payments_owed": table.payments_owed(),
         "stats": {
             "rounds_today": table.rounds_since(now.replace(hour=0, minute=0, second=0, microsecond=0)),
             "rounds_last_hour": table.rounds_since(now - timedelta(hours=1)),

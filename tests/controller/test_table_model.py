@@ -203,6 +203,26 @@ class TableMachine(RuleBasedStateMachine):
     def confirm(self) -> None:
         self.do(self.table.confirm_settlement, actor=DEALER)
 
+    @rule(data=st.data())
+    def confirm_paid_otherwise(self, data: st.DataObject) -> None:
+        """The dealer confirms having paid a box another amount than shown (or names a box that is
+        not paid: refused)."""
+        settlement = self.table.settlement
+        boxes = [b.box for b in settlement.boxes] if settlement is not None else [1]
+        box = data.draw(st.sampled_from(boxes))
+        self.do(self.table.confirm_settlement, actor=DEALER, paid={box: data.draw(st.integers(0, 400))})
+
+    @rule(data=st.data(), actor=st.sampled_from([SUPER, DEALER]))
+    def correct_payment(self, data: st.DataObject, actor: Actor) -> None:
+        """A supervisor settles a payment of a past round (an owed one, or any box of a recent round)."""
+        owed = [(p["round"], p["box"]) for p in self.table.payments_owed()]
+        recent = [(item.round, b) for item in self.table.recall for b in (1, 2, 3)]
+        if not owed and not recent:
+            return
+        round_no, box = data.draw(st.sampled_from(owed or recent))
+        paid, handed = data.draw(st.integers(0, 400)), data.draw(st.integers(-50, 50))
+        self.do(self.table.correct_payment, round_no, box, paid=paid, handed=handed, actor=actor, why="counted again")
+
     @rule(
         kind=st.sampled_from([*REPORTABLE, *DEAL_SEQUENCE_REPORTS]), detail=st.sampled_from(["", "seen by the dealer"])
     )

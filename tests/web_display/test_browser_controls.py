@@ -336,3 +336,55 @@ def test_after_a_cancelled_round_the_dealer_confirms_a_new_deck_before_the_next(
             assert (last.kind, last.actor) == ("deck-shuffled", "dealer:dealer")
     finally:
         dealer.context.close()
+
+
+def test_the_dealer_records_a_short_payment_and_it_stays_in_view_until_settled(
+    tmp_path: Path, browser: Browser
+) -> None:
+    from controller.engine import Action
+    from tests.controller.test_table import OASIS_CARDS
+
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    dealer = new_page(browser)
+    try:
+        with live_server(make_app(tmp_path, {"T1": table})) as server:
+            sign_in(dealer, server.url, "dealer", next_path="/tables/T1")
+            table.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=20)], actor=DEALER)
+            deal(table, OASIS_CARDS)
+            table.act(Action(1, "raise"), actor=DEALER)
+            table.act(Action(2, "raise"), actor=DEALER)
+            assert table.settlement is not None
+            box, due = next((b.box, b.main + b.bonus) for b in table.settlement.boxes if b.main + b.bonus > 0)
+            dealer.locator("#paid-otherwise").click()
+            field = dealer.locator(f"input[name=paid-{box}]")
+            expect(field).to_have_value(str(due))
+            field.fill(str(due - 5))
+            dealer.locator("#paid-submit").click()
+            banner = dealer.locator("#payments-owed")
+            expect(banner).to_contain_text(
+                f"round 1 box {box}: paid {money(due - 5)} of {money(due)} ({money(5)} short)"
+            )
+            screenshot(dealer, "dealer-payment-owed", full_page=False)
+            assert table.round is None and table.payments_owed()[0]["short"] == 5
+            # A supervisor at the table settles it from the round's recall.
+            supervisor = new_page(browser)
+            try:
+                sign_in(supervisor, server.url, "supervisor", next_path="/tables/T1")
+                supervisor.locator("#open-recall").click()
+                supervisor.locator("#recall .list button[data-round='1']").click()
+                expect(supervisor.locator("#recall-payments")).to_contain_text(f"({money(5)} short)")
+                supervisor.select_option("select[name=payment-box]", str(box))
+                supervisor.fill("input[name=payment-paid]", str(due))
+                supervisor.fill("input[name=payment-handed]", "5")
+                supervisor.fill("input[name=payment-why]", "paid the rest")
+                supervisor.locator("#payment-save").click()
+                expect(supervisor.locator("#recall-payments")).to_contain_text("(settled)")
+                expect(supervisor.locator("#recall-payments")).to_contain_text("supervisor:supervisor")
+                screenshot(supervisor, "recall-payment-settled", full_page=False)
+            finally:
+                supervisor.context.close()
+            expect(dealer.locator("#payments-owed")).to_have_count(0)
+            last = list(table.journal_store.entries())[-1]
+            assert (last.kind, last.actor, last.data["handed"]) == ("payment-corrected", "supervisor:supervisor", 5)
+    finally:
+        dealer.context.close()

@@ -49,3 +49,42 @@ def test_a_deal_out_of_order_with_no_round_open_is_refused_and_writes_nothing(tm
     assert refused.status_code == 409 and "no round is open" in refused.json()["error"]
     assert unknown.status_code == 422
     assert table.version == before
+
+
+def test_a_short_payment_through_the_api_is_owed_until_a_supervisor_corrects_it(tmp_path: Path) -> None:
+    from controller.engine import Action
+    from tests.controller.test_table import OASIS_CARDS
+
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    with TestClient(make_app(tmp_path, {"T1": table})) as client:
+        dealer = {"X-CSRF-Token": login(client, "dealer")}
+        table.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=20)], actor=DEALER)
+        deal(table, OASIS_CARDS)
+        table.act(Action(1, "raise"), actor=DEALER)
+        table.act(Action(2, "raise"), actor=DEALER)
+        assert table.settlement is not None
+        box, due = next((b.box, b.main + b.bonus) for b in table.settlement.boxes if b.main + b.bonus > 0)
+        bad = client.post("/api/tables/T1/settlement/confirm", json={"paid": {"1": -5}}, headers=dealer)
+        assert bad.status_code == 422
+        confirmed = client.post("/api/tables/T1/settlement/confirm", json={"paid": {str(box): due - 5}}, headers=dealer)
+        assert confirmed.status_code == 200, confirmed.text
+        owed = client.get("/api/tables/T1").json()["payments_owed"]
+        assert owed == [{"round": 1, "box": box, "due": due, "paid": due - 5, "short": 5}]
+        body = {"paid": due, "handed": 5, "why": "paid the rest"}
+        refused = client.post(f"/api/tables/T1/rounds/1/payments/{box}", json=body, headers=dealer)
+        assert refused.status_code == 403
+        client.post("/api/logout", headers=dealer)
+        supervisor = {"X-CSRF-Token": login(client, "supervisor")}
+        corrected = client.post(f"/api/tables/T1/rounds/1/payments/{box}", json=body, headers=supervisor)
+        assert corrected.status_code == 200, corrected.text
+        assert client.get("/api/tables/T1").json()["payments_owed"] == []
+        recalled = client.get("/api/tables/T1/rounds/1").json()["payments"]
+        assert recalled[0]["corrections"][0] | {"at": None} == {
+            "paid": due,
+            "handed": 5,
+            "why": "paid the rest",
+            "by": "supervisor:supervisor",
+            "at": None,
+        }
+        # An old-style confirmation with no body still works.
+        assert client.post("/api/tables/T1/settlement/confirm", headers=supervisor).status_code == 409

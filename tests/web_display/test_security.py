@@ -26,6 +26,7 @@ ENDPOINTS: list[tuple[str, str, dict[str, Any] | None, str]] = [
     ("POST", "/api/tables/T1/deck/shuffled", None, "dealer"),
     ("POST", "/api/tables/T1/tilts/1/clear", {"resolution": "burn", "why": "x"}, "supervisor"),
     ("POST", "/api/tables/T1/rounds/void", {"why": "x"}, "supervisor"),
+    ("POST", "/api/tables/T1/rounds/1/payments/2", {"paid": 10, "handed": 5, "why": "x"}, "supervisor"),
     ("POST", "/api/tables/T1/jackpot/1/confirm", None, "supervisor"),
     ("PUT", "/api/tables/T1/config", {"game": "oasis", "max_payout": 4000}, "admin"),
     ("POST", "/api/tables/T1/override", {"action": {"kind": "void-round", "why": "x"}}, "dealer"),
@@ -69,7 +70,8 @@ def test_the_endpoint_list_covers_every_state_changing_route() -> None:
             m,
             p.replace("jackpot/{tilt}", "jackpot/{hit}")
             .replace("accounts/dealer", "accounts/{account}")
-            .replace("override/x", "override/{grant}"),
+            .replace("override/x", "override/{grant}")
+            .replace("rounds/{tilt}/payments/2", "rounds/{number}/payments/{box}"),
         )
         for m, p in listed
     }

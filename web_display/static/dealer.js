@@ -400,7 +400,52 @@ const DealerView = (() => {
         disabled: view.tilts.length > 0,
         onclick: () => command("POST", "/settlement/confirm"),
       }),
+      el("button", {
+        id: "paid-otherwise",
+        type: "button",
+        text: "Paid another amount…",
+        disabled: view.tilts.length > 0 || !s.boxes.some((b) => b.main + b.bonus > 0),
+        onclick: () => paidOtherwise(s),
+      }),
     );
+  }
+
+  // The dealer paid some box another amount than shown: record what was paid; the difference is
+  // owed until a supervisor settles it (the seed's "corrects a mistake in case of short payment").
+  function paidOtherwise(s) {
+    const dialog = $("paid-dialog");
+    const inputs = s.boxes
+      .filter((b) => b.main + b.bonus > 0)
+      .map((b) => ({ box: b.box, due: b.main + b.bonus, input: el("input", { name: `paid-${b.box}`, type: "number", min: "0", step: "1", value: String(b.main + b.bonus) }) }));
+    put($("paid-fields"), ...inputs.map((i) => el("label", {}, `Box ${i.box}: shown ${fmt(i.due)}, paid`, i.input)));
+    $("paid-error").textContent = "";
+    $("paid-form").onsubmit = async (event) => {
+      event.preventDefault();
+      const paid = {};
+      for (const i of inputs) {
+        const value = Number(i.input.value);
+        if (!Number.isInteger(value) || value < 0) {
+          $("paid-error").textContent = `Box ${i.box}: a whole amount, 0 or more`;
+          return;
+        }
+        if (value !== i.due) paid[String(i.box)] = value;
+      }
+      dialog.close();
+      await command("POST", "/settlement/confirm", { paid });
+    };
+    $("paid-cancel").onclick = () => dialog.close();
+    dialog.showModal();
+  }
+
+  // Payments that were not what was due: a slim banner (after the others, rebuilt with them) until a
+  // supervisor settles them.
+  function renderOwed() {
+    const owed = view.payments_owed || [];
+    if (!owed.length) return;
+    const text = owed
+      .map((p) => `round ${p.round} box ${p.box}: paid ${fmt(p.paid)} of ${fmt(p.due)} (${p.short > 0 ? `${fmt(p.short)} short` : `${fmt(-p.short)} over`})`)
+      .join(" · ");
+    $("banners").append(el("div", { id: "payments-owed", class: "banner owed", role: "status" }, el("span", { class: "text", text: `Payment to settle: ${text}. A supervisor settles it.` })));
   }
 
   function renderControls() {
@@ -461,6 +506,7 @@ const DealerView = (() => {
     renderStatus();
     renderLink();
     renderBanners();
+    renderOwed();
     renderHouse();
     renderControls();
     renderTilts();

@@ -202,7 +202,46 @@ const Recall = (() => {
       el("table", { class: "settlement-table" }, el("thead", {}, el("tr", {}, ...["Box", "Bet", "Stake", "Chips"].map((h) => el("th", { text: h })))), el("tbody", {}, ...results)),
       el("p", { class: "house-line", text: `${Words.house(s.house_pays, fmt)}${jackpot.won ? ` · jackpot won ${fmt(jackpot.won)}` : ""}` }),
       el("p", { text: `Jackpot meter ${fmt(jackpot.meter)} → ${fmt(jackpot.meter_after)} (contribution ${fmt(jackpot.contribution)})` }),
+      ...payments(d, fmt),
     );
+  }
+
+  // What was paid where it was not what the settlement showed, every correction with who and why, and,
+  // for a supervisor, the form that records a correction (docs/irregularities.md, short payment).
+  function payments(d, fmt) {
+    const out = [el("h3", { text: "Payments" })];
+    const rows = (d.payments || []).map((p) =>
+      el("li", {},
+        `Box ${p.box}: due ${fmt(p.due)}, paid ${fmt(p.paid)}${p.paid === p.due ? " (settled)" : ` (${p.due > p.paid ? `${fmt(p.due - p.paid)} short` : `${fmt(p.paid - p.due)} over`})`}`,
+        ...(p.corrections || []).map((c) => el("div", { class: "correction", text: `${new Date(c.at).toLocaleString()} · ${c.by}: paid ${fmt(c.paid)} in all, ${fmt(c.handed)} handed over — ${c.why}` })),
+      ),
+    );
+    out.push(rows.length ? el("ul", { id: "recall-payments" }, ...rows) : el("p", { text: "Paid as shown." }));
+    const paying = d.settlement.boxes.filter((b) => b.main + b.bonus > 0);
+    if (d.void || !paying.length) return out;
+    if (!Authorise.supervisor()) {
+      out.push(el("p", { class: "note", text: "A supervisor records a payment correction from their own session." }));
+      return out;
+    }
+    const box = el("select", { name: "payment-box" }, ...paying.map((b) => el("option", { value: String(b.box), text: `Box ${b.box}` })));
+    const paid = el("input", { name: "payment-paid", type: "number", min: "0", step: "1", placeholder: "paid in all" });
+    const handed = el("input", { name: "payment-handed", type: "number", step: "1", placeholder: "handed now" });
+    const why = el("input", { name: "payment-why", placeholder: "why", autocomplete: "off" });
+    const message = el("p", { class: "error", role: "alert" });
+    const save = el("button", { id: "payment-save", type: "button", text: "Record the correction" });
+    save.onclick = async () => {
+      message.textContent = "";
+      try {
+        await api("POST", `${base()}/rounds/${d.round}/payments/${box.value}`, {
+          paid: Number(paid.value), handed: Number(handed.value), why: why.value,
+        });
+        await show(d.round);
+      } catch (error) {
+        message.textContent = error.message;
+      }
+    };
+    out.push(el("div", { class: "payment-form" }, box, paid, handed, why, save), message);
+    return out;
   }
 
   return { open, close };

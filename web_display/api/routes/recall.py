@@ -46,4 +46,7 @@ def detail_of(table: TableService, number: int, *, supervisor: bool) -> dict[str
         recent = find_round(table.journal_store, number)
     if recent is None:
         raise NotFound(f"there is no finished round {number} at this table")
-    return recall_detail(recent)
+    detail = recall_detail(recent)
+    # What was paid, where it differed from the settlement, and every later correction: with the round.
+    detail["payments"] = table.inspect(lambda t: [dict(p) for p in t.payments.values() if p["round"] == number])
+    return detail

@@ -79,6 +79,19 @@ class ClearTilt(BaseModel):
     card: Annotated[str | None, Field(max_length=3)] = None
 
 
+class Confirm(BaseModel):
+    # Box number -> what the dealer paid it, for the boxes paid another amount than shown.
+    paid: dict[Annotated[int, Field(ge=1, le=99)], Annotated[int, Field(ge=0)]] = Field(
+        default_factory=dict, max_length=16
+    )
+
+
+class PaymentCorrection(BaseModel):
+    paid: Annotated[int, Field(ge=0)]
+    handed: int
+    why: Annotated[str, Field(max_length=500)]
+
+
 class Void(BaseModel):
     why: Annotated[str, Field(max_length=500)]  # the table says why an empty reason is refused
 
@@ -197,9 +210,19 @@ def decide(body: Decision, user: ActingUser, table: TableDep) -> dict[str, Any]:
 
 
 @router.post("/{name}/settlement/confirm")
-def confirm_settlement(user: ActingUser, table: TableDep) -> dict[str, Any]:
-    """The dealer has paid the table as shown."""
-    return _done(table, table.confirm_settlement(actor=user.actor).seq)
+def confirm_settlement(user: ActingUser, table: TableDep, body: Confirm | None = None) -> dict[str, Any]:
+    """The dealer has paid the table as shown, or, with ``paid``, some boxes another amount."""
+    paid = body.paid if body is not None else None
+    return _done(table, table.confirm_settlement(actor=user.actor, paid=paid).seq)
+
+
+@router.post("/{name}/rounds/{number}/payments/{box}")
+def correct_payment(
+    number: int, box: int, body: PaymentCorrection, user: SupervisorUser, table: TableDep
+) -> dict[str, Any]:
+    """A supervisor settles a payment after the confirmation: what the box has received in all."""
+    entry = table.correct_payment(number, box, paid=body.paid, handed=body.handed, actor=user.actor, why=body.why)
+    return _done(table, entry.seq)
 
 
 @router.post("/{name}/reports", status_code=201)
