@@ -30,8 +30,13 @@ from controller.settlement import RoundSettlement
 _BOX_KEYS = {"box", "ante", "bonus", "blind", "bettors"}
 _BETTOR_KEYS = {"name", "ante", "bonus"}
 _ACTION_KEYS = {"box", "action", "discard"}
-# Actions of the dealer rather than of a box (recorded with no box).
-TABLE_ACTIONS = frozenset({"dealer-shown"})
+
+
+def table_actions() -> frozenset[str]:
+    """Actions of the dealer rather than of a box (recorded with no box): every game's own."""
+    from controller.games import game_names, get_game  # the games import the engine this module builds on
+
+    return frozenset().union(*(get_game(name).table_actions for name in game_names()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,7 +186,7 @@ def _action(raw: Any, i: int) -> Action:
     name = obj["action"]
     if not isinstance(name, str):
         raise RecordError(f"{where}.action: expected a name such as 'fold', got {name!r}")
-    if name in TABLE_ACTIONS:
+    if name in table_actions():
         if obj.get("box", 0) != 0:
             raise RecordError(f"{where}: {name!r} is the dealer's, not a box's: give no box")
         return Action(box=0, action=name)

@@ -21,6 +21,9 @@ BOARD = [
 ]
 FIRST, SECOND = "first-decision", "after-buying"
 SHOWN = "dealer-shown"
+# Seed 002: "if the dealer, opening the sixth card, opens the seventh instead, the game continues as
+# usual": the 5th board card was turned where the 4th was due, and it counts as the 4th.
+FIFTH = "fifth-turned"
 
 
 class HoldemExchangeRules(GameRules):
@@ -81,13 +84,25 @@ def turned(state: RoundState) -> frozenset[Slot]:
     up: set[Slot] = set()
     if all(b.folded or b.actions_in(FIRST) for b in boxes) and any(b.actions_in(FIRST) == ["buy"] for b in boxes):
         up.add(BOARD[0])
+    if BOARD[0] in up and FIFTH in state.flags:
+        up.discard(BOARD[0])
+        up.add(BOARD[1])  # the 5th card was turned instead: it counts as the 4th
     if SHOWN in state.flags:
         up.update(Slot("dealer", i) for i in range(2))
     return frozenset(up)
 
 
 def check_action(state: RoundState, action: Action) -> None:
-    """An exchange replaces one or two of the box's own hole cards; the dealer shows early once."""
+    """An exchange replaces one or two of the box's own hole cards; the dealer shows early once; the
+    5th board card turned for the 4th is said once, while the buyers decide."""
+    if action.action == FIFTH:
+        if FIFTH in state.flags:
+            raise RuleViolation("holdem-exchange.fifth-turned", "the 5th board card already counts as the 4th")
+        if BOARD[0] not in turned(state):
+            raise RuleViolation(
+                "holdem-exchange.fifth-turned", "no board card is turned yet: the 4th is turned once every box decided"
+            )
+        return
     if action.action == SHOWN:
         if not _rules(state).withdraw_on_early_show:
             raise RuleViolation(
@@ -114,8 +129,8 @@ def check_action(state: RoundState, action: Action) -> None:
 
 
 def apply_action(state: RoundState, action: Action) -> list[Slot]:
-    if action.action == SHOWN:
-        state.flags.add(SHOWN)
+    if action.action in (SHOWN, FIFTH):
+        state.flags.add(action.action)
         return []
     box = state.boxes[action.box]
     if action.action in ("fold", "withdraw"):
@@ -192,7 +207,7 @@ GAME = Game(
     name="holdem-exchange",
     title="Hold'em with exchange",
     actions=frozenset({"fold", "bet", "buy", "exchange", "withdraw"}),
-    table_actions=frozenset({SHOWN}),
+    table_actions=frozenset({SHOWN, FIFTH}),
     one_box_per_player=True,
     rules_model=HoldemExchangeRules,
     defaults=DEFAULTS,

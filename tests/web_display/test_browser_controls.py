@@ -106,6 +106,27 @@ def test_the_dealer_shows_his_hand_early_and_a_box_withdraws(tmp_path: Path, pag
         screenshot(page, "dealer-holdem-exchange-early-show")
 
 
+def test_the_dealer_says_the_fifth_card_was_turned_for_the_fourth(tmp_path: Path, page: Page) -> None:
+    table = make_table(tmp_path / "journal", "holdem-exchange", "T1")
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        table.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=20)], actor=DEALER)
+        deal(table, CARDS)  # board 4 and 5 face down: Qs, 2d
+        shown_version(page, table.version)
+        expect(page.locator("#fifth-turned")).to_have_count(0)  # nothing turned yet
+        click_and_wait(page, table, "#decide button[data-action=buy]")
+        click_and_wait(page, table, "#decide button[data-action=bet]")
+        board = page.locator("#board-cards")
+        expect(board).to_contain_text("Q")
+        click_and_wait(page, table, "#fifth-turned")
+        # The 2d lies face up and counts as the 4th; the Qs stays face down on every screen.
+        expect(page.locator("#fifth-turned")).to_have_count(0)
+        assert "Qs" not in page.content()
+        entry = list(table.journal_store.entries())[-1]
+        assert (entry.kind, entry.data["box"], entry.data["action"]) == ("action", 0, "fifth-turned")
+        screenshot(page, "dealer-holdem-exchange-fifth-for-fourth")
+
+
 def test_no_early_show_button_in_other_games(tmp_path: Path, page: Page) -> None:
     table = make_table(tmp_path / "journal", "oasis", "T1")
     with live_server(make_app(tmp_path, {"T1": table})) as server:

@@ -362,13 +362,25 @@ const DealerView = (() => {
             onclick: () => command("POST", "/actions", { box: 0, action: "dealer-shown" }),
           })
         : null;
+    // Seed 002: the 5th board card turned where the 4th was due counts as the 4th; said while the
+    // buyers decide, so that the screens show the card that lies face up.
+    const b = view.board || [];
+    const fifth =
+      EARLY_SHOW.has(view.table.game) && decide.stage === "after-buying" && b.length === 5 && b[3].face_up && !b[4].face_up
+        ? el("button", {
+            id: "fifth-turned",
+            type: "button",
+            text: "5th card turned for the 4th",
+            onclick: () => command("POST", "/actions", { box: 0, action: "fifth-turned" }),
+          })
+        : null;
     const stage = Words.stage(decide.stage);
     put(
       panel,
       el("h2", {}, `Box ${decide.box} decides`, stage ? el("span", { class: "stage", text: ` · ${stage}` }) : null),
       picks,
       el("div", { class: "buttons" }, ...buttons),
-      earlyShow ? el("div", { class: "buttons dealer-actions" }, earlyShow) : null,
+      earlyShow || fifth ? el("div", { class: "buttons dealer-actions" }, earlyShow, fifth) : null,
     );
   }
 
