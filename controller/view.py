@@ -77,6 +77,9 @@ def snapshot(table: TableService) -> dict[str, Any]:
                 "resolutions": list(table.resolutions(t)),
                 "raised_at": t.raised_at,
                 "held": len(t.held),
+                # The deal out of order: where the cards lie as the shoe recorded them, to restore the
+                # felt to before play continues (places and counts, no identity).
+                "restore": _as_recorded(rnd) if t.kind == "deal-sequence" else None,
             }
             for t in table.tilts.values()
         ],
@@ -153,6 +156,20 @@ def _title(game: str) -> str:
     from controller.games import get_game
 
     return get_game(game).title
+
+
+def _as_recorded(rnd: Round | None) -> list[dict[str, Any]]:
+    """Each place that holds cards of the round as recorded, in deal order, with how many."""
+    if rnd is None:
+        return []
+    counts: dict[str, int] = {}
+    thrown = {id(c) for box in rnd.state.boxes.values() for c in box.discards}  # mucked: not on the layout
+    for card, slot in rnd.dealt():
+        if id(card) in thrown:
+            continue
+        where = f"box {slot.box}" if slot.target == "box" else slot.target
+        counts[where] = counts.get(where, 0) + 1
+    return [{"place": where, "cards": n} for where, n in counts.items()]
 
 
 __all__ = ["HIDDEN", "Slot", "recalled", "snapshot", "visible_cards"]

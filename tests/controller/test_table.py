@@ -463,3 +463,19 @@ def test_a_table_restarts_after_a_redeal_once_the_jackpot_has_moved_on(data: Pat
     again = TableService(store=SqliteJournal(path=data), clock=Clock())
     assert [item.to_json() for item in again.recall] == before
     assert again.recall[-2].record.jackpot_meter == meter_at_redeal
+
+
+def test_a_deal_out_of_order_shows_where_the_cards_lie_as_recorded(data: Path) -> None:
+    """The resolution says where each card goes: the places and counts the shoe recorded (no card's
+    identity), which the dealer restores the felt to before continue."""
+    t = table(data)
+    open_with_cards(t, 5)  # box 1, box 2, dealer, box 1, box 2
+    t.report("wrong-box", actor=DEALER, detail="box 2's second card went to box 3")
+    (tilt,) = t.view()["tilts"]
+    assert tilt["restore"] == [
+        {"place": "box 1", "cards": 2},
+        {"place": "box 2", "cards": 2},
+        {"place": "dealer", "cards": 1},
+    ]
+    t.clear_tilt(tilt["id"], resolution="continue", actor=SUPER, why="card moved back to box 2")
+    assert t.view()["tilts"] == []

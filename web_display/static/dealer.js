@@ -270,6 +270,9 @@ const DealerView = (() => {
         el("h2", { text: `TILT ${tilt.id} · ${tilt.kind.replace(/-/g, " ")}` }),
         el("p", { class: "what", text: tilt.message.charAt(0).toUpperCase() + tilt.message.slice(1) }),
         tilt.held ? el("p", { class: "held", text: `${tilt.held} card${tilt.held > 1 ? "s" : ""} held` }) : null,
+        tilt.restore && tilt.restore.length
+          ? el("p", { class: "held restore", text: `As recorded: ${tilt.restore.map((r) => `${r.place} ${r.cards}`).join(" · ")}` })
+          : null,
         el("button", {
           class: "big clear",
           type: "button",
