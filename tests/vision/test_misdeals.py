@@ -7,6 +7,9 @@ The link is stepped frame by frame, so what the camera has seen is exact.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -17,6 +20,7 @@ from controller.cards import DECK
 from controller.config import build_config
 from controller.engine import Action, BoxBet, Complete, Deal, Decide
 from controller.live import LiveConfig, LiveTable
+from controller.record import loads, parse_record, settle_record
 from controller.table import Actor, card_slots
 from drivers.camera.sim import Optics, Scene, SimCard
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
@@ -45,6 +49,7 @@ class Rig:
     def __init__(self, tmp: Path, deck: DeckProfile, game: str) -> None:
         self.sim = SimulatedShoeProcess(config=SimConfig(seed=9, shoe_id="CAM-2"))
         self.sim.start()
+        self.data = tmp
         config = build_config({"game": game})
         self.live = LiveTable(config=LiveConfig(data=tmp, shoe=self.sim.device_path, table=config))
         self.live.start()
@@ -59,6 +64,30 @@ class Rig:
         self.demo.stop()
         self.live.stop()
         self.sim.stop()
+
+    def resolve_restart_and_read_back(self, resolution: str) -> None:
+        """The supervisor clears the camera's tilt (``resolution``), the round is ended, the table is
+        restarted from its journal, and `history` reads the round back (docs/irregularities.md)."""
+        for tilt in list(self.table.tilts.values()):
+            self.table.clear_tilt(tilt.id, resolution=resolution, actor=SUPER, why=f"camera: {resolution}")  # type: ignore[arg-type]
+        if self.table.round is not None:
+            self.table.void_round(actor=SUPER, why="end of the scenario")
+        before = [r.to_json() for r in self.table.recall]
+        self.demo.stop()
+        self.live.stop()
+        self.live = LiveTable(config=LiveConfig(data=self.data, shoe=self.sim.device_path, table=self.table.config))
+        self.live.start()
+        assert [r.to_json() for r in self.live.table.recall] == before
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "history", "--data", str(self.data), "--last", "3"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        assert lines and lines[-1]["round"] == before[-1]["round"]
+        for line in lines:
+            assert settle_record(parse_record(loads(json.dumps(line)))).to_json() == line["settlement"]
 
     def open_round(self) -> None:
         self.sim.command("shuffle")
@@ -169,6 +198,7 @@ def test_a_card_in_a_box_that_is_not_playing(rig: Rig) -> None:
     (tilt,) = rig.table.tilts.values()
     (entry,) = rig.demo.link.reported
     assert "box 2" in tilt.message and entry.actor == "camera:camera"
+    rig.resolve_restart_and_read_back("cancel")
 
 
 def test_a_box_short_of_a_card_after_the_deal(rig: Rig) -> None:
@@ -179,6 +209,7 @@ def test_a_box_short_of_a_card_after_the_deal(rig: Rig) -> None:
     (tilt,) = rig.table.tilts.values()
     held = len(rig.codes(ZonePlace("box", 3)))
     assert f"box 3 holds {held - 1} card(s); the shoe dealt {held}" in tilt.message
+    rig.resolve_restart_and_read_back("cancel")
 
 
 @pytest.mark.parametrize("rig", ["oasis", "holdem-exchange"], indirect=True)  # the games with exchanges
@@ -203,6 +234,7 @@ def test_a_discard_left_in_the_box_after_an_exchange(rig: Rig) -> None:
     (tilt,) = rig.table.tilts.values()
     held = len(state.boxes[1].cards)
     assert f"box 1 holds {held + 1} card(s); the shoe dealt {held}" in tilt.message
+    rig.resolve_restart_and_read_back("cancel")
 
 
 @pytest.mark.parametrize("readable", [True, False], ids=["readable", "unreadable"])
@@ -220,6 +252,7 @@ def test_a_dealer_card_face_up_too_early(rig: Rig, readable: bool) -> None:
     assert rig.frames_until_tilt() == "dealer-card-exposed"
     (tilt,) = rig.table.tilts.values()
     assert ("unreadable" in tilt.message) == (not readable)
+    rig.resolve_restart_and_read_back("redeal")
 
 
 def test_a_face_up_card_that_is_not_the_shoes(rig: Rig) -> None:
@@ -240,6 +273,7 @@ def test_a_face_up_card_that_is_not_the_shoes(rig: Rig) -> None:
     assert rig.frames_until_tilt() == "camera-mismatch"
     (tilt,) = rig.table.tilts.values()
     assert other in tilt.message
+    rig.resolve_restart_and_read_back("continue")
 
 
 @pytest.mark.parametrize("rig", ["holdem-exchange"], indirect=True)
@@ -263,6 +297,7 @@ def test_the_dealers_hand_seen_shown_early_by_the_camera_takes_the_show_early_pr
     assert isinstance(step, Decide) and step.options == ("fold", "withdraw")
     rig.settle_frames()  # the dealer's cards lie face up legitimately now: no further tilt
     assert rig.table.tilts == {}
+    rig.resolve_restart_and_read_back("cancel")
 
 
 @pytest.mark.parametrize("rig", ["holdem-exchange"], indirect=True)  # the one game with face-down board cards
@@ -282,3 +317,4 @@ def test_a_board_card_turned_before_its_time(rig: Rig) -> None:
     assert rig.frames_until_tilt() == "dealer-card-exposed"
     (tilt,) = rig.table.tilts.values()
     assert "1 board card(s) face up before their turn" in tilt.message
+    rig.resolve_restart_and_read_back("redeal")
