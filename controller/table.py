@@ -44,6 +44,7 @@ from controller.journal import (
     JournalError,
     JournalStore,
     JournalUnavailable,
+    SqliteJournal,
 )
 from controller.record import RoundRecord, parse_record, record_from_round, settle_record
 from controller.settlement import RoundSettlement
@@ -585,6 +586,8 @@ class TableService:
             line: Mapping[str, Any] | None = item.to_json()
         else:
             found = self._store.finished_round(round_no)
+            if found is None and isinstance(self._store, SqliteJournal):
+                found = _archived_round(self._store, round_no)  # a dispute older than the live file
             line = found.line if found is not None and found.settled else None
         if line is None or line["settlement"].get("void"):
             raise TableError(f"round {round_no} is not a settled round of this table")
@@ -1207,6 +1210,21 @@ class TableService:
 
     def now(self) -> datetime:
         return self._clock()
+
+
+def _archived_round(store: SqliteJournal, round_no: int) -> FinishedRound | None:
+    """Round ``round_no`` from the table's archived months, read-only.
+
+    Raises:
+        JournalError: an archive cannot be read.
+    """
+    from controller.journal.archive import Segments
+
+    archive = Segments(journal=store.path, checked=False)
+    try:
+        return archive.finished_round(round_no)
+    finally:
+        archive.close()
 
 
 def _entry_to_json(entry: Entry) -> dict[str, Any]:

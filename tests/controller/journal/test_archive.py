@@ -10,6 +10,7 @@ from pathlib import Path
 
 from controller.journal.archive import Segments, month_start, segment_paths
 from controller.recall import find_round
+from controller.table import Actor
 
 from .kit import Clock, open_table, play
 
@@ -53,6 +54,18 @@ def test_rounds_older_than_two_months_are_archived_and_still_read(tmp_path: Path
     archived = find_round(again.journal_store, 3)
     assert archived is not None and archived.round == 3 and archived.record.to_json()["boxes"]
     assert find_round(again.journal_store, 161) is None
+    # A payment dispute over an archived round is recorded too (its due read from the archive).
+    paying = [
+        (n, b["box"])
+        for n in range(1, 30)
+        if (item := find_round(again.journal_store, n)) is not None and item.record.void is None
+        for b in item.to_json()["settlement"]["boxes"]
+        if b["main"] + b["bonus"] > 0
+    ]
+    assert paying, "no box won in the first 29 rounds"
+    number, box = paying[0]
+    again.correct_payment(number, box, paid=0, handed=0, actor=Actor("sam", "supervisor"), why="dispute")
+    assert again.payments[f"{number}:{box}"]["corrections"][0]["why"] == "dispute"
     again._store.close()
 
     # history across the segments, by count and by time.
