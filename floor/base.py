@@ -241,11 +241,13 @@ class FloorStore(ABC):
         if account.scope == "game" and account.scope_value != game:
             raise FloorConfigError(f"table {table_id} ({game}) does not feed account {account.name}")
 
-    def _recorded(self, cur: Cursor, account: str, table_id: str, seq: int) -> tuple[str, int, int, int] | None:
+    def _recorded(
+        self, cur: Cursor, account: str, table_id: str, seq: int, kind: str
+    ) -> tuple[str, int, int, int] | None:
         cur.execute(
             "SELECT kind, amount, credited, meter_after FROM jackpot_ops "
-            "WHERE account = %s AND table_id = %s AND seq = %s",
-            (account, table_id, seq),
+            "WHERE account = %s AND table_id = %s AND seq = %s AND kind = %s",
+            (account, table_id, seq, kind),
         )
         row = cur.fetchone()
         return None if row is None else (str(row[0]), int(row[1]), int(row[2]), int(row[3]))
@@ -255,8 +257,9 @@ class FloorStore(ABC):
     def contribute(self, *, account: str, table_id: str, seq: int, amount: int | None = None) -> Contribution:
         """Add a contribution from entry ``seq`` of ``table_id`` (default: the account's increment).
 
-        Idempotent by (account, table, seq): a replay returns what the first call did and changes nothing.
-        Past the cap, the excess goes to ``overflow`` rather than the meter."""
+        Idempotent by (account, table, seq): a replay returns what the first call did and changes nothing
+        (an entry may both contribute and hit: each kind is keyed apart). Past the cap, the excess goes to
+        ``overflow`` rather than the meter."""
         if seq < 1:
             raise FloorConfigError(f"seq must be >= 1, not {seq}")
         with self._transaction(lock=True) as cur:
@@ -264,7 +267,7 @@ class FloorStore(ABC):
             amount = acc.increment if amount is None else amount
             if amount <= 0:
                 raise FloorConfigError(f"a contribution must be positive, not {amount}")
-            done = self._recorded(cur, account, table_id, seq)
+            done = self._recorded(cur, account, table_id, seq, "contribution")
             if done is not None:
                 if done[:2] != ("contribution", amount):
                     raise FloorIntegrityError(
@@ -299,12 +302,12 @@ class FloorStore(ABC):
             raise FloorConfigError(f"a hit's share must be 1..{FULL_SHARE_BP} basis points, not {share_bp}")
         with self._transaction(lock=True) as cur:
             acc = self._account(cur, account, lock=True)
-            done = self._recorded(cur, account, table_id, seq)
-            if done is not None:
-                found = self._hit_at(cur, account, table_id, seq)
-                if done[0] != "hit" or found is None or found.share_bp != share_bp:
+            found = self._hit_at(cur, account, table_id, seq)
+            if found is not None:
+                if found.share_bp != share_bp:
                     raise FloorIntegrityError(
-                        f"{table_id} entry {seq} is already recorded on {account} as another {done[0]}"
+                        f"{table_id} entry {seq} already hit {account} for {found.share_bp} basis points, "
+                        f"not {share_bp}"
                     )
                 return found
             self._check_feeds(cur, acc, table_id)
@@ -370,7 +373,7 @@ class FloorStore(ABC):
             raise FloorConfigError("a correction needs a non-zero amount, who made it and why")
         with self._transaction(lock=True) as cur:
             acc = self._account(cur, account, lock=True)
-            done = self._recorded(cur, account, "correction", ref)
+            done = self._recorded(cur, account, "correction", ref, "correction")
             if done is not None:
                 if done[:2] != ("correction", amount):
                     raise FloorIntegrityError(f"correction {ref} on {account} was already recorded with another amount")

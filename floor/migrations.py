@@ -29,7 +29,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 corrections BIGINT NOT NULL DEFAULT 0,
                 CHECK (cap >= reset),
                 CHECK (meter >= 0))""",
-            # One row per (account, table, seq): what makes contributions, hits and corrections idempotent.
+            # One row per (account, table, seq, kind): what makes contributions, hits and corrections idempotent.
             """CREATE TABLE jackpot_ops (
                 account TEXT NOT NULL REFERENCES accounts(name),
                 table_id TEXT NOT NULL,
@@ -41,7 +41,7 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 at TEXT NOT NULL,
                 actor TEXT NOT NULL DEFAULT '',
                 reason TEXT NOT NULL DEFAULT '',
-                PRIMARY KEY (account, table_id, seq))""",
+                PRIMARY KEY (account, table_id, seq, kind))""",
             # hit_no: the order in which the hits' transactions took the account's lock.
             """CREATE TABLE jackpot_hits (
                 account TEXT NOT NULL REFERENCES accounts(name),
