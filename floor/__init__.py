@@ -23,16 +23,17 @@ __all__ = [
 EMBEDDED_NAME = "floor.sqlite3"
 
 
-def open_store(url: str, *, migrate: bool = True, max_connections: int = 10) -> FloorStore:
+def open_store(url: str, *, migrate: bool = True, max_connections: int = 10, timeout: float = 5.0) -> FloorStore:
     """The store a URL names: ``postgresql://…`` (or ``postgres://…``), else a SQLite file path
     (``sqlite:///path`` or a plain path; a folder means its ``floor.sqlite3``). Migrates the schema first.
+    ``timeout``: how long an operation waits for a PostgreSQL connection before ``FloorUnavailable``.
 
     Raises ``FloorUnavailable`` when the database cannot be reached."""
     store: FloorStore
     if url.startswith(("postgresql://", "postgres://")):
         from floor.postgres import PostgresFloorStore
 
-        store = PostgresFloorStore(url, max_connections=max_connections)
+        store = PostgresFloorStore(url, max_connections=max_connections, timeout=timeout)
     else:
         from floor.sqlite import SqliteFloorStore
 

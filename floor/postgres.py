@@ -12,6 +12,9 @@ from floor.base import Cursor, FloorStore
 from floor.errors import FloorUnavailable
 
 CONNECT_TIMEOUT_S = 5
+# The pool retries a lost server with a doubling delay; giving up after a few seconds and starting over on
+# the next request keeps the delay short, so a table is back within seconds of the floor's return.
+RECONNECT_S = 5.0
 
 
 class PostgresFloorStore(FloorStore):
@@ -20,15 +23,17 @@ class PostgresFloorStore(FloorStore):
     Connections are checked before use, so after a server restart the pool drops dead ones and
     reconnects; an operation that meets a dead server raises ``FloorUnavailable`` and applied nothing."""
 
-    def __init__(self, url: str, *, max_connections: int = 10) -> None:
+    def __init__(self, url: str, *, max_connections: int = 10, timeout: float = CONNECT_TIMEOUT_S) -> None:
         self.url = url
+        self.timeout = timeout
         self._pool = ConnectionPool(
             url,
             min_size=1,
             max_size=max_connections,
-            timeout=CONNECT_TIMEOUT_S,
+            timeout=timeout,
             check=ConnectionPool.check_connection,
-            kwargs={"connect_timeout": CONNECT_TIMEOUT_S},
+            reconnect_timeout=RECONNECT_S,
+            kwargs={"connect_timeout": max(1, round(timeout))},
             open=False,
         )
         self._pool.open(wait=False)
@@ -47,7 +52,7 @@ class PostgresFloorStore(FloorStore):
                 yield cur
         except PoolTimeout as exc:
             raise FloorUnavailable(
-                f"floor unavailable: no connection to the floor database within {CONNECT_TIMEOUT_S} s"
+                f"floor unavailable: no connection to the floor database within {self.timeout:g} s"
             ) from exc
         except psycopg.OperationalError as exc:
             raise FloorUnavailable(f"floor unavailable: {str(exc).strip().splitlines()[0]}") from exc

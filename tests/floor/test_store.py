@@ -8,12 +8,14 @@ import runpy
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from controller.journal.base import Entry
-from floor import FloorConfigError, FloorIntegrityError, FloorStore, open_store
+from floor import FloorConfigError, FloorIntegrityError, FloorStore, FloorUnavailable, open_store
 from floor.migrations import MIGRATIONS
 
 HERE = Path(__file__).parent
@@ -145,12 +147,12 @@ PROCESS_TABLES = 40
 SEQS = 10
 
 
-def _check_exact(store: FloorStore, tables: list[str]) -> dict[str, int]:
+def _check_exact(store: FloorStore, tables: list[str], seqs: int = SEQS) -> dict[str, int]:
     """Every account's meter = seeded + contributions - won + corrections, and = the replicated journals."""
     from_journals: dict[str, dict[str, int]] = {}
     for table in tables:
         entries = list(store.journal(table))
-        assert [e.seq for e in entries] == list(range(1, SEQS + 1)), table
+        assert [e.seq for e in entries] == list(range(1, seqs + 1)), table
         for entry in entries:
             for op in entry.data["ops"]:
                 sums = from_journals.setdefault(op["account"], {"contribution": 0, "hit": 0})
@@ -167,13 +169,14 @@ def _check_exact(store: FloorStore, tables: list[str]) -> dict[str, int]:
     return meters
 
 
-def _run_tables(url: str, tables: list[str]) -> None:
+def _run_tables(url: str, tables: list[str], seqs: int = SEQS) -> list[Any]:
     """Each table in its own thread (its own store and pool); any error in a thread fails the test."""
     errors: list[BaseException] = []
+    played: list[Any] = []
 
     def play(table: str) -> None:
         try:
-            play_table(url, table, SEQS)
+            played.append(play_table(url, table, seqs))
         except BaseException as exc:
             errors.append(exc)
 
@@ -183,6 +186,7 @@ def _run_tables(url: str, tables: list[str]) -> None:
     for thread in threads:
         thread.join()
     assert errors == []
+    return played
 
 
 def test_many_threads_and_processes_at_once_lose_nothing_and_replays_change_nothing(floor_url: str) -> None:
@@ -218,3 +222,72 @@ def test_many_threads_and_processes_at_once_lose_nothing_and_replays_change_noth
         _run_tables(floor_url, tables)
         assert store.accounts() == before
         assert _check_exact(store, tables) == meters
+
+
+def test_postgres_down_every_operation_fails_clearly_applies_nothing_and_succeeds_after(pg_cluster: Any) -> None:
+    url = pg_cluster.create_database()
+    with open_store(url, timeout=1) as store:
+        _floor(store, pits={"A": ["a1"]})
+        store.contribute(account="floor-wide", table_id="a1", seq=1)
+        before = store.accounts()
+        pg_cluster.stop()
+        try:
+            attempts = [
+                lambda: store.contribute(account="floor-wide", table_id="a1", seq=2),
+                lambda: store.hit(account="floor-wide", table_id="a1", seq=2),
+                lambda: store.correct(account="oasis", amount=5, ref=1, by="supervisor:sam", reason="test"),
+                lambda: store.replicate(table_id="a1", entries=[_entry(1, {"n": 1})]),
+                store.accounts,
+            ]
+            for attempt in attempts:
+                with pytest.raises(FloorUnavailable, match=r"^floor unavailable: ") as refused:
+                    attempt()
+                assert "Traceback" not in str(refused.value) and "\n" not in str(refused.value)
+        finally:
+            pg_cluster.start()
+        # The pool reconnects in the background: the first operations may still be refused, clearly.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                after = store.accounts()
+                break
+            except FloorUnavailable:
+                assert time.monotonic() < deadline, "the store never reconnected"
+                time.sleep(0.1)
+        assert after == before  # nothing applied while down
+        assert store.contribute(account="floor-wide", table_id="a1", seq=2).meter_after == 1_000_200
+        assert store.contribute(account="floor-wide", table_id="a1", seq=1).replayed
+        assert store.hit(account="floor-wide", table_id="a1", seq=2).amount == 1_000_200
+        assert store.replicate(table_id="a1", entries=[_entry(1, {"n": 1})]) == 1
+    with pytest.raises(FloorUnavailable, match=r"^floor unavailable: "):
+        open_store("postgresql://postgres@127.0.0.1:1/nothing", timeout=1)
+
+
+OUTAGE_TABLES = 60
+OUTAGE_SEQS = 30
+
+
+def test_postgres_stopped_and_restarted_mid_play_loses_nothing_and_counts_nothing_twice(pg_cluster: Any) -> None:
+    url = pg_cluster.create_database()
+    tables = [f"t{i}" for i in range(OUTAGE_TABLES)]
+    with open_store(url) as store:
+        _floor(store, pits={"A": tables[::2], "B": tables[1::2]})
+    played: list[Any] = []
+    player = threading.Thread(target=lambda: played.extend(_run_tables(url, tables, OUTAGE_SEQS)))
+    player.start()
+    # Wait until play is well under way, then stop the server under the tables' feet (fast: sessions killed).
+    with open_store(url) as watcher:
+        while watcher.account("floor-wide").contribution_count < OUTAGE_TABLES * OUTAGE_SEQS // 4:
+            time.sleep(0.02)
+    pg_cluster.stop()
+    time.sleep(1.0)
+    pg_cluster.start()
+    player.join()
+    assert len(played) == OUTAGE_TABLES
+    assert sum(p.unavailable for p in played) > 0  # the outage really hit the tables mid-play
+    with open_store(url) as store:
+        before = store.accounts()
+        assert store.account("floor-wide").contribution_count == OUTAGE_TABLES * OUTAGE_SEQS
+        _check_exact(store, tables, OUTAGE_SEQS)
+        _run_tables(url, tables, OUTAGE_SEQS)  # the whole run replayed: nothing changes
+        assert store.accounts() == before
