@@ -8,6 +8,7 @@ from floor.base import FULL_SHARE_BP, Account, Contribution, FloorStore, Hit
 from floor.errors import FloorConfigError, FloorError, FloorIntegrityError, FloorUnavailable
 
 __all__ = [
+    "EMBEDDED_NAME",
     "FULL_SHARE_BP",
     "Account",
     "Contribution",

@@ -147,10 +147,34 @@ class FloorStore(ABC):
     def _lock_schema(self, cur: Cursor) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
         """Serialise concurrent migrations (SQLite's write lock already does)."""
 
+    @abstractmethod
+    def _has_table(self, cur: Cursor, name: str) -> bool: ...
+
     def schema_version(self) -> int:
+        """The schema version applied (0 for a database the floor never used)."""
         with self._transaction(lock=False) as cur:
+            if not self._has_table(cur, "schema_version"):
+                return 0
             cur.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
             return int(cur.fetchone()[0])
+
+    def check_schema(self) -> None:
+        """Refuse a database whose schema is not the one this code reads (before reading it without migrating).
+
+        Raises:
+            FloorConfigError: not a floor database yet, or one of another version.
+        """
+        found, wanted = self.schema_version(), MIGRATIONS[-1][0]
+        if found == 0:
+            raise FloorConfigError("this database holds no floor store yet (no schema_version)")
+        if found != wanted:
+            raise FloorConfigError(f"the floor store's schema is version {found}; this dealer-assist reads {wanted}")
+
+    def tables(self) -> list[tuple[str, str, str]]:
+        """Every table on the floor: (table id, pit, game), by id."""
+        with self._transaction(lock=False) as cur:
+            cur.execute("SELECT table_id, pit, game FROM floor_tables ORDER BY table_id")
+            return [(str(r[0]), str(r[1]), str(r[2])) for r in cur.fetchall()]
 
     # -- tables and accounts ----------------------------------------------------------------------
 

@@ -42,6 +42,10 @@ class PostgresFloorStore(FloorStore):
     def _for_update(self) -> str:
         return " FOR UPDATE"
 
+    def _has_table(self, cur: Cursor, name: str) -> bool:
+        cur.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))
+        return bool(cur.fetchone()[0])
+
     def _lock_schema(self, cur: Cursor) -> None:
         cur.execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")
 

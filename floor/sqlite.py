@@ -46,6 +46,10 @@ class SqliteFloorStore(FloorStore):
     def _for_update(self) -> str:
         return ""
 
+    def _has_table(self, cur: Cursor, name: str) -> bool:
+        cur.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = %s", (name,))
+        return cur.fetchone() is not None
+
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
         conn.execute("PRAGMA journal_mode=WAL")
