@@ -1,0 +1,475 @@
+"""The floor store: tables, linked progressive accounts, ordered hits and replicated journals, on one interface.
+
+Backends differ only in how a transaction is opened and the account row locked (``_transaction``);
+every rule lives here, so SQLite and PostgreSQL behave the same and pass the same tests.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from controller.journal.base import Entry
+from floor.errors import FloorConfigError, FloorIntegrityError
+from floor.migrations import MIGRATIONS
+
+FULL_SHARE_BP = 10_000  # a hit's share of the meter in basis points: 10,000 = the whole meter
+SCOPES = ("floor", "pit", "game")
+
+
+class Cursor(Protocol):
+    """What the shared SQL needs of a backend's cursor (``%s`` placeholders on both backends)."""
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
+
+    @property
+    def rowcount(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A linked progressive's parameters and meters (NJ 1.39A), all amounts in cents.
+
+    ``meter == seeded + contributions - won + corrections`` always holds: ``seeded`` is the reset at
+    opening plus each top-up back to the reset after a hit; contributions past the cap go to ``overflow``.
+    """
+
+    name: str
+    scope: str
+    scope_value: str
+    reset: int
+    increment: int
+    cap: int
+    meter: int
+    seeded: int
+    contributions: int
+    contribution_count: int
+    overflow: int
+    hits: int
+    won: int
+    corrections: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """One hit, in the order the hits' transactions reached the account (``hit_no``)."""
+
+    account: str
+    hit_no: int
+    table_id: str
+    seq: int
+    at: str
+    share_bp: int
+    meter_before: int
+    amount: int
+    status: str
+    confirmed_by: str | None
+    confirmed_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Contribution:
+    """What one contribution did: ``credited`` went into the meter, the rest (over the cap) to overflow."""
+
+    account: str
+    table_id: str
+    seq: int
+    amount: int
+    credited: int
+    meter_after: int
+    replayed: bool
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+_ACCOUNT_COLUMNS = (
+    "name, scope, scope_value, reset, increment, cap, meter, seeded, contributions, contribution_count, "
+    "overflow, hits, won, corrections"
+)
+_HIT_COLUMNS = "account, hit_no, table_id, seq, at, share_bp, meter_before, amount, status, confirmed_by, confirmed_at"
+
+
+class FloorStore(ABC):
+    """The floor's store. Every public method runs in one transaction and raises ``FloorUnavailable``
+    when the database fails (nothing applied), ``FloorConfigError`` for unknown names or bad
+    parameters and ``FloorIntegrityError`` when a replay differs from what was recorded."""
+
+    @abstractmethod
+    def _transaction(self, *, lock: bool) -> AbstractContextManager[Cursor]:
+        """One transaction; ``lock`` = it will write (SQLite takes the write lock up front)."""
+
+    @property
+    @abstractmethod
+    def _for_update(self) -> str:
+        """The row-lock suffix for a SELECT of the row about to change ("" where the whole database is locked)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> FloorStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- schema -----------------------------------------------------------------------------------
+
+    def migrate(self) -> int:
+        """Apply every migration not yet applied, in order; returns the schema version. Idempotent."""
+        with self._transaction(lock=True) as cur:
+            cur.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
+            )
+            self._lock_schema(cur)
+            cur.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+            current = int(cur.fetchone()[0])
+            for version, statements in MIGRATIONS:
+                if version <= current:
+                    continue
+                for sql in statements:
+                    cur.execute(sql)
+                cur.execute("INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (version, _now()))
+                current = version
+            return current
+
+    def _lock_schema(self, cur: Cursor) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
+        """Serialise concurrent migrations (SQLite's write lock already does)."""
+
+    @abstractmethod
+    def _has_table(self, cur: Cursor, name: str) -> bool: ...
+
+    def schema_version(self) -> int:
+        """The schema version applied (0 for a database the floor never used)."""
+        with self._transaction(lock=False) as cur:
+            if not self._has_table(cur, "schema_version"):
+                return 0
+            cur.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
+            return int(cur.fetchone()[0])
+
+    def check_schema(self) -> None:
+        """Refuse a database whose schema is not the one this code reads (before reading it without migrating).
+
+        Raises:
+            FloorConfigError: not a floor database yet, or one of another version.
+        """
+        found, wanted = self.schema_version(), MIGRATIONS[-1][0]
+        if found == 0:
+            raise FloorConfigError("this database holds no floor store yet (no schema_version)")
+        if found != wanted:
+            raise FloorConfigError(f"the floor store's schema is version {found}; this dealer-assist reads {wanted}")
+
+    def tables(self) -> list[tuple[str, str, str]]:
+        """Every table on the floor: (table id, pit, game), by id."""
+        with self._transaction(lock=False) as cur:
+            cur.execute("SELECT table_id, pit, game FROM floor_tables ORDER BY table_id")
+            return [(str(r[0]), str(r[1]), str(r[2])) for r in cur.fetchall()]
+
+    # -- tables and accounts ----------------------------------------------------------------------
+
+    def add_table(self, *, table_id: str, pit: str, game: str) -> None:
+        """Register a table (idempotent); a table id already registered with another pit or game is refused."""
+        if not table_id or not pit or not game:
+            raise FloorConfigError("a table needs a non-empty id, pit and game")
+        with self._transaction(lock=True) as cur:
+            cur.execute(
+                "INSERT INTO floor_tables (table_id, pit, game) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+                (table_id, pit, game),
+            )
+            cur.execute("SELECT pit, game FROM floor_tables WHERE table_id = %s", (table_id,))
+            row = cur.fetchone()
+            if (row[0], row[1]) != (pit, game):
+                raise FloorConfigError(f"table {table_id} is already on the floor in pit {row[0]} playing {row[1]}")
+
+    def open_account(
+        self, *, name: str, scope: str, scope_value: str = "", reset: int, increment: int, cap: int
+    ) -> Account:
+        """Open a linked progressive at its reset (idempotent for the same parameters).
+
+        ``scope`` says which tables feed it: ``floor`` (all), ``pit`` (those of pit ``scope_value``) or
+        ``game`` (those playing ``scope_value``)."""
+        if scope not in SCOPES:
+            raise FloorConfigError(f"account scope must be one of {', '.join(SCOPES)}, not {scope!r}")
+        if (scope == "floor") != (scope_value == ""):
+            raise FloorConfigError("a pit or game account names its pit or game; a floor-wide one names none")
+        if reset < 0 or increment <= 0 or cap < reset:
+            raise FloorConfigError(f"account {name}: need reset >= 0, increment > 0 and cap >= reset")
+        with self._transaction(lock=True) as cur:
+            cur.execute(
+                "INSERT INTO accounts (name, scope, scope_value, reset, increment, cap, meter, seeded) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (name, scope, scope_value, reset, increment, cap, reset, reset),
+            )
+            account = self._account(cur, name, lock=False)
+        if (account.scope, account.scope_value, account.reset, account.increment, account.cap) != (
+            scope,
+            scope_value,
+            reset,
+            increment,
+            cap,
+        ):
+            raise FloorConfigError(f"account {name} already exists with other parameters")
+        return account
+
+    def accounts(self) -> list[Account]:
+        with self._transaction(lock=False) as cur:
+            cur.execute(f"SELECT {_ACCOUNT_COLUMNS} FROM accounts ORDER BY name")
+            return [Account(*row) for row in cur.fetchall()]
+
+    def account(self, name: str) -> Account:
+        with self._transaction(lock=False) as cur:
+            return self._account(cur, name, lock=False)
+
+    def feeds(self, table_id: str) -> list[str]:
+        """The accounts a table contributes to: floor-wide ones, its pit's and its game's."""
+        with self._transaction(lock=False) as cur:
+            pit, game = self._table(cur, table_id)
+            cur.execute(
+                "SELECT name FROM accounts WHERE scope = 'floor' OR (scope = 'pit' AND scope_value = %s) "
+                "OR (scope = 'game' AND scope_value = %s) ORDER BY name",
+                (pit, game),
+            )
+            return [row[0] for row in cur.fetchall()]
+
+    def _table(self, cur: Cursor, table_id: str) -> tuple[str, str]:
+        cur.execute("SELECT pit, game FROM floor_tables WHERE table_id = %s", (table_id,))
+        row = cur.fetchone()
+        if row is None:
+            raise FloorConfigError(f"table {table_id} is not on the floor")
+        return str(row[0]), str(row[1])
+
+    def _account(self, cur: Cursor, name: str, *, lock: bool) -> Account:
+        cur.execute(
+            f"SELECT {_ACCOUNT_COLUMNS} FROM accounts WHERE name = %s" + (self._for_update if lock else ""), (name,)
+        )
+        row = cur.fetchone()
+        if row is None:
+            raise FloorConfigError(f"no jackpot account named {name!r}")
+        return Account(*row)
+
+    def _check_feeds(self, cur: Cursor, account: Account, table_id: str) -> None:
+        pit, game = self._table(cur, table_id)
+        if account.scope == "pit" and account.scope_value != pit:
+            raise FloorConfigError(f"table {table_id} (pit {pit}) does not feed account {account.name}")
+        if account.scope == "game" and account.scope_value != game:
+            raise FloorConfigError(f"table {table_id} ({game}) does not feed account {account.name}")
+
+    def _recorded(
+        self, cur: Cursor, account: str, table_id: str, seq: int, kind: str
+    ) -> tuple[str, int, int, int] | None:
+        cur.execute(
+            "SELECT kind, amount, credited, meter_after FROM jackpot_ops "
+            "WHERE account = %s AND table_id = %s AND seq = %s AND kind = %s",
+            (account, table_id, seq, kind),
+        )
+        row = cur.fetchone()
+        return None if row is None else (str(row[0]), int(row[1]), int(row[2]), int(row[3]))
+
+    # -- jackpot operations -----------------------------------------------------------------------
+
+    def contribute(self, *, account: str, table_id: str, seq: int, amount: int | None = None) -> Contribution:
+        """Add a contribution from entry ``seq`` of ``table_id`` (default: the account's increment).
+
+        Idempotent by (account, table, seq): a replay returns what the first call did and changes nothing
+        (an entry may both contribute and hit: each kind is keyed apart). Past the cap, the excess goes to
+        ``overflow`` rather than the meter."""
+        if seq < 1:
+            raise FloorConfigError(f"seq must be >= 1, not {seq}")
+        with self._transaction(lock=True) as cur:
+            acc = self._account(cur, account, lock=True)
+            amount = acc.increment if amount is None else amount
+            if amount <= 0:
+                raise FloorConfigError(f"a contribution must be positive, not {amount}")
+            done = self._recorded(cur, account, table_id, seq, "contribution")
+            if done is not None:
+                if done[:2] != ("contribution", amount):
+                    raise FloorIntegrityError(
+                        f"{table_id} entry {seq} is already recorded on {account} as {done[0]} of {done[1]}, "
+                        f"not a contribution of {amount}"
+                    )
+                return Contribution(account, table_id, seq, amount, done[2], done[3], replayed=True)
+            self._check_feeds(cur, acc, table_id)
+            credited = max(0, min(amount, acc.cap - acc.meter))
+            meter = acc.meter + credited
+            cur.execute(
+                "INSERT INTO jackpot_ops (account, table_id, seq, kind, amount, credited, meter_after, at) "
+                "VALUES (%s, %s, %s, 'contribution', %s, %s, %s, %s)",
+                (account, table_id, seq, amount, credited, meter, _now()),
+            )
+            cur.execute(
+                "UPDATE accounts SET meter = %s, contributions = contributions + %s, "
+                "contribution_count = contribution_count + 1, overflow = overflow + %s WHERE name = %s",
+                (meter, credited, amount - credited, account),
+            )
+            return Contribution(account, table_id, seq, amount, credited, meter, replayed=False)
+
+    def hit(self, *, account: str, table_id: str, seq: int, share_bp: int = FULL_SHARE_BP) -> Hit:
+        """Record a hit from entry ``seq`` of ``table_id`` winning ``share_bp``/10,000 of the meter as it
+        stands when this transaction takes the account (hits are ordered by that), rounded down to the cent.
+
+        The hit is pending until confirmed; the meter drops at once (other tables play on at the new
+        meter) and is topped back up to the reset if it falls below. Idempotent by (account, table, seq)."""
+        if seq < 1:
+            raise FloorConfigError(f"seq must be >= 1, not {seq}")
+        if not 0 < share_bp <= FULL_SHARE_BP:
+            raise FloorConfigError(f"a hit's share must be 1..{FULL_SHARE_BP} basis points, not {share_bp}")
+        with self._transaction(lock=True) as cur:
+            acc = self._account(cur, account, lock=True)
+            found = self._hit_at(cur, account, table_id, seq)
+            if found is not None:
+                if found.share_bp != share_bp:
+                    raise FloorIntegrityError(
+                        f"{table_id} entry {seq} already hit {account} for {found.share_bp} basis points, "
+                        f"not {share_bp}"
+                    )
+                return found
+            self._check_feeds(cur, acc, table_id)
+            amount = acc.meter * share_bp // FULL_SHARE_BP
+            after = acc.meter - amount
+            top_up = max(0, acc.reset - after)
+            meter = after + top_up
+            at = _now()
+            hit_no = acc.hits + 1
+            cur.execute(
+                "INSERT INTO jackpot_ops (account, table_id, seq, kind, amount, credited, meter_after, at) "
+                "VALUES (%s, %s, %s, 'hit', %s, %s, %s, %s)",
+                (account, table_id, seq, amount, -amount, meter, at),
+            )
+            cur.execute(
+                f"INSERT INTO jackpot_hits ({_HIT_COLUMNS}) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'pending', NULL, NULL)",
+                (account, hit_no, table_id, seq, at, share_bp, acc.meter, amount),
+            )
+            cur.execute(
+                "UPDATE accounts SET meter = %s, hits = %s, won = won + %s, seeded = seeded + %s WHERE name = %s",
+                (meter, hit_no, amount, top_up, account),
+            )
+            return Hit(account, hit_no, table_id, seq, at, share_bp, acc.meter, amount, "pending", None, None)
+
+    def _hit_at(self, cur: Cursor, account: str, table_id: str, seq: int) -> Hit | None:
+        cur.execute(
+            f"SELECT {_HIT_COLUMNS} FROM jackpot_hits WHERE account = %s AND table_id = %s AND seq = %s",
+            (account, table_id, seq),
+        )
+        row = cur.fetchone()
+        return None if row is None else Hit(*row)
+
+    def confirm_hit(self, *, account: str, hit_no: int, by: str) -> Hit:
+        """A supervisor confirms a pending hit (confirming it again is a no-op that keeps the first confirmation)."""
+        if not by:
+            raise FloorConfigError("a hit is confirmed by a named supervisor")
+        with self._transaction(lock=True) as cur:
+            cur.execute(
+                "UPDATE jackpot_hits SET status = 'confirmed', confirmed_by = %s, confirmed_at = %s "
+                "WHERE account = %s AND hit_no = %s AND status = 'pending'",
+                (by, _now(), account, hit_no),
+            )
+            cur.execute(
+                f"SELECT {_HIT_COLUMNS} FROM jackpot_hits WHERE account = %s AND hit_no = %s", (account, hit_no)
+            )
+            row = cur.fetchone()
+            if row is None:
+                raise FloorConfigError(f"account {account} has no hit number {hit_no}")
+            return Hit(*row)
+
+    def hits(self, account: str) -> list[Hit]:
+        """The account's hits in order."""
+        with self._transaction(lock=False) as cur:
+            cur.execute(f"SELECT {_HIT_COLUMNS} FROM jackpot_hits WHERE account = %s ORDER BY hit_no", (account,))
+            return [Hit(*row) for row in cur.fetchall()]
+
+    def correct(self, *, account: str, amount: int, ref: int, by: str, reason: str) -> Account:
+        """A logged correction of the meter (either sign): the only way besides a hit to lower it.
+
+        ``ref`` numbers the correction (idempotent by it); ``by`` and ``reason`` are kept with it."""
+        if amount == 0 or not by or not reason:
+            raise FloorConfigError("a correction needs a non-zero amount, who made it and why")
+        with self._transaction(lock=True) as cur:
+            acc = self._account(cur, account, lock=True)
+            done = self._recorded(cur, account, "correction", ref, "correction")
+            if done is not None:
+                if done[:2] != ("correction", amount):
+                    raise FloorIntegrityError(f"correction {ref} on {account} was already recorded with another amount")
+                return acc
+            meter = acc.meter + amount
+            if meter < 0:
+                raise FloorConfigError(f"a correction of {amount} would take {account}'s meter below zero")
+            cur.execute(
+                "INSERT INTO jackpot_ops "
+                "(account, table_id, seq, kind, amount, credited, meter_after, at, actor, reason) "
+                "VALUES (%s, 'correction', %s, 'correction', %s, %s, %s, %s, %s, %s)",
+                (account, ref, amount, amount, meter, _now(), by, reason),
+            )
+            cur.execute(
+                "UPDATE accounts SET meter = %s, corrections = corrections + %s WHERE name = %s",
+                (meter, amount, account),
+            )
+            return self._account(cur, account, lock=False)
+
+    def ledger_total(self, account: str) -> tuple[int, int]:
+        """(sum credited to the meter by contributions and corrections, sum won by hits) from the op rows."""
+        with self._transaction(lock=False) as cur:
+            cur.execute(
+                "SELECT COALESCE(SUM(CASE WHEN kind <> 'hit' THEN credited ELSE 0 END), 0), "
+                "COALESCE(SUM(CASE WHEN kind = 'hit' THEN amount ELSE 0 END), 0) FROM jackpot_ops WHERE account = %s",
+                (account,),
+            )
+            row = cur.fetchone()
+            return int(row[0]), int(row[1])
+
+    # -- replicated journals ----------------------------------------------------------------------
+
+    def replicate(self, *, table_id: str, entries: Sequence[Entry]) -> int:
+        """Store a table's journal entries, each once by (table, seq); returns how many were new.
+
+        An entry already on the floor with the same hash is skipped; with another hash it is refused
+        (``FloorIntegrityError``) and nothing of this batch is stored."""
+        added = 0
+        with self._transaction(lock=True) as cur:
+            self._table(cur, table_id)
+            for entry in entries:
+                data = json.dumps(entry.data, separators=(",", ":"), sort_keys=True)
+                cur.execute(
+                    "INSERT INTO journal (table_id, seq, kind, data, actor, at, hash) "
+                    "VALUES (%s, %s, %s, %s, %s, %s, %s) "
+                    "ON CONFLICT DO NOTHING",
+                    (table_id, entry.seq, entry.kind, data, entry.actor, entry.at, entry.hash),
+                )
+                if cur.rowcount == 1:
+                    added += 1
+                    continue
+                cur.execute("SELECT hash, data FROM journal WHERE table_id = %s AND seq = %s", (table_id, entry.seq))
+                row = cur.fetchone()
+                if (row[0], row[1]) != (entry.hash, data):
+                    raise FloorIntegrityError(
+                        f"table {table_id} entry {entry.seq} on the floor differs from the one replicated now "
+                        "(the floor never changes an entry)"
+                    )
+        return added
+
+    def last_seq(self, table_id: str) -> int:
+        """The highest entry of ``table_id`` on the floor (0 for none): where replication resumes."""
+        with self._transaction(lock=False) as cur:
+            cur.execute("SELECT COALESCE(MAX(seq), 0) FROM journal WHERE table_id = %s", (table_id,))
+            return int(cur.fetchone()[0])
+
+    def journal(self, table_id: str, *, after: int = 0) -> Iterator[Entry]:
+        with self._transaction(lock=False) as cur:
+            cur.execute(
+                "SELECT seq, kind, data, actor, at, hash FROM journal WHERE table_id = %s AND seq > %s ORDER BY seq",
+                (table_id, after),
+            )
+            rows = cur.fetchall()
+        for seq, kind, data, actor, at, hsh in rows:
+            yield Entry(seq=int(seq), kind=kind, data=json.loads(data), actor=actor, at=at, hash=hsh)

@@ -1,0 +1,72 @@
+"""The floor schema's numbered migrations: applied in order, each once, recorded in ``schema_version``."""
+
+from __future__ import annotations
+
+# SQL common to SQLite and PostgreSQL. Amounts are integer cents (BIGINT); times are ISO 8601 UTC text.
+# Never edit a shipped migration: add the next number.
+MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (
+        1,
+        (
+            """CREATE TABLE floor_tables (
+                table_id TEXT PRIMARY KEY,
+                pit TEXT NOT NULL,
+                game TEXT NOT NULL)""",
+            """CREATE TABLE accounts (
+                name TEXT PRIMARY KEY,
+                scope TEXT NOT NULL CHECK (scope IN ('floor', 'pit', 'game')),
+                scope_value TEXT NOT NULL,
+                reset BIGINT NOT NULL CHECK (reset >= 0),
+                increment BIGINT NOT NULL CHECK (increment > 0),
+                cap BIGINT NOT NULL,
+                meter BIGINT NOT NULL,
+                seeded BIGINT NOT NULL,
+                contributions BIGINT NOT NULL DEFAULT 0,
+                contribution_count BIGINT NOT NULL DEFAULT 0,
+                overflow BIGINT NOT NULL DEFAULT 0,
+                hits BIGINT NOT NULL DEFAULT 0,
+                won BIGINT NOT NULL DEFAULT 0,
+                corrections BIGINT NOT NULL DEFAULT 0,
+                CHECK (cap >= reset),
+                CHECK (meter >= 0))""",
+            # One row per (account, table, seq, kind): what makes contributions, hits and corrections idempotent.
+            """CREATE TABLE jackpot_ops (
+                account TEXT NOT NULL REFERENCES accounts(name),
+                table_id TEXT NOT NULL,
+                seq BIGINT NOT NULL,
+                kind TEXT NOT NULL CHECK (kind IN ('contribution', 'hit', 'correction')),
+                amount BIGINT NOT NULL,
+                credited BIGINT NOT NULL,
+                meter_after BIGINT NOT NULL,
+                at TEXT NOT NULL,
+                actor TEXT NOT NULL DEFAULT '',
+                reason TEXT NOT NULL DEFAULT '',
+                PRIMARY KEY (account, table_id, seq, kind))""",
+            # hit_no: the order in which the hits' transactions took the account's lock.
+            """CREATE TABLE jackpot_hits (
+                account TEXT NOT NULL REFERENCES accounts(name),
+                hit_no BIGINT NOT NULL,
+                table_id TEXT NOT NULL,
+                seq BIGINT NOT NULL,
+                at TEXT NOT NULL,
+                share_bp BIGINT NOT NULL,
+                meter_before BIGINT NOT NULL,
+                amount BIGINT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('pending', 'confirmed')),
+                confirmed_by TEXT,
+                confirmed_at TEXT,
+                PRIMARY KEY (account, hit_no),
+                UNIQUE (account, table_id, seq))""",
+            # Each table's replicated journal (docs/journal.md): inserted once, never updated.
+            """CREATE TABLE journal (
+                table_id TEXT NOT NULL,
+                seq BIGINT NOT NULL,
+                kind TEXT NOT NULL,
+                data TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                at TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                PRIMARY KEY (table_id, seq))""",
+        ),
+    ),
+)

@@ -1,0 +1,92 @@
+"""Ships a table's journal to the floor exactly once by (table, seq), resuming after any outage."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from controller.journal.base import Entry, JournalStore
+from floor.base import FloorStore
+from floor.errors import FloorIntegrityError, FloorUnavailable
+
+BATCH = 500  # entries per floor transaction: one round trip per batch, a batch stored whole or not at all
+
+
+@dataclass(frozen=True, slots=True)
+class Shipped:
+    """One pass: how many entries were new on the floor, and the floor's highest seq after it."""
+
+    added: int
+    floor_seq: int
+
+
+class Replicator:
+    """The table's local journal stays its source of truth; this copies it to the floor.
+
+    Every pass starts from the floor's own highest seq for the table (never from a local bookmark), so a
+    pass cut short by an outage — even after the floor committed a batch whose acknowledgement was lost —
+    resumes exactly where the floor is, and the floor's UNIQUE(table, seq) makes any overlap harmless."""
+
+    def __init__(self, *, journal: JournalStore, store: FloorStore, batch: int = BATCH) -> None:
+        if not journal.table_id:
+            raise FloorIntegrityError("the journal has no table id: it cannot be replicated")
+        self.journal = journal
+        self.store = store
+        self.table_id = journal.table_id
+        self.batch = batch
+        self.link_up = True
+        self.unavailable = 0  # passes cut short by the floor being unreachable
+
+    def ship(self) -> Shipped:
+        """Copy every entry the floor does not have yet, in order, in batches.
+
+        Raises:
+            FloorUnavailable: the floor failed; the batches stored before it stay, the rest wait for the next pass.
+            FloorIntegrityError: the floor holds a different entry under one of this table's numbers, or
+                the entries it lacks were archived out of the live journal (a gap the floor must not get).
+            FloorConfigError: the table is not on the floor.
+        """
+        floor_seq = self.store.last_seq(self.table_id)
+        base = getattr(self.journal, "base_seq", 0)
+        if floor_seq < base:
+            raise FloorIntegrityError(
+                f"table {self.table_id}: the floor has entries up to {floor_seq} but the live journal starts after "
+                f"{base} (older ones are archived): replicate the archive segments first"
+            )
+        if floor_seq > base:
+            self._check_joint(floor_seq)
+        added = 0
+        pending: list[Entry] = []
+        for entry in self.journal.entries(after=floor_seq):
+            pending.append(entry)
+            if len(pending) >= self.batch:
+                added += self.store.replicate(table_id=self.table_id, entries=pending)
+                floor_seq = pending[-1].seq
+                pending = []
+        if pending:
+            added += self.store.replicate(table_id=self.table_id, entries=pending)
+            floor_seq = pending[-1].seq
+        return Shipped(added=added, floor_seq=floor_seq)
+
+    def _check_joint(self, seq: int) -> None:
+        """The floor's newest entry must be the journal's entry of that number (same hash): resuming on a
+        floor copy that went another way (another table's journal, a restored older journal) is refused."""
+        floor = next(iter(self.store.journal(self.table_id, after=seq - 1)), None)
+        local = next(iter(self.journal.entries(after=seq - 1)), None)
+        if floor is None or local is None or local.seq != seq or floor.hash != local.hash:
+            raise FloorIntegrityError(
+                f"table {self.table_id}: entry {seq} on the floor is not this journal's entry {seq}; "
+                "nothing shipped (the floor never changes an entry)"
+            )
+
+    def run(self, stop: threading.Event, *, interval: float = 0.2) -> None:
+        """Ship every ``interval`` seconds until ``stop`` is set; an unreachable floor marks the link down
+        (``link_up``) and is retried on the next pass. Integrity and configuration errors end the loop."""
+        while not stop.is_set():
+            try:
+                self.ship()
+                self.link_up = True
+            except FloorUnavailable:
+                self.link_up = False
+                self.unavailable += 1
+            stop.wait(interval)

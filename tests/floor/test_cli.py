@@ -1,0 +1,61 @@
+"""``dealer-assist jackpot show`` on both backends: every account's parameters and meters, and clear refusals."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cli import main
+from floor import open_store
+
+
+def test_jackpot_show_prints_every_account_with_its_meters_and_pending_hits(
+    floor_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with open_store(floor_url) as store:
+        store.add_table(table_id="a1", pit="A", game="oasis")
+        store.add_table(table_id="b1", pit="B", game="holdem-bonus")
+        store.open_account(name="floor-wide", scope="floor", reset=1_000_000, increment=100, cap=2_000_000)
+        store.open_account(name="pit-A", scope="pit", scope_value="A", reset=5_000, increment=25, cap=9_000)
+        for seq in range(1, 4):
+            store.contribute(account="floor-wide", table_id="b1", seq=seq)
+            store.contribute(account="pit-A", table_id="a1", seq=seq)
+        store.hit(account="pit-A", table_id="a1", seq=4, share_bp=5_000)
+        expected = {a.name: a.to_json() for a in store.accounts()}
+    assert main(["jackpot", "show", "--db", floor_url]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["schema_version"] == 1
+    by_name = {a["name"]: a for a in shown["accounts"]}
+    assert set(by_name) == {"floor-wide", "pit-A"}
+    for name, account in by_name.items():
+        assert {k: account[k] for k in expected[name]} == expected[name]
+    assert by_name["floor-wide"]["meter"] == 1_000_300
+    assert by_name["floor-wide"]["tables"] == ["a1", "b1"]
+    assert by_name["pit-A"]["tables"] == ["a1"]
+    assert [(h["hit_no"], h["table"], h["amount"]) for h in by_name["pit-A"]["pending_hits"]] == [(1, "a1", 2_537)]
+    assert by_name["pit-A"]["meter"] == 5_000  # 2,538 left after the hit: topped back up to the reset
+
+
+def test_jackpot_show_from_a_data_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with open_store(str(tmp_path)) as store:  # a folder: its embedded floor.sqlite3
+        store.open_account(name="floor-wide", scope="floor", reset=10, increment=1, cap=10)
+    assert main(["jackpot", "show", "--data", str(tmp_path)]) == 0
+    assert [a["meter"] for a in json.loads(capsys.readouterr().out)["accounts"]] == [10]
+
+
+def test_jackpot_show_refuses_clearly(tmp_path: Path, capsys: pytest.CaptureFixture[str], pg_cluster: Any) -> None:
+    assert main(["jackpot", "show", "--data", str(tmp_path / "none")]) == 2
+    assert (
+        capsys.readouterr().err
+        == f"dealer-assist jackpot: {tmp_path / 'none' / 'floor.sqlite3'}: no floor store here\n"
+    )
+    empty = pg_cluster.create_database()
+    assert main(["jackpot", "show", "--db", empty]) == 2
+    assert "holds no floor store yet" in capsys.readouterr().err
+    assert not (tmp_path / "floor.sqlite3").exists()
+    assert main(["jackpot", "show", "--db", "postgresql://postgres@127.0.0.1:1/none?connect_timeout=1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("dealer-assist jackpot: floor unavailable: ") and err.count("\n") == 1

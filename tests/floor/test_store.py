@@ -1,0 +1,293 @@
+"""The floor store's behaviour, the same test functions on SQLite and on a real PostgreSQL cluster."""
+
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.journal.base import Entry
+from floor import FloorConfigError, FloorIntegrityError, FloorStore, FloorUnavailable, open_store
+from floor.migrations import MIGRATIONS
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent.parent
+WORKER = runpy.run_path(str(HERE / "table_worker.py"))
+play_table = WORKER["play_table"]
+
+
+@pytest.fixture
+def store(floor_url: str) -> FloorStore:
+    with open_store(floor_url) as opened:
+        yield opened
+
+
+def _floor(store: FloorStore, *, pits: dict[str, list[str]]) -> None:
+    """Tables by pit (games alternate), a floor-wide, a per-pit and a per-game account."""
+    for pit, tables in pits.items():
+        for i, table in enumerate(tables):
+            store.add_table(table_id=table, pit=pit, game="oasis" if i % 2 == 0 else "holdem-bonus")
+    store.open_account(name="floor-wide", scope="floor", reset=1_000_000, increment=100, cap=5_000_000)
+    store.open_account(name="pit-A", scope="pit", scope_value="A", reset=50_000, increment=25, cap=10_000_000)
+    store.open_account(name="oasis", scope="game", scope_value="oasis", reset=20_000, increment=10, cap=10_000_000)
+
+
+def test_migrations_are_numbered_applied_once_and_idempotent(floor_url: str) -> None:
+    with open_store(floor_url) as first:
+        assert first.schema_version() == MIGRATIONS[-1][0]
+        _floor(first, pits={"A": ["t1"]})
+        first.contribute(account="floor-wide", table_id="t1", seq=1)
+    with open_store(floor_url) as again:  # a second start migrates nothing and keeps everything
+        assert again.migrate() == MIGRATIONS[-1][0]
+        assert again.account("floor-wide").meter == 1_000_100
+
+
+def test_which_tables_feed_which_account(store: FloorStore) -> None:
+    _floor(store, pits={"A": ["a1", "a2"], "B": ["b1", "b2"]})
+    assert store.feeds("a1") == ["floor-wide", "oasis", "pit-A"]
+    assert store.feeds("a2") == ["floor-wide", "pit-A"]
+    assert store.feeds("b1") == ["floor-wide", "oasis"]
+    with pytest.raises(FloorConfigError, match=r"b2 .*does not feed account pit-A"):
+        store.contribute(account="pit-A", table_id="b2", seq=1)
+    with pytest.raises(FloorConfigError, match="not on the floor"):
+        store.contribute(account="floor-wide", table_id="nowhere", seq=1)
+    with pytest.raises(FloorConfigError, match="no jackpot account"):
+        store.contribute(account="nope", table_id="a1", seq=1)
+    with pytest.raises(FloorConfigError, match="already on the floor in pit A"):
+        store.add_table(table_id="a1", pit="B", game="oasis")
+    with pytest.raises(FloorConfigError, match="other parameters"):
+        store.open_account(name="floor-wide", scope="floor", reset=1, increment=1, cap=10)
+    assert store.account("pit-A").contributions == 0  # the refusals applied nothing
+
+
+def test_contribution_replayed_counts_once_and_the_cap_diverts_to_overflow(store: FloorStore) -> None:
+    store.add_table(table_id="t", pit="A", game="oasis")
+    store.open_account(name="small", scope="floor", reset=1_000, increment=300, cap=1_500)
+    first = store.contribute(account="small", table_id="t", seq=1)
+    assert (first.credited, first.meter_after, first.replayed) == (300, 1_300, False)
+    again = store.contribute(account="small", table_id="t", seq=1)
+    assert (again.credited, again.meter_after, again.replayed) == (300, 1_300, True)
+    capped = store.contribute(account="small", table_id="t", seq=2)
+    assert (capped.credited, capped.meter_after) == (200, 1_500)
+    store.contribute(account="small", table_id="t", seq=3)
+    account = store.account("small")
+    assert (account.meter, account.contributions, account.overflow, account.contribution_count) == (1_500, 500, 400, 3)
+    with pytest.raises(FloorIntegrityError, match="already recorded"):
+        store.contribute(account="small", table_id="t", seq=1, amount=999)
+    assert store.account("small") == account
+
+
+def test_hits_are_ordered_pending_until_confirmed_and_reset_the_meter(store: FloorStore) -> None:
+    _floor(store, pits={"A": ["a1", "a2"]})
+    for seq in range(1, 11):
+        store.contribute(account="floor-wide", table_id="a1", seq=seq)
+    first = store.hit(account="floor-wide", table_id="a2", seq=1, share_bp=1_000)  # 10 %
+    assert (first.hit_no, first.meter_before, first.amount, first.status) == (1, 1_001_000, 100_100, "pending")
+    # Left below the reset (900,900): topped back up to the reset, the top-up counted in `seeded`.
+    assert (store.account("floor-wide").meter, store.account("floor-wide").seeded) == (1_000_000, 1_099_100)
+    whole = store.hit(account="floor-wide", table_id="a1", seq=11)
+    assert (whole.hit_no, whole.meter_before, whole.amount) == (2, 1_000_000, 1_000_000)
+    account = store.account("floor-wide")
+    assert (account.meter, account.seeded, account.hits, account.won) == (1_000_000, 2_099_100, 2, 1_100_100)
+    assert account.meter == account.seeded + account.contributions - account.won + account.corrections
+    assert store.hit(account="floor-wide", table_id="a2", seq=1, share_bp=1_000) == first  # replay
+    confirmed = store.confirm_hit(account="floor-wide", hit_no=1, by="supervisor:sam")
+    assert (confirmed.status, confirmed.confirmed_by) == ("confirmed", "supervisor:sam")
+    assert store.confirm_hit(account="floor-wide", hit_no=1, by="supervisor:other").confirmed_by == "supervisor:sam"
+    assert [(h.hit_no, h.table_id, h.status) for h in store.hits("floor-wide")] == [
+        (1, "a2", "confirmed"),
+        (2, "a1", "pending"),
+    ]
+    with pytest.raises(FloorConfigError, match="share"):
+        store.hit(account="floor-wide", table_id="a1", seq=12, share_bp=0)
+
+
+def test_a_meter_decreases_only_by_a_hit_or_a_logged_correction(store: FloorStore) -> None:
+    _floor(store, pits={"A": ["a1"]})
+    store.contribute(account="oasis", table_id="a1", seq=1)
+    after = store.correct(account="oasis", amount=-5_000, ref=1, by="supervisor:sam", reason="seed entered twice")
+    assert (after.meter, after.corrections) == (15_010, -5_000)
+    assert (
+        store.correct(account="oasis", amount=-5_000, ref=1, by="supervisor:sam", reason="seed entered twice") == after
+    )
+    with pytest.raises(FloorConfigError, match="who made it and why"):
+        store.correct(account="oasis", amount=-1, ref=2, by="", reason="")
+    with pytest.raises(FloorConfigError, match="below zero"):
+        store.correct(account="oasis", amount=-20_000, ref=3, by="supervisor:sam", reason="typo")
+    assert store.account("oasis") == after
+    assert store.ledger_total("oasis") == (10 - 5_000, 0)
+
+
+def _entry(seq: int, data: dict[str, int]) -> Entry:
+    return Entry(seq=seq, kind="card", data=data, actor="shoe:shoe", at="2026-11-24T05:00:00+00:00", hash=f"h{seq}")
+
+
+def test_replicated_entries_are_stored_once_and_never_changed(store: FloorStore) -> None:
+    store.add_table(table_id="t", pit="A", game="oasis")
+    assert store.replicate(table_id="t", entries=[_entry(1, {"n": 1}), _entry(2, {"n": 2})]) == 2
+    assert store.replicate(table_id="t", entries=[_entry(2, {"n": 2}), _entry(3, {"n": 3})]) == 1
+    assert store.last_seq("t") == 3
+    with pytest.raises(FloorIntegrityError, match="entry 3 on the floor differs"):
+        store.replicate(table_id="t", entries=[_entry(4, {"n": 4}), _entry(3, {"n": 99})])
+    assert store.last_seq("t") == 3  # the refused batch stored nothing, not even entry 4
+    assert [(e.seq, dict(e.data)) for e in store.journal("t")] == [(1, {"n": 1}), (2, {"n": 2}), (3, {"n": 3})]
+
+
+THREAD_TABLES = 80
+PROCESSES = 3
+PROCESS_TABLES = 40
+SEQS = 10
+
+
+def _check_exact(store: FloorStore, tables: list[str], seqs: int = SEQS) -> dict[str, int]:
+    """Every account's meter = seeded + contributions - won + corrections, and = the replicated journals."""
+    from_journals: dict[str, dict[str, int]] = {}
+    for table in tables:
+        entries = list(store.journal(table))
+        assert [e.seq for e in entries] == list(range(1, seqs + 1)), table
+        for entry in entries:
+            for op in entry.data["ops"]:
+                sums = from_journals.setdefault(op["account"], {"contribution": 0, "hit": 0})
+                sums[op["kind"]] += op["amount"]
+    meters = {}
+    for account in store.accounts():
+        assert account.meter == account.seeded + account.contributions - account.won + account.corrections
+        assert from_journals[account.name]["contribution"] == account.contributions
+        assert from_journals[account.name]["hit"] == account.won
+        assert store.ledger_total(account.name) == (account.contributions, account.won)
+        hits = store.hits(account.name)
+        assert [h.hit_no for h in hits] == list(range(1, account.hits + 1))
+        meters[account.name] = account.meter
+    return meters
+
+
+def _run_tables(url: str, tables: list[str], seqs: int = SEQS) -> list[Any]:
+    """Each table in its own thread (its own store and pool); any error in a thread fails the test."""
+    errors: list[BaseException] = []
+    played: list[Any] = []
+
+    def play(table: str) -> None:
+        try:
+            played.append(play_table(url, table, seqs))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=play, args=(table,)) for table in tables]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    return played
+
+
+def test_many_threads_and_processes_at_once_lose_nothing_and_replays_change_nothing(floor_url: str) -> None:
+    thread_tables = [f"thr{i}" for i in range(THREAD_TABLES)]
+    process_tables = [f"p{p}-{i}" for p in range(PROCESSES) for i in range(PROCESS_TABLES)]
+    with open_store(floor_url) as store:
+        _floor(
+            store, pits={"A": thread_tables[::2] + process_tables[::2], "B": thread_tables[1::2] + process_tables[1::2]}
+        )
+        processes = [
+            subprocess.Popen(
+                [sys.executable, str(HERE / "table_worker.py"), floor_url, f"p{p}-", str(PROCESS_TABLES), str(SEQS)],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},  # this tree's packages, not an installed copy
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            for p in range(PROCESSES)
+        ]
+        _run_tables(floor_url, thread_tables)
+        for process in processes:
+            out, _ = process.communicate(timeout=240)
+            assert process.returncode == 0
+            assert json.loads(out)["tables"] == PROCESS_TABLES
+        tables = thread_tables + process_tables
+        meters = _check_exact(store, tables)
+        contributions = {a.name: a.contribution_count for a in store.accounts()}
+        per_table = {name: len([t for t in tables if name in store.feeds(t)]) for name in meters}
+        assert contributions == {name: per_table[name] * SEQS for name in meters}
+        assert store.account("floor-wide").hits == len(tables) * (SEQS // 7)
+        before = store.accounts()
+        # Every table replays its whole run (as after an outage): nothing changes anywhere.
+        _run_tables(floor_url, tables)
+        assert store.accounts() == before
+        assert _check_exact(store, tables) == meters
+
+
+def test_postgres_down_every_operation_fails_clearly_applies_nothing_and_succeeds_after(pg_cluster: Any) -> None:
+    url = pg_cluster.create_database()
+    with open_store(url, timeout=1) as store:
+        _floor(store, pits={"A": ["a1"]})
+        store.contribute(account="floor-wide", table_id="a1", seq=1)
+        before = store.accounts()
+        pg_cluster.stop()
+        try:
+            attempts = [
+                lambda: store.contribute(account="floor-wide", table_id="a1", seq=2),
+                lambda: store.hit(account="floor-wide", table_id="a1", seq=2),
+                lambda: store.correct(account="oasis", amount=5, ref=1, by="supervisor:sam", reason="test"),
+                lambda: store.replicate(table_id="a1", entries=[_entry(1, {"n": 1})]),
+                store.accounts,
+            ]
+            for attempt in attempts:
+                with pytest.raises(FloorUnavailable, match=r"^floor unavailable: ") as refused:
+                    attempt()
+                assert "Traceback" not in str(refused.value) and "\n" not in str(refused.value)
+        finally:
+            pg_cluster.start()
+        # The pool reconnects in the background: the first operations may still be refused, clearly.
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                after = store.accounts()
+                break
+            except FloorUnavailable:
+                assert time.monotonic() < deadline, "the store never reconnected"
+                time.sleep(0.1)
+        assert after == before  # nothing applied while down
+        assert store.contribute(account="floor-wide", table_id="a1", seq=2).meter_after == 1_000_200
+        assert store.contribute(account="floor-wide", table_id="a1", seq=1).replayed
+        assert store.hit(account="floor-wide", table_id="a1", seq=2).amount == 1_000_200
+        assert store.replicate(table_id="a1", entries=[_entry(1, {"n": 1})]) == 1
+    with pytest.raises(FloorUnavailable, match=r"^floor unavailable: "):
+        open_store("postgresql://postgres@127.0.0.1:1/nothing", timeout=1)
+
+
+OUTAGE_TABLES = 60
+OUTAGE_SEQS = 30
+
+
+def test_postgres_stopped_and_restarted_mid_play_loses_nothing_and_counts_nothing_twice(pg_cluster: Any) -> None:
+    url = pg_cluster.create_database()
+    tables = [f"t{i}" for i in range(OUTAGE_TABLES)]
+    with open_store(url) as store:
+        _floor(store, pits={"A": tables[::2], "B": tables[1::2]})
+    played: list[Any] = []
+    player = threading.Thread(target=lambda: played.extend(_run_tables(url, tables, OUTAGE_SEQS)))
+    player.start()
+    # Wait until play is well under way, then stop the server under the tables' feet (fast: sessions killed).
+    with open_store(url) as watcher:
+        while watcher.account("floor-wide").contribution_count < OUTAGE_TABLES * OUTAGE_SEQS // 4:
+            time.sleep(0.02)
+    pg_cluster.stop()
+    time.sleep(1.0)
+    pg_cluster.start()
+    player.join()
+    assert len(played) == OUTAGE_TABLES
+    assert sum(p.unavailable for p in played) > 0  # the outage really hit the tables mid-play
+    with open_store(url) as store:
+        before = store.accounts()
+        assert store.account("floor-wide").contribution_count == OUTAGE_TABLES * OUTAGE_SEQS
+        _check_exact(store, tables, OUTAGE_SEQS)
+        _run_tables(url, tables, OUTAGE_SEQS)  # the whole run replayed: nothing changes
+        assert store.accounts() == before
