@@ -13,8 +13,8 @@ from typing import Any
 from controller.cards import Card
 from controller.engine import ActionTaken, Placeholder, Round
 from controller.errors import ControllerError
-from controller.journal import JournalStore, SqliteJournal
-from controller.journal.archive import Segments
+from controller.journal import JournalStore
+from controller.journal.archive import find_finished
 from controller.record import replay
 from controller.redaction import recalled_visibility
 from controller.table import RecalledRound
@@ -109,13 +109,7 @@ def find_round(store: JournalStore, number: int) -> RecalledRound | None:
         RecallError: the journal cannot be read, or the indexed round does not settle as it was paid.
     """
     try:
-        found = store.finished_round(number)
-        if found is None and isinstance(store, SqliteJournal):
-            archive = Segments(journal=store.path, checked=False)
-            try:
-                found = archive.finished_round(number)
-            finally:
-                archive.close()
+        found = find_finished(store, number)
         if found is None:
             return None
         return RecalledRound.from_line(found.line, finished_at=found.at)

@@ -89,6 +89,12 @@ class BoxSettlement:
         return self.main + self.bonus + self.jackpot
 
     @property
+    def dealer_pays(self) -> int:
+        """What the dealer pays the box at the showdown (negative: collects): main game and bonus; a
+        jackpot is paid once a supervisor confirms it."""
+        return self.main + self.bonus
+
+    @property
     def cap_cut(self) -> int:
         return -sum(b.result for b in self.bets if b.kind == "cap")
 

@@ -44,8 +44,8 @@ from controller.journal import (
     JournalError,
     JournalStore,
     JournalUnavailable,
-    SqliteJournal,
 )
+from controller.journal.archive import find_finished
 from controller.record import RoundRecord, parse_record, record_from_round, settle_record
 from controller.settlement import RoundSettlement
 from controller.tilts import ROUND_ENDING, Resolution, Tilt, TiltKind
@@ -528,7 +528,7 @@ class TableService:
             if not isinstance(rnd.expected(), Complete):
                 raise TableError(f"the round is not finished: {self.expected()}")
             settlement = rnd.settle()
-            dues = {b.box: b.main + b.bonus for b in settlement.boxes}
+            dues = {b.box: b.dealer_pays for b in settlement.boxes}
             differs: dict[str, int] = {}
             for box, amount in (paid or {}).items():
                 if box not in dues:
@@ -585,15 +585,13 @@ class TableService:
         if item is not None:
             line: Mapping[str, Any] | None = item.to_json()
         else:
-            found = self._store.finished_round(round_no)
-            if found is None and isinstance(self._store, SqliteJournal):
-                found = _archived_round(self._store, round_no)  # a dispute older than the live file
+            found = find_finished(self._store, round_no)  # a dispute may be older than the live file
             line = found.line if found is not None and found.settled else None
         if line is None or line["settlement"].get("void"):
             raise TableError(f"round {round_no} is not a settled round of this table")
         for b in line["settlement"]["boxes"]:
             if b["box"] == box:
-                due = int(b["main"]) + int(b["bonus"])
+                due = int(b["main"]) + int(b["bonus"])  # BoxSettlement.dealer_pays, from the JSON
                 if due <= 0:
                     raise TableError(f"box {box} was not paid in round {round_no}: the house collected from it")
                 return due
@@ -1098,7 +1096,7 @@ class TableService:
                     self.payments[f"{self.round_no}:{b.box}"] = {
                         "round": self.round_no,
                         "box": b.box,
-                        "due": b.main + b.bonus,
+                        "due": b.dealer_pays,
                         "paid": data["paid"][str(b.box)],
                         "corrections": [],
                     }
@@ -1210,21 +1208,6 @@ class TableService:
 
     def now(self) -> datetime:
         return self._clock()
-
-
-def _archived_round(store: SqliteJournal, round_no: int) -> FinishedRound | None:
-    """Round ``round_no`` from the table's archived months, read-only.
-
-    Raises:
-        JournalError: an archive cannot be read.
-    """
-    from controller.journal.archive import Segments
-
-    archive = Segments(journal=store.path, checked=False)
-    try:
-        return archive.finished_round(round_no)
-    finally:
-        archive.close()
 
 
 def _entry_to_json(entry: Entry) -> dict[str, Any]:

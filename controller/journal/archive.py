@@ -66,6 +66,25 @@ def segment_paths(journal: Path) -> list[Path]:
     return [*archived, journal]
 
 
+def find_finished(store: JournalStore, number: int) -> FinishedRound | None:
+    """Round ``number`` from ``store``'s round index or, for a SQLite journal that has archived months,
+    from theirs (opened read-only for the lookup); None if no such round has finished.
+
+    Raises:
+        JournalError: an index cannot be read.
+    """
+    from controller.journal.sqlite import SqliteJournal
+
+    found = store.finished_round(number)
+    if found is not None or not isinstance(store, SqliteJournal) or len(segment_paths(store.path)) < 2:
+        return found
+    archive = Segments(journal=store.path, checked=False)
+    try:
+        return archive.finished_round(number)
+    finally:
+        archive.close()
+
+
 class Segments(JournalStore):
     """The archive segments and the live journal of one table, read as one read-only store.
 

@@ -6,9 +6,6 @@ The camera's rows are the vision rigs' (tests/vision/test_misdeals.py, test_came
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,8 +14,8 @@ import pytest
 from controller.engine import Action, BoxBet, Complete, Deal, Decide
 from controller.games import game_names
 from controller.live import LiveConfig, LiveTable
-from controller.record import loads, parse_record, settle_record
 from tests.controller.test_live_hil import DEALER, SUPER, Rig
+from tests.history import read_back
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.hil
@@ -36,22 +33,27 @@ def new_deck(rig: Rig) -> None:
     wait_for(lambda: rig.table.shuffle_due is None, "the shoe's new-deck signal")
 
 
-def play_out(rig: Rig, *, paid: dict[int, int] | None = None) -> None:
-    """Play the open round to its end as the dealer would (the table's own order)."""
-    while rig.table.round is not None:
-        assert not rig.table.tilts, list(rig.table.tilts.values())
+def to_showdown(rig: Rig) -> None:
+    """Play the open round to its showdown as the dealer would (the table's own order)."""
+    while True:
+        assert rig.table.round is not None and not rig.table.tilts, list(rig.table.tilts.values())
         if rig.table.shuffle_due is not None and not rig.table.round.cards_dealt:
             new_deck(rig)
             continue
         step = rig.table.round.expected()
+        if isinstance(step, Complete):
+            return
         if isinstance(step, Deal):
             rig.draw()
-        elif isinstance(step, Decide):
-            action = next(a for a in PREFERRED if a in step.options)
-            rig.table.act(Action(step.box, action), actor=DEALER)
         else:
-            assert isinstance(step, Complete)
-            rig.table.confirm_settlement(actor=DEALER, paid=paid)
+            assert isinstance(step, Decide)
+            rig.table.act(Action(step.box, next(a for a in PREFERRED if a in step.options)), actor=DEALER)
+
+
+def play_out(rig: Rig) -> None:
+    """Play the open round to its end and confirm it paid as shown."""
+    to_showdown(rig)
+    rig.table.confirm_settlement(actor=DEALER)
 
 
 def draw_cards(rig: Rig, n: int) -> None:
@@ -180,26 +182,16 @@ CASES = [(game, name) for game in game_names() for name in SCENARIOS] + [
 def restart_and_read_back(rig: Rig, tmp: Path) -> None:
     """The table restarted from its journal is the same table; `history` reads every round back, and
     each settles again to what was paid."""
-    before = ([r.to_json() for r in rig.table.recall], rig.table.checkpoint_state(), rig.table.payments)
+    before = ([r.to_json() for r in rig.table.recall], rig.table.checkpoint_state())
     rig.live.stop()
     again = LiveTable(config=LiveConfig(data=tmp, shoe=rig.sim.device_path, table=rig.table.config))
     again.start()
     try:
-        after = ([r.to_json() for r in again.table.recall], again.table.checkpoint_state(), again.table.payments)
-        assert after == before
+        assert ([r.to_json() for r in again.table.recall], again.table.checkpoint_state()) == before
     finally:
         again.stop()
-    rig.live = again  # closed already: Rig.close stops it again harmlessly
-    done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "history", "--data", str(tmp)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert [line["round"] for line in lines] == [r["round"] for r in before[0]]
-    for line in lines:
-        assert settle_record(parse_record(loads(json.dumps(line)))).to_json() == line["settlement"]
+    rig.live = again  # stopped already: Rig.close stops it again harmlessly
+    assert [line["round"] for line in read_back(tmp)] == [r["round"] for r in before[0]]
 
 
 @pytest.mark.parametrize(("game", "name"), CASES, ids=[f"{g}-{n}" for g, n in CASES])
@@ -227,21 +219,14 @@ def test_a_box_paid_short_is_settled_by_a_supervisor(tmp_path: Path, game: str) 
     try:
         for _ in range(12):  # rounds until one pays a box (the simulated shoe's seed decides)
             open_round(rig)
-            while not isinstance(rig.table.round.expected() if rig.table.round else None, Complete):
-                assert rig.table.round is not None
-                step = rig.table.round.expected()
-                if isinstance(step, Deal):
-                    rig.draw()
-                else:
-                    assert isinstance(step, Decide)
-                    rig.table.act(Action(step.box, next(a for a in PREFERRED if a in step.options)), actor=DEALER)
+            to_showdown(rig)
             assert rig.table.settlement is not None
-            paying = [b for b in rig.table.settlement.boxes if b.main + b.bonus > 0]
+            paying = [b for b in rig.table.settlement.boxes if b.dealer_pays > 0]
             if paying:
                 break
             rig.table.confirm_settlement(actor=DEALER)
         assert paying, "no box won in 12 rounds"
-        box, due = paying[0].box, paying[0].main + paying[0].bonus
+        box, due = paying[0].box, paying[0].dealer_pays
         rig.table.confirm_settlement(actor=DEALER, paid={box: due - 1})
         number = rig.table.recall[-1].round
         assert rig.table.payments_owed() == [{"round": number, "box": box, "due": due, "paid": due - 1, "short": 1}]

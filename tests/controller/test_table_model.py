@@ -81,7 +81,6 @@ def dump(table: TableService) -> dict[str, Any]:
         "jackpot_meter": None if rnd is None else rnd.jackpot_meter,
         "recall": [item.to_json() for item in table.recall],
         "account": table.jackpot_account(),
-        "shuffle_due": table.shuffle_due,
         "expected": table.expected(),
     }
 

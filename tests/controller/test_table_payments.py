@@ -20,14 +20,21 @@ def data(tmp_path: Path) -> Path:
 
 
 def showdown(t: TableService) -> dict[int, int]:
-    """A round to its showdown; returns what the dealer is to pay each paid box."""
+    """An Oasis round to its showdown; returns what the dealer is to pay each box (negative: collects)."""
     t.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=20)], actor=DEALER)
     deal(t, OASIS_CARDS)
     t.act(Action(1, "raise"), actor=DEALER)
     t.act(Action(2, "raise"), actor=DEALER)
     settlement = t.settlement
     assert settlement is not None
-    return {b.box: b.main + b.bonus for b in settlement.boxes}
+    return {b.box: b.dealer_pays for b in settlement.boxes}
+
+
+def paying_showdown(t: TableService) -> tuple[int, int]:
+    """An Oasis round to its showdown; returns a box the dealer pays and what it is due."""
+    dues = showdown(t)
+    box = paid_box(dues)
+    return box, dues[box]
 
 
 def reopen(t: TableService, data: Path) -> TableService:

@@ -7,9 +7,6 @@ The link is stepped frame by frame, so what the camera has seen is exact.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -20,10 +17,10 @@ from controller.cards import DECK
 from controller.config import build_config
 from controller.engine import Action, BoxBet, Complete, Deal, Decide
 from controller.live import LiveConfig, LiveTable
-from controller.record import loads, parse_record, settle_record
 from controller.table import Actor, card_slots
 from drivers.camera.sim import Optics, Scene, SimCard
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from tests.history import read_back
 from tests.waiting import wait_for
 from vision.checks import ZonePlace
 from vision.deck import DeckProfile
@@ -78,16 +75,8 @@ class Rig:
         self.live = LiveTable(config=LiveConfig(data=self.data, shoe=self.sim.device_path, table=self.table.config))
         self.live.start()
         assert [r.to_json() for r in self.live.table.recall] == before
-        done = subprocess.run(
-            [sys.executable, "-m", "controller.cli", "history", "--data", str(self.data), "--last", "3"],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        lines = [json.loads(line) for line in done.stdout.splitlines()]
+        lines = read_back(self.data, "--last", "3")
         assert lines and lines[-1]["round"] == before[-1]["round"]
-        for line in lines:
-            assert settle_record(parse_record(loads(json.dumps(line)))).to_json() == line["settlement"]
 
     def open_round(self) -> None:
         self.sim.command("shuffle")

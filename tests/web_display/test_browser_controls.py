@@ -12,6 +12,7 @@ from playwright.sync_api import Browser, Page, expect
 from controller.engine import BoxBet
 from controller.table import Actor, utcnow
 from tests.controller.roundkit import passes
+from tests.controller.test_table_payments import paying_showdown
 from tests.web_display.browser import (
     click_and_wait,
     money,
@@ -362,20 +363,12 @@ def test_after_a_cancelled_round_the_dealer_confirms_a_new_deck_before_the_next(
 def test_the_dealer_records_a_short_payment_and_it_stays_in_view_until_settled(
     tmp_path: Path, browser: Browser
 ) -> None:
-    from controller.engine import Action
-    from tests.controller.test_table import OASIS_CARDS
-
     table = make_table(tmp_path / "journal", "oasis", "T1")
     dealer = new_page(browser)
     try:
         with live_server(make_app(tmp_path, {"T1": table})) as server:
             sign_in(dealer, server.url, "dealer", next_path="/tables/T1")
-            table.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=20)], actor=DEALER)
-            deal(table, OASIS_CARDS)
-            table.act(Action(1, "raise"), actor=DEALER)
-            table.act(Action(2, "raise"), actor=DEALER)
-            assert table.settlement is not None
-            box, due = next((b.box, b.main + b.bonus) for b in table.settlement.boxes if b.main + b.bonus > 0)
+            box, due = paying_showdown(table)
             dealer.locator("#paid-otherwise").click()
             field = dealer.locator(f"input[name=paid-{box}]")
             expect(field).to_have_value(str(due))

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from controller.engine import BoxBet
 from controller.table import Actor
+from tests.controller.test_table_payments import paying_showdown
 from tests.web_display.kit import deal, login, make_app, make_table
 
 DEALER = Actor("dealer", "dealer")
@@ -52,18 +53,10 @@ def test_a_deal_out_of_order_with_no_round_open_is_refused_and_writes_nothing(tm
 
 
 def test_a_short_payment_through_the_api_is_owed_until_a_supervisor_corrects_it(tmp_path: Path) -> None:
-    from controller.engine import Action
-    from tests.controller.test_table import OASIS_CARDS
-
     table = make_table(tmp_path / "journal", "oasis", "T1")
     with TestClient(make_app(tmp_path, {"T1": table})) as client:
         dealer = {"X-CSRF-Token": login(client, "dealer")}
-        table.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=20)], actor=DEALER)
-        deal(table, OASIS_CARDS)
-        table.act(Action(1, "raise"), actor=DEALER)
-        table.act(Action(2, "raise"), actor=DEALER)
-        assert table.settlement is not None
-        box, due = next((b.box, b.main + b.bonus) for b in table.settlement.boxes if b.main + b.bonus > 0)
+        box, due = paying_showdown(table)
         bad = client.post("/api/tables/T1/settlement/confirm", json={"paid": {"1": -5}}, headers=dealer)
         assert bad.status_code == 422
         confirmed = client.post("/api/tables/T1/settlement/confirm", json={"paid": {str(box): due - 5}}, headers=dealer)
