@@ -577,25 +577,23 @@ class TableService:
 
         Raises:
             TableError: no such settled round, the box did not play it, or the house collected from it.
+            JournalError: the round index cannot be read, or the round does not settle as it was paid.
         """
         known = self.payments.get(f"{round_no}:{box}")
         if known is not None:
             return int(known["due"])
         item = next((r for r in self.recall if r.round == round_no), None)
-        if item is not None:
-            line: Mapping[str, Any] | None = item.to_json()
-        else:
+        if item is None:
             found = find_finished(self._store, round_no)  # a dispute may be older than the live file
-            line = found.line if found is not None and found.settled else None
-        if line is None or line["settlement"].get("void"):
+            item = None if found is None else RecalledRound.from_line(found.line, finished_at=found.at)
+        if item is None or item.record.void is not None:
             raise TableError(f"round {round_no} is not a settled round of this table")
-        for b in line["settlement"]["boxes"]:
-            if b["box"] == box:
-                due = int(b["main"]) + int(b["bonus"])  # BoxSettlement.dealer_pays, from the JSON
-                if due <= 0:
-                    raise TableError(f"box {box} was not paid in round {round_no}: the house collected from it")
-                return due
-        raise TableError(f"box {box} had no bet in round {round_no}")
+        result = next((b for b in item.settlement.boxes if b.box == box), None)
+        if result is None:
+            raise TableError(f"box {box} had no bet in round {round_no}")
+        if result.dealer_pays <= 0:
+            raise TableError(f"box {box} was not paid in round {round_no}: the house collected from it")
+        return result.dealer_pays
 
     def payments_owed(self) -> list[dict[str, Any]]:
         """Payments that are still not what was due (short or over), oldest first."""
