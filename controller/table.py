@@ -213,6 +213,7 @@ class TableService:
         # A configuration an admin changed during a round: applied (journaled as "configured") as
         # soon as no round is open; the "configuration-staged" entry that holds it.
         self.staged: Entry | None = None
+        self._opened: Mapping[str, Any] = {}  # the open round's "round-opened" data
         # Why the deck must be shuffled before the next card (a round ended by cancel, redeal or void:
         # its cards are known, RULES "cancelled hands require shuffling"); None: the deck is fresh.
         self.shuffle_due: str | None = None
@@ -220,6 +221,11 @@ class TableService:
         # or that a supervisor corrected later: "round:box" -> {round, box, due, paid, corrections}.
         # Kept for the table's life (a dispute may come late); only rounds with a discrepancy are here.
         self.payments: dict[str, dict[str, Any]] = {}
+        # A table on a floor plays a linked progressive (floor/link.py): "open" or "closed" (the floor
+        # link is down or not yet caught up: no jackpot-eligible bet); "none" for a table of its own.
+        self.progressive: Literal["none", "open", "closed"] = "none"
+        self.progressive_detail = ""
+        self._linked_account: Callable[[], JackpotAccount] | None = None
         checkpoint = store.latest_checkpoint()
         if checkpoint is not None:
             self._restore(checkpoint)
@@ -332,10 +338,7 @@ class TableService:
     @property
     def table_settings(self) -> dict[str, Any]:
         """The full configuration as a record's ``table`` (everything but the game)."""
-        settings = self.config.model_dump(mode="json", exclude={"game"})
-        settings["rules"] = self.config.rules.model_dump(mode="json", exclude_none=True)
-        cleaned: dict[str, Any] = _drop_none(settings)
-        return cleaned
+        return _record_settings(self.config)
 
     @property
     def journal_store(self) -> JournalStore:
@@ -344,12 +347,55 @@ class TableService:
 
     @property
     def jackpot_meter(self) -> int:
-        account = self._store.jackpot()
+        account = self.jackpot_account()
         return account.meter if account else self.config.jackpot.reset
 
     def jackpot_account(self) -> JackpotAccount | None:
-        """The progressive account's meters and hits (pending and confirmed)."""
+        """The progressive account's meters and hits (pending and confirmed): the floor's linked
+        account as the link last read it, or the table's own."""
+        if self._linked_account is not None:
+            return self._linked_account()
         return self._store.jackpot()
+
+    def link_progressive(self, account: Callable[[], JackpotAccount]) -> None:
+        """Play the floor's linked progressive: ``account`` gives its meter and this table's pending hits.
+        The progressive starts closed until the link has caught up (:meth:`set_progressive`)."""
+        with self._lock:
+            self._linked_account = account
+            self.progressive = "closed"
+            self.progressive_detail = "joining the floor"
+            self._publish()
+
+    def set_progressive(self, *, open: bool, detail: str = "") -> None:
+        """The floor link opens or closes the linked progressive (not journaled: each round records
+        whether it was opened with the progressive, which is what replay needs).
+
+        Raises:
+            TableError: the table plays no linked progressive.
+        """
+        with self._lock:
+            if self._linked_account is None:
+                raise TableError("this table plays no linked progressive")
+            state: Literal["open", "closed"] = "open" if open else "closed"
+            if (state, detail) != (self.progressive, self.progressive_detail):
+                self.progressive, self.progressive_detail = state, detail
+                self._publish()
+
+    def record_floor_hit(
+        self, *, settled: int, account: str, hit_no: int, amount: int, boxes: Mapping[int, int]
+    ) -> Entry:
+        """Journal what the floor recorded for the hit of the round settled in entry ``settled``: the
+        account's hit number and the amount the floor's meter gave (it may differ from the meter the
+        table last saw when another table hit first), split among the boxes."""
+        with self._lock:
+            data = {
+                "settled": settled,
+                "account": account,
+                "hit_no": hit_no,
+                "amount": amount,
+                "boxes": {str(b): a for b, a in sorted(boxes.items())},
+            }
+            return self._commit("jackpot-floor-hit", data, Actor("floor", "system"))
 
     def expected(self) -> str:
         """What the table waits for, in the dealer's words."""
@@ -482,10 +528,23 @@ class TableService:
             # A table stopped between a round's end and its staged configuration's entry applies it
             # here, before the next round (a reader replaying the journal never writes it).
             self._apply_staged()
+            data: dict[str, Any] = {"round": self.round_no + 1, "bets": bets_to_json(bets), "meter": self.jackpot_meter}
+            if self.progressive == "closed" and self.config.jackpot.enabled:
+                if self.config.jackpot.requires_bonus and any(b.bonus for b in bets):
+                    raise TableError(
+                        f"the progressive is closed ({self.progressive_detail}): no bonus bet until it reopens"
+                    )
+                data["progressive"] = "closed"  # this round plays without the jackpot
             # Round() checks every bet against the limits and the game's rules.
-            Round(config=self.config, bets=bets, jackpot_meter=self.jackpot_meter)
-            data = {"round": self.round_no + 1, "bets": bets_to_json(bets), "meter": self.jackpot_meter}
+            Round(config=self._round_config(data), bets=bets, jackpot_meter=self.jackpot_meter)
             return self._commit("round-opened", data, actor)
+
+    def _round_config(self, opened: Mapping[str, Any]) -> TableConfig:
+        """The configuration a round plays under: the table's, without the jackpot for a round opened
+        while the linked progressive was closed."""
+        if opened.get("progressive") != "closed":
+            return self.config
+        return self.config.model_copy(update={"jackpot": self.config.jackpot.model_copy(update={"enabled": False})})
 
     def repeat_last_bets(self, *, actor: Actor) -> Entry:
         """Open a round with the previous round's bets.
@@ -540,7 +599,8 @@ class TableService:
                 if amount != dues[box]:
                     differs[str(box)] = amount
             change = None
-            if self.config.jackpot.enabled:
+            # A linked progressive's contributions and hits go to the floor (floor/link.py), from this entry.
+            if self.config.jackpot.enabled and self._linked_account is None:
                 change = JackpotChange(
                     contribution=settlement.jackpot.contribution,
                     reset=self.config.jackpot.reset,
@@ -739,6 +799,10 @@ class TableService:
         """
         with self._lock:
             self._require_supervisor(actor, "confirm a jackpot")
+            if self._linked_account is not None:
+                raise TableError(
+                    "this table plays the floor's linked progressive: confirm its hits on the floor display"
+                )
             account = self._store.jackpot()
             if account is None or all(h.hit != hit for h in account.pending):
                 raise TableError(f"there is no pending jackpot hit {hit}")
@@ -1048,7 +1112,8 @@ class TableService:
         elif kind == "round-opened":
             self.round_no = data["round"]
             self.last_bets = bets_from_json(data["bets"])
-            self.round = Round(config=self.config, bets=self.last_bets, jackpot_meter=data["meter"])
+            self._opened = data
+            self.round = Round(config=self._round_config(data), bets=self.last_bets, jackpot_meter=data["meter"])
             self.settlement = None
         elif kind == "deck-shuffled":
             self.shuffle_due = None
@@ -1121,8 +1186,8 @@ class TableService:
             self._seen_counter(data.get("counter"))
         elif kind == "tilt-cleared":
             self._apply_resolution(self.tilts.pop(data["tilt"]), entry)
-        elif kind == "jackpot-confirmed":
-            pass  # the account row changed in the same transaction; nothing else to rebuild
+        elif kind in ("jackpot-confirmed", "jackpot-floor-hit"):
+            pass  # the account row changed in the same transaction, or it is the floor's; nothing to rebuild
         else:
             raise ControllerError(f"journal entry {entry.seq}: unknown kind {kind!r}")
         self._after_change(entry)
@@ -1153,11 +1218,12 @@ class TableService:
             self._finish(self.round.void(reason), entry=entry, void=reason)
             if resolution == "redeal":
                 self.round_no += 1
-                self.round = Round(config=self.config, bets=bets, jackpot_meter=meter)
+                self.round = Round(config=self._round_config(self._opened), bets=bets, jackpot_meter=meter)
 
     def _finish(self, settlement: RoundSettlement, *, entry: Entry, void: str | None = None) -> None:
         assert self.round is not None
-        record = record_from_round(self.round, table=self.table_settings, void=void)
+        # The round's own configuration: without the jackpot when the linked progressive was closed.
+        record = record_from_round(self.round, table=_record_settings(self.round.config), void=void)
         item = RecalledRound(self.round_no, record, settlement, entry.at)
         self.recall.append(item)
         self._unsaved.append(
@@ -1227,6 +1293,13 @@ def _resolution_cards(tilt: Tilt, entered: str | None) -> list[str]:
     if tilt.kind == "unknown-card" and tilt.held:
         return [entered, *tilt.held[1:]]
     return [entered, *tilt.held]
+
+
+def _record_settings(config: TableConfig) -> dict[str, Any]:
+    settings = config.model_dump(mode="json", exclude={"game"})
+    settings["rules"] = config.rules.model_dump(mode="json", exclude_none=True)
+    cleaned: dict[str, Any] = _drop_none(settings)
+    return cleaned
 
 
 def _settings(config: TableConfig) -> dict[str, Any]:

@@ -85,6 +85,10 @@ def snapshot(table: TableService) -> dict[str, Any]:
         ],
         "jackpot": {
             "enabled": config.jackpot.enabled,
+            # "none": the table's own progressive; "open"/"closed": the floor's linked one (closed: the
+            # floor link is down or catching up, and no jackpot-eligible bet is taken).
+            "progressive": table.progressive,
+            "progressive_detail": table.progressive_detail,
             "meter": account.meter if account else None,
             "pending": [
                 {"hit": h.hit, "round": h.round, "box": h.box, "hand": h.hand, "amount": h.amount, "at": h.at}

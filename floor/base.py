@@ -170,6 +170,12 @@ class FloorStore(ABC):
         if found != wanted:
             raise FloorConfigError(f"the floor store's schema is version {found}; this dealer-assist reads {wanted}")
 
+    def table_names(self) -> dict[str, str]:
+        """Table id -> the name staff know it by."""
+        with self._transaction(lock=False) as cur:
+            cur.execute("SELECT table_id, name FROM floor_tables")
+            return {str(r[0]): str(r[1]) for r in cur.fetchall()}
+
     def tables(self) -> list[tuple[str, str, str]]:
         """Every table on the floor: (table id, pit, game), by id."""
         with self._transaction(lock=False) as cur:
@@ -178,15 +184,20 @@ class FloorStore(ABC):
 
     # -- tables and accounts ----------------------------------------------------------------------
 
-    def add_table(self, *, table_id: str, pit: str, game: str) -> None:
-        """Register a table (idempotent); a table id already registered with another pit or game is refused."""
+    def add_table(self, *, table_id: str, pit: str, game: str, name: str = "") -> None:
+        """Register a table (idempotent; ``name``, what staff call it, may change); a table id already
+        registered with another pit or game is refused."""
         if not table_id or not pit or not game:
             raise FloorConfigError("a table needs a non-empty id, pit and game")
         with self._transaction(lock=True) as cur:
             cur.execute(
-                "INSERT INTO floor_tables (table_id, pit, game) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
-                (table_id, pit, game),
+                "INSERT INTO floor_tables (table_id, pit, game, name) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (table_id, pit, game, name or table_id),
             )
+            if name:
+                cur.execute(
+                    "UPDATE floor_tables SET name = %s WHERE table_id = %s AND name <> %s", (name, table_id, name)
+                )
             cur.execute("SELECT pit, game FROM floor_tables WHERE table_id = %s", (table_id,))
             row = cur.fetchone()
             if (row[0], row[1]) != (pit, game):
@@ -416,6 +427,70 @@ class FloorStore(ABC):
                 (meter, amount, account),
             )
             return self._account(cur, account, lock=False)
+
+    def set_parameters(
+        self,
+        *,
+        account: str,
+        reset: int | None = None,
+        increment: int | None = None,
+        cap: int | None = None,
+        by: str,
+        reason: str,
+    ) -> Account:
+        """Change a linked progressive's reset, increment or cap; logged with who and why.
+
+        The meter itself never moves here (only a hit or a logged correction lowers it): a new cap below
+        the meter stops further credit until a hit; a new reset applies at the next hit's top-up. Tables
+        read the new increment and reset and take them between rounds (floor/link.py).
+
+        Raises:
+            FloorConfigError: unknown account, nothing changed, no name or reason, or bad values.
+        """
+        if not by or not reason.strip():
+            raise FloorConfigError("a change of a jackpot's parameters needs who made it and why")
+        with self._transaction(lock=True) as cur:
+            acc = self._account(cur, account, lock=True)
+            new = (
+                acc.reset if reset is None else reset,
+                acc.increment if increment is None else increment,
+                acc.cap if cap is None else cap,
+            )
+            if new == (acc.reset, acc.increment, acc.cap):
+                raise FloorConfigError(f"account {account}: the parameters are already {new}")
+            if new[0] < 0 or new[1] <= 0 or new[2] < new[0]:
+                raise FloorConfigError(f"account {account}: need reset >= 0, increment > 0 and cap >= reset")
+            cur.execute("SELECT COALESCE(MAX(change_no), 0) FROM account_changes WHERE account = %s", (account,))
+            change_no = int(cur.fetchone()[0]) + 1
+            cur.execute(
+                "INSERT INTO account_changes (account, change_no, at, actor, reason, old_reset, old_increment, "
+                "old_cap, reset, increment, cap) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (account, change_no, _now(), by, reason.strip(), acc.reset, acc.increment, acc.cap, *new),
+            )
+            cur.execute("UPDATE accounts SET reset = %s, increment = %s, cap = %s WHERE name = %s", (*new, account))
+            return self._account(cur, account, lock=False)
+
+    def parameter_changes(self, account: str) -> list[dict[str, Any]]:
+        """The account's parameter changes in order: when, who, why, before and after."""
+        with self._transaction(lock=False) as cur:
+            cur.execute(
+                "SELECT change_no, at, actor, reason, old_reset, old_increment, old_cap, reset, increment, cap "
+                "FROM account_changes WHERE account = %s ORDER BY change_no",
+                (account,),
+            )
+            keys = (
+                "change_no",
+                "at",
+                "by",
+                "reason",
+                "old_reset",
+                "old_increment",
+                "old_cap",
+                "reset",
+                "increment",
+                "cap",
+            )
+            return [dict(zip(keys, row, strict=True)) for row in cur.fetchall()]
 
     def ledger_total(self, account: str) -> tuple[int, int]:
         """(sum credited to the meter by contributions and corrections, sum won by hits) from the op rows."""

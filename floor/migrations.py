@@ -69,4 +69,27 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 PRIMARY KEY (table_id, seq))""",
         ),
     ),
+    (
+        4,
+        (
+            # Every change of a linked progressive's parameters, with who and why (NJ 1.39A: parameters
+            # are changed only by a logged procedure). Tables take the new contribution and reset
+            # between rounds (docs/floor.md, "Changing a jackpot's parameters").
+            """CREATE TABLE account_changes (
+                account TEXT NOT NULL REFERENCES accounts(name),
+                change_no BIGINT NOT NULL,
+                at TEXT NOT NULL,
+                actor TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                old_reset BIGINT NOT NULL,
+                old_increment BIGINT NOT NULL,
+                old_cap BIGINT NOT NULL,
+                reset BIGINT NOT NULL,
+                increment BIGINT NOT NULL,
+                cap BIGINT NOT NULL,
+                PRIMARY KEY (account, change_no))""",
+            # The name the table's dealers and supervisors know it by (its id is its journal's).
+            "ALTER TABLE floor_tables ADD COLUMN name TEXT NOT NULL DEFAULT ''",
+        ),
+    ),
 )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from controller.journal.base import Entry, JournalStore
@@ -27,13 +28,23 @@ class Replicator:
     pass cut short by an outage — even after the floor committed a batch whose acknowledgement was lost —
     resumes exactly where the floor is, and the floor's UNIQUE(table, seq) makes any overlap harmless."""
 
-    def __init__(self, *, journal: JournalStore, store: FloorStore, batch: int = BATCH) -> None:
+    def __init__(
+        self,
+        *,
+        journal: JournalStore,
+        store: FloorStore,
+        batch: int = BATCH,
+        before_batch: Callable[[Sequence[Entry]], None] | None = None,
+    ) -> None:
+        """``before_batch`` runs before each batch is stored (the table's link feeds the linked
+        progressive from it); it must be idempotent: a batch cut short by an outage comes again."""
         if not journal.table_id:
             raise FloorIntegrityError("the journal has no table id: it cannot be replicated")
         self.journal = journal
         self.store = store
         self.table_id = journal.table_id
         self.batch = batch
+        self.before_batch = before_batch
         self.link_up = True
         self.unavailable = 0  # passes cut short by the floor being unreachable
 
@@ -60,13 +71,18 @@ class Replicator:
         for entry in self.journal.entries(after=floor_seq):
             pending.append(entry)
             if len(pending) >= self.batch:
-                added += self.store.replicate(table_id=self.table_id, entries=pending)
+                added += self._store_batch(pending)
                 floor_seq = pending[-1].seq
                 pending = []
         if pending:
-            added += self.store.replicate(table_id=self.table_id, entries=pending)
+            added += self._store_batch(pending)
             floor_seq = pending[-1].seq
         return Shipped(added=added, floor_seq=floor_seq)
+
+    def _store_batch(self, entries: list[Entry]) -> int:
+        if self.before_batch is not None:
+            self.before_batch(entries)
+        return self.store.replicate(table_id=self.table_id, entries=entries)
 
     def _check_joint(self, seq: int) -> None:
         """The floor's newest entry must be the journal's entry of that number (same hash): resuming on a

@@ -15,10 +15,11 @@ from typing import Any
 
 from controller.errors import ControllerError
 from drivers.errors import DriverError
+from floor.errors import FloorError
 from vision.errors import VisionError
 from web_display.errors import WebError
 
-ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError, WebError, VisionError)
+ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError, WebError, VisionError, FloorError)
 DEFAULT_DATA = Path("dealer-assist-data")
 
 
@@ -45,6 +46,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--forwarded-allow-ips",
         help="behind a reverse proxy: its address(es), comma-separated; the client's address and https "
         "then come from its X-Forwarded-For / X-Forwarded-Proto (docs/deployment.md)",
+    )
+    run.add_argument(
+        "--floor",
+        metavar="URL",
+        help="join a casino floor: its store (postgresql://… or a SQLite file); the journal is replicated "
+        "there and the jackpot is the floor's linked progressive (docs/floor.md)",
+    )
+    run.add_argument("--pit", default="main", help="with --floor: the pit the table stands in (default main)")
+    run.add_argument(
+        "--jackpot-account", metavar="NAME", help="with --floor: the linked progressive, when the table feeds several"
     )
     run.add_argument(
         "--control",
@@ -129,6 +140,11 @@ def run_table(args: argparse.Namespace) -> int:
     tls = _tls(args)
     config = load_config(args.config) if args.config else None
     live = LiveTable(config=LiveConfig(data=args.data, shoe=args.shoe, table=config))
+    try:
+        floor = _join_floor(live.table, url=args.floor, pit=args.pit, account=args.jackpot_account)
+    except BaseException:
+        live.stop()
+        raise
     name = live.table.config.name
     metrics = TableMetrics()
     observe_appends(live.store, metrics.journal_observer(name, round_open=lambda: live.table.round is not None))
@@ -156,9 +172,13 @@ def run_table(args: argparse.Namespace) -> int:
     except BaseException:
         if camera is not None:
             camera.stop()
+        if floor is not None:
+            floor.close()
         live.stop()
         raise
     live.start()
+    if floor is not None:
+        floor.start()
     if camera is not None:
         camera.start()
     notifier = Notifier()
@@ -192,9 +212,48 @@ def run_table(args: argparse.Namespace) -> int:
             camera.stop()
         if web is not None:
             web.stop()
+        if floor is not None:
+            floor.close()
         live.stop()
         notifier.close()
     return 0
+
+
+class _Floor:
+    """A table's floor membership: its store and its link, started and closed together."""
+
+    def __init__(self, store: Any, link: Any) -> None:
+        self.store, self.link = store, link
+
+    def start(self) -> None:
+        self.link.start()
+
+    def close(self) -> None:
+        self.link.stop()
+        self.store.close()
+
+
+def _join_floor(table: Any, *, url: str | None, pit: str, account: str | None) -> _Floor | None:
+    """The floor link for ``run --floor URL`` (None without it). A floor unreachable now is joined later.
+
+    Raises:
+        FloorConfigError: the table cannot play on this floor (no or several linked accounts, another pit).
+    """
+    if url is None:
+        return None
+    from floor import open_store
+    from floor.errors import FloorUnavailable
+    from floor.link import FloorLink, LinkSettings
+
+    try:
+        store = open_store(url, timeout=2.0)
+    except FloorUnavailable as exc:
+        raise ControllerError(f"--floor {url}: {exc}") from None
+    try:
+        return _Floor(store, FloorLink(table=table, store=store, settings=LinkSettings(pit=pit, account=account)))
+    except BaseException:
+        store.close()
+        raise
 
 
 def _camera(live: Any, config_path: str | None, *, camera_only: bool) -> Any:

@@ -131,6 +131,8 @@ class JournalStore(ABC):
 
     table_id: str = ""
     read_only: bool = False
+    last_seq: int = 0  # the newest entry's number (0: none yet)
+    base_seq: int = 0  # entries up to this one are archived out of this store
 
     @abstractmethod
     def append(
@@ -157,6 +159,11 @@ class JournalStore(ABC):
         Raises:
             JournalError: an entry cannot be read.
         """
+
+    def entry(self, seq: int) -> Entry | None:
+        """One entry by number, or None (stores with an index answer without a scan)."""
+        found = next(iter(self.entries(after=seq - 1)), None)
+        return found if found is not None and found.seq == seq else None
 
     @abstractmethod
     def latest_checkpoint(self) -> Checkpoint | None:

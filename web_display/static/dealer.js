@@ -39,7 +39,17 @@ const DealerView = (() => {
     $("round-no").textContent = view.round || "–";
     $("phase").textContent = view.phase;
     $("phase").dataset.phase = view.phase;
-    $("jackpot-meter").textContent = view.jackpot.enabled ? fmt(view.jackpot.meter) : "off";
+    const progressive = view.jackpot.progressive || "none";
+    const closed = view.jackpot.enabled && progressive === "closed";
+    // A linked progressive closed by the floor link: no jackpot-eligible bet until it reopens.
+    $("jackpot-meter").textContent = !view.jackpot.enabled ? "off" : closed ? "closed" : fmt(view.jackpot.meter);
+    $("jackpot-meter").title = closed ? `Progressive closed: ${view.jackpot.progressive_detail}. No bonus bets until it reopens.` : "";
+    $("jackpot-meter").classList.toggle("closed", closed);
+    $("dev-floor").hidden = progressive === "none";
+    if (progressive !== "none") {
+      device("dev-floor", closed ? ["alarm", "progressive closed"] : ["ok", "linked"],
+        closed ? view.jackpot.progressive_detail : "the linked progressive is open");
+    }
     // With a tilt open the line says what to do now; the tilt itself (in the controls) says what happened.
     const tilt = view.tilts[0];
     $("expected").textContent = tilt ? tilt.instruction : view.expected;

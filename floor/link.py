@@ -1,0 +1,284 @@
+"""A table on a floor: replicates its journal, feeds the linked progressive and opens or closes it with the link."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from controller.journal.base import Entry, JackpotAccount, JackpotHitRecord
+from controller.settlement import split
+from controller.table import Actor, TableError, TableService
+from floor.base import FULL_SHARE_BP, FloorStore, Hit
+from floor.errors import FloorConfigError, FloorError, FloorUnavailable
+from floor.replicator import Replicator
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class LinkSettings:
+    """How a table joins its floor.
+
+    ``pit``: the pit the table stands in. ``account``: the linked progressive it plays when it feeds
+    several (default: the only one it feeds). ``interval``: seconds between passes. ``timeout``: a
+    link that has not completed a pass for this long closes the progressive (the issue's 1 s).
+    """
+
+    pit: str
+    account: str | None = None
+    interval: float = 0.2
+    timeout: float = 1.0
+
+
+class FloorLink:
+    """Joins one table to the floor store and keeps it there.
+
+    Each pass ships the journal entries the floor lacks (in order, each once by (table, seq)); before a
+    batch is stored, every settled round in it sends its contribution and hit to the linked account,
+    keyed by the same (table, seq), so an outage at any point neither loses nor doubles one. The floor's
+    amount for a hit (its meter when the hit's transaction took it) is journaled back at the table.
+
+    The progressive opens only when a pass has caught up with the journal, and closes at once when a pass
+    fails, or when no pass has completed for ``timeout`` seconds (a hung connection). The base game plays
+    on throughout: the journal stays the table's source of truth and is backfilled on reconnection.
+    """
+
+    def __init__(self, *, table: TableService, store: FloorStore, settings: LinkSettings) -> None:
+        """Link the table's progressive (closed until the first pass catches up) and try to join the floor;
+        a floor that cannot be reached now is joined by a later pass (the base game plays meanwhile).
+
+        Raises:
+            FloorConfigError: as :meth:`join`.
+        """
+        self.table = table
+        self.store = store
+        self.settings = settings
+        self.journal = table.journal_store
+        self.table_id = self.journal.table_id
+        self.account: str | None = None
+        self.joined = False
+        self._meter = 0
+        self._pending: tuple[JackpotHitRecord, ...] = ()
+        self._recorded: set[int] = set()  # settled seqs whose floor hit is journaled here
+        self._hit_rounds: dict[int, tuple[int, dict[int, str], dict[int, int]]] = {}
+        self.replicator = Replicator(journal=self.journal, store=store, before_batch=self._feed)
+        self.link_up = False
+        self.last_ok = 0.0  # time.monotonic() of the last completed pass
+        self.failure = ""
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        if table.config.jackpot.enabled:
+            table.link_progressive(self._account_view)
+        try:
+            self.join()
+        except FloorUnavailable as exc:
+            self.failure = str(exc)
+            log.warning("floor not reachable yet (the table plays on, progressive closed): %s", exc)
+
+    def join(self) -> None:
+        """Register the table on the floor (idempotent) and find the linked account it plays.
+
+        Raises:
+            FloorConfigError: the table's jackpot is on but it feeds no account, or several and none is named,
+                or ``settings.account`` is not one it feeds; the table is on the floor with another pit or game.
+            FloorUnavailable: the floor cannot be reached.
+        """
+        config, settings, store = self.table.config, self.settings, self.store
+        store.add_table(table_id=self.table_id, pit=settings.pit, game=config.game, name=config.name)
+        if config.jackpot.enabled:
+            feeds = store.feeds(self.table_id)
+            if settings.account is not None:
+                if settings.account not in feeds:
+                    raise FloorConfigError(
+                        f"table {config.name} (pit {settings.pit}, {config.game}) does not feed account "
+                        f"{settings.account!r}; it feeds {', '.join(feeds) or 'none'}"
+                    )
+                self.account = settings.account
+            elif len(feeds) == 1:
+                self.account = feeds[0]
+            else:
+                raise FloorConfigError(
+                    f"table {config.name} plays a jackpot but feeds "
+                    + (f"several linked accounts ({', '.join(feeds)}): name one" if feeds else "no linked account")
+                )
+            self._meter = store.account(self.account).meter
+        self.joined = True
+
+    # -- the linked account as the table shows it --------------------------------------------------
+
+    def _account_view(self) -> JackpotAccount:
+        return JackpotAccount(name=self.account or "", meter=self._meter, hits=self._pending)
+
+    # -- one pass -----------------------------------------------------------------------------------
+
+    def pass_once(self) -> None:
+        """Ship what the floor lacks, journal the floor's hits, refresh the meter and the status, and
+        take the account's new parameters between rounds.
+
+        Raises:
+            FloorUnavailable: the floor failed (what was stored stays; the rest waits for the next pass).
+            FloorIntegrityError, FloorConfigError: the floor disagrees with this table (the link stops).
+        """
+        if not self.joined:
+            self.join()
+        self.replicator.ship()
+        if self.account is not None:
+            account = self.store.account(self.account)
+            self._meter = account.meter
+            mine = [h for h in self.store.hits(self.account) if h.table_id == self.table_id]
+            for hit in mine:
+                # Every hit this process sent, and any still pending (sent before a restart).
+                if (hit.status == "pending" or hit.seq in self._hit_rounds) and hit.seq not in self._recorded:
+                    self._journal_hit(hit)
+            self._pending = tuple(r for h in mine if h.status == "pending" for r in self._records(h))
+            self._take_parameters(reset=account.reset, increment=account.increment)
+        report = getattr(self.store, "report_status", None)
+        if report is not None:
+            self.table.inspect(
+                lambda t: report(
+                    table_id=self.table_id,
+                    phase=t.phase(),
+                    round_no=t.round_no,
+                    tilts=[tilt.kind for tilt in t.tilts.values()],
+                    progressive=t.progressive,
+                )
+            )
+        # Anything journaled meanwhile (the floor's hit entries) goes next pass; caught up when nothing is left.
+        if self.account is not None and self.journal.last_seq <= self.store.last_seq(self.table_id):
+            self.table.set_progressive(open=True)
+
+    def _feed(self, entries: Sequence[Entry]) -> None:
+        """The linked progressive's share of a batch about to be replicated: idempotent by (table, seq)."""
+        if self.account is None:
+            return
+        for entry in entries:
+            if entry.kind != "round-settled":
+                continue
+            jackpot = entry.data["settlement"]["jackpot"]
+            if jackpot["hits"]:
+                claimed = {h["box"]: h["amount"] for h in jackpot["hits"]}
+                share = self._share_bp(jackpot["hits"])
+                # Journaled back after the pass, with the floor's amount (pass_once).
+                self.store.hit(account=self.account, table_id=self.table_id, seq=entry.seq, share_bp=share)
+                hands = {h["box"]: h["hand"] for h in jackpot["hits"]}
+                self._hit_rounds[entry.seq] = (entry.data["round"], hands, claimed)
+            # As at a table of its own: the hits take the meter as it stands, then the round's losing boxes feed it.
+            if jackpot["contribution"] > 0:
+                self.store.contribute(
+                    account=self.account, table_id=self.table_id, seq=entry.seq, amount=jackpot["contribution"]
+                )
+
+    def _share_bp(self, hits: Sequence[dict[str, object]]) -> int:
+        """What the round's hits claim of the floor's meter, in basis points: the sum of each hand's
+        percentage (the table's settlement scaled them to the meter it saw; the floor takes the same
+        share of its own meter), never more than the whole meter."""
+        percents = self.table.config.jackpot.hit_hands
+        total = sum(percents.get(str(h["hand"]), 100) * 100 for h in hits)
+        return min(FULL_SHARE_BP, total)
+
+    def _journal_hit(self, hit: Hit) -> None:
+        """Journal the floor's amount of a hit once, split over the boxes as the table's settlement claimed."""
+        if hit.seq in self._recorded:
+            return
+        if self._already_journaled(hit.seq):
+            self._recorded.add(hit.seq)
+            return
+        self.table.record_floor_hit(
+            settled=hit.seq,
+            account=hit.account,
+            hit_no=hit.hit_no,
+            amount=hit.amount,
+            boxes={r.box: r.amount for r in self._records(hit)},
+        )
+        self._recorded.add(hit.seq)
+
+    def _hit_round(self, seq: int) -> tuple[int, dict[int, str], dict[int, int]]:
+        found = self._hit_rounds.get(seq)
+        if found is None:
+            entry = self.journal.entry(seq)
+            if entry is None or entry.kind != "round-settled":
+                raise FloorConfigError(f"the floor's hit at entry {seq} is not a settled round of this journal")
+            hits = entry.data["settlement"]["jackpot"]["hits"]
+            found = (entry.data["round"], {h["box"]: h["hand"] for h in hits}, {h["box"]: h["amount"] for h in hits})
+            self._hit_rounds[seq] = found
+        return found
+
+    def _already_journaled(self, seq: int) -> bool:
+        for entry in self.journal.entries(after=seq):
+            if entry.kind == "jackpot-floor-hit" and entry.data["settled"] == seq:
+                return True
+        return False
+
+    def _records(self, hit: Hit) -> list[JackpotHitRecord]:
+        """A floor hit as the table's pending hits: one per box, each with its share of the floor's amount."""
+        round_no, hands, claimed = self._hit_round(hit.seq)
+        boxes = sorted(claimed)
+        shares = split(hit.amount, [max(1, claimed[b]) for b in boxes]) if hit.amount else [0] * len(boxes)
+        return [
+            JackpotHitRecord(hit=hit.hit_no, round=round_no, box=b, hand=hands[b], amount=a, at=hit.at)
+            for b, a in zip(boxes, shares, strict=True)
+        ]
+
+    def _take_parameters(self, *, reset: int, increment: int) -> None:
+        """The account's contribution and reset become the table's, between rounds (a round open now keeps
+        the ones it was opened with: the change is staged and journaled with who made it on the floor)."""
+        jackpot = self.table.config.jackpot
+        if (jackpot.reset, jackpot.contribution) == (reset, increment) or self.table.staged is not None:
+            return
+        changes = self.store.parameter_changes(self.account) if self.account else []
+        who = changes[-1]["by"] if changes else "floor"
+        config = self.table.config.model_copy(
+            update={"jackpot": jackpot.model_copy(update={"reset": reset, "contribution": increment})}
+        )
+        self.table.reconfigure(config, actor=Actor(f"floor/{who}", "admin"))
+
+    # -- running ------------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Pass every ``interval`` seconds and watch the link, on two daemon threads."""
+        self.last_ok = time.monotonic()
+        for target, name in ((self._run, "floor-link"), (self._watch, "floor-watch")):
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def _close(self, detail: str) -> None:
+        if self.table.config.jackpot.enabled:
+            self.table.set_progressive(open=False, detail=detail)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.pass_once()
+                self.link_up, self.failure = True, ""
+                self.last_ok = time.monotonic()
+            except FloorUnavailable as exc:
+                if self.link_up or not self.failure:
+                    log.warning("floor link lost: %s", exc)
+                self.link_up, self.failure = False, str(exc)
+                self._close("floor link lost")
+            except (FloorError, TableError) as exc:
+                # The floor disagrees with this table: never paper over it. The base game plays on.
+                log.error("floor link stopped: %s", exc)
+                self.link_up, self.failure = False, str(exc)
+                self._close(f"floor link stopped: {exc}")
+                return
+            self._stop.wait(self.settings.interval)
+
+    def _watch(self) -> None:
+        """A pass stuck on a hung connection does not hold the progressive open."""
+        step = min(0.1, self.settings.timeout / 4)
+        while not self._stop.wait(step):
+            if time.monotonic() - self.last_ok > self.settings.timeout:
+                if self.link_up:
+                    log.warning("floor link: no pass completed for %.1f s", self.settings.timeout)
+                self.link_up = False
+                self._close("floor link lost")

@@ -1,0 +1,226 @@
+"""Tables joined to a floor: the linked progressive fed exactly once, its hits, link loss, restarts, parameters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from controller.config import build_config
+from controller.engine import Action, BoxBet
+from controller.journal.sqlite import SqliteJournal
+from controller.table import Actor, TableError, TableService
+from controller.view import snapshot
+from floor import FloorStore, FloorUnavailable, open_store
+from floor.base import Cursor
+from floor.link import FloorLink, LinkSettings
+from tests.controller.roundkit import passes
+
+DEALER = Actor("dana", "dealer")
+SUPER = Actor("sam", "supervisor")
+ROYAL = passes({1: "As Ks Qs Js Ts", 2: "2c 3d 5h 7s 8c"}, "9s 9h Jc Jd 3c", n=5)
+PLAIN = passes({1: "Kc Kd Kh 4s 4c", 2: "8c 8d 4d 5s 6c"}, "9s 9h Jc Jd 3c", n=5)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(milliseconds=1)
+        return self.now
+
+
+class Table:
+    """One table with its own journal folder, dealing from a counter that carries on across rounds."""
+
+    def __init__(self, folder: Path, name: str) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.path = folder / "journal.sqlite3"
+        self.name = name
+        self.counter = 0
+        self.t = self.open()
+
+    def open(self) -> TableService:
+        config = build_config({"game": "oasis", "name": self.name, "jackpot": {"reset": 5000, "contribution": 2}})
+        return TableService(config=config, store=SqliteJournal(path=self.path, durable=False), clock=Clock())
+
+    def restart(self) -> TableService:
+        self.t.journal_store.close()
+        self.t = self.open()
+        return self.t
+
+    def play(self, cards: list[str], *, bonus: bool = True) -> None:
+        """Box 1 raises (with a bonus bet), box 2 folds; the dealer confirms the settlement."""
+        self.t.open_round([BoxBet(box=1, ante=10, bonus=5 if bonus else 0), BoxBet(box=2, ante=10)], actor=DEALER)
+        for code in cards:
+            self.counter += 1
+            self.t.on_card(code, counter=self.counter, shoe="SIM")
+        self.t.act(Action(1, "raise"), actor=DEALER)
+        self.t.act(Action(2, "fold"), actor=DEALER)
+        self.t.confirm_settlement(actor=DEALER)
+
+
+class FlakyStore(FloorStore):
+    """A real floor store whose connection can be cut: every operation then fails as a dead link does."""
+
+    def __init__(self, inner: FloorStore) -> None:
+        self.inner = inner
+        self.down = False
+
+    def _transaction(self, *, lock: bool) -> AbstractContextManager[Cursor]:
+        if self.down:
+            raise FloorUnavailable("floor unavailable: connection refused (test cut the link)")
+        return self.inner._transaction(lock=lock)
+
+    @property
+    def _for_update(self) -> str:
+        return self.inner._for_update
+
+    def _has_table(self, cur: Cursor, name: str) -> bool:
+        return self.inner._has_table(cur, name)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@contextmanager
+def floor(url: str) -> Iterator[FloorStore]:
+    with open_store(url) as store:
+        store.open_account(name="oasis-link", scope="game", scope_value="oasis", reset=5000, increment=2, cap=60_000)
+        yield store
+
+
+def journals_agree(store: FloorStore, tables: list[Table]) -> None:
+    """meter = seeded + contributions - won, and both sums are what the tables' journals say."""
+    account = store.account("oasis-link")
+    contributed = won = 0
+    for table in tables:
+        for entry in table.t.journal_store.entries():
+            if entry.kind == "round-settled":
+                contributed += entry.data["settlement"]["jackpot"]["contribution"]
+            if entry.kind == "jackpot-floor-hit":
+                won += entry.data["amount"]
+    assert account.contributions == contributed
+    assert account.won == won
+    assert account.meter == account.seeded + account.contributions - account.won + account.corrections
+    floor_entries = {
+        t.t.journal_store.table_id: [e.hash for e in store.journal(t.t.journal_store.table_id)] for t in tables
+    }
+    for table in tables:
+        assert floor_entries[table.t.journal_store.table_id] == [e.hash for e in table.t.journal_store.entries()]
+
+
+def link(table: Table, store: FloorStore, pit: str = "A") -> FloorLink:
+    return FloorLink(table=table.t, store=store, settings=LinkSettings(pit=pit))
+
+
+def test_linked_tables_feed_one_meter_and_the_floor_decides_what_a_hit_wins(floor_url: str, tmp_path: Path) -> None:
+    with floor(floor_url) as store:
+        a, b = Table(tmp_path / "a", "Oasis 1"), Table(tmp_path / "b", "Oasis 2")
+        la, lb = link(a, store), link(b, store, pit="B")
+        assert a.t.progressive == "closed"  # until the first pass catches up
+        with pytest.raises(TableError, match="progressive is closed"):
+            a.t.open_round([BoxBet(box=1, ante=10, bonus=5)], actor=DEALER)
+        la.pass_once()
+        lb.pass_once()
+        assert a.t.progressive == "open" and snapshot(a.t)["jackpot"]["progressive"] == "open"
+        b.play(ROYAL)  # b saw a meter of 5000 at the open ...
+        a.play(PLAIN)  # ... but a's losing box fed the floor first
+        la.pass_once()
+        lb.pass_once()
+        lb.pass_once()  # ships the floor-hit entry the previous pass journaled
+        (hit,) = store.hits("oasis-link")
+        assert (hit.table_id, hit.meter_before, hit.amount, hit.status) == (
+            b.t.journal_store.table_id,
+            5002,
+            5002,
+            "pending",
+        )
+        assert store.tables()[0][1] in ("A", "B") and store.table_names()[b.t.journal_store.table_id] == "Oasis 2"
+        # The table shows the floor's amount, pending, and leaves its confirmation to the floor.
+        (pending,) = snapshot(b.t)["jackpot"]["pending"]
+        assert (pending["box"], pending["amount"], pending["hand"]) == (1, 5002, "royal-flush")
+        with pytest.raises(TableError, match="confirm its hits on the floor display"):
+            b.t.confirm_jackpot(hit.hit_no, actor=SUPER)
+        journals_agree(store, [a, b])
+        store.confirm_hit(account="oasis-link", hit_no=hit.hit_no, by="floor:sam")
+        lb.pass_once()
+        assert snapshot(b.t)["jackpot"]["pending"] == []
+        # Replays change nothing: a second pass, and a restarted table's new link.
+        b.restart()
+        lb2 = link(b, store, pit="B")
+        lb2.pass_once()
+        journals_agree(store, [a, b])
+        assert [e.kind for e in b.t.journal_store.entries()].count("jackpot-floor-hit") == 1
+
+
+def test_link_loss_closes_the_progressive_and_the_backfill_counts_everything_once(
+    floor_url: str, tmp_path: Path
+) -> None:
+    with floor(floor_url) as real:
+        store = FlakyStore(real)
+        a = Table(tmp_path / "a", "Oasis 1")
+        la = link(a, store)
+        la.pass_once()
+        a.play(PLAIN)
+        store.down = True
+        with pytest.raises(FloorUnavailable):
+            la.pass_once()
+        la._close("floor link lost")  # what the link thread does on that failure
+        view = snapshot(a.t)["jackpot"]
+        assert (view["progressive"], view["progressive_detail"]) == ("closed", "floor link lost")
+        # The base game plays on; no jackpot-eligible bet is taken, and rounds played now feed nothing.
+        with pytest.raises(TableError, match="no bonus bet until it reopens"):
+            a.t.open_round([BoxBet(box=1, ante=10, bonus=5)], actor=DEALER)
+        a.play(PLAIN, bonus=False)
+        closed_round = [e for e in a.t.journal_store.entries() if e.kind == "round-settled"][-1]
+        assert closed_round.data["settlement"]["jackpot"]["contribution"] == 0
+        # A restart during the outage keeps the round's record (played without the jackpot) as it was.
+        recalled = a.t.recall[-1].to_json()
+        a.restart()
+        assert a.t.recall[-1].to_json() == recalled
+        la = link(a, store)
+        assert a.t.progressive == "closed"
+        store.down = False
+        la.pass_once()
+        assert a.t.progressive == "open"
+        account = real.account("oasis-link")
+        assert account.contributions == 2 and account.contribution_count == 1  # the first round's, once
+        journals_agree(real, [a])
+
+
+def test_the_floors_new_contribution_waits_for_the_round_to_end(floor_url: str, tmp_path: Path) -> None:
+    with floor(floor_url) as store:
+        a = Table(tmp_path / "a", "Oasis 1")
+        la = link(a, store)
+        la.pass_once()
+        a.t.open_round([BoxBet(box=1, ante=10, bonus=5), BoxBet(box=2, ante=10)], actor=DEALER)
+        store.set_parameters(account="oasis-link", increment=3, by="pat", reason="new promotion")
+        la.pass_once()
+        assert a.t.config.jackpot.contribution == 2 and a.t.staged is not None  # staged, not applied mid-round
+        for code in PLAIN:
+            a.counter += 1
+            a.t.on_card(code, counter=a.counter, shoe="SIM")
+        a.t.act(Action(1, "raise"), actor=DEALER)
+        a.t.act(Action(2, "fold"), actor=DEALER)
+        a.t.confirm_settlement(actor=DEALER)
+        assert a.t.config.jackpot.contribution == 3
+        configured = [e for e in a.t.journal_store.entries() if e.kind == "configured"][-1]
+        assert configured.actor == "admin:floor/pat"
+        la.pass_once()
+        journals_agree(store, [a])
+        (change,) = store.parameter_changes("oasis-link")
+        assert (change["by"], change["old_increment"], change["increment"]) == ("pat", 2, 3)
+
+
+def test_a_table_that_feeds_no_linked_account_is_refused_with_its_reason(floor_url: str, tmp_path: Path) -> None:
+    from floor import FloorConfigError
+
+    with open_store(floor_url) as store:
+        a = Table(tmp_path / "a", "Oasis 1")
+        with pytest.raises(FloorConfigError, match="feeds no linked account"):
+            link(a, store)
