@@ -15,7 +15,7 @@ ERRORS: tuple[type[BaseException], ...] = (FloorError,)
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "jackpot",
-        help="the floor's linked progressive jackpots (show)",
+        help="the floor's linked progressive jackpots (show, open, set)",
         description="Supervisors' and casino IT's view of the floor's linked progressive accounts.",
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
@@ -31,8 +31,42 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     where.add_argument("--data", metavar="DIR", help="a folder holding the embedded floor store (floor.sqlite3)")
     show.set_defaults(run=run_show)
 
+    opening = actions.add_parser(
+        "open",
+        help="open a linked progressive account at its reset (creates the floor store if needed)",
+        description="Open a linked progressive: which tables feed it (--scope floor, or pit/game with "
+        "--scope-value), its reset (base), its increment (what each losing box contributes) and its cap "
+        "(limit). Opening the same account again with the same parameters changes nothing.",
+    )
+    opening.add_argument("--name", required=True)
+    opening.add_argument("--scope", required=True, choices=("floor", "pit", "game"))
+    opening.add_argument("--scope-value", default="", help="the pit or the game (not for --scope floor)")
+    opening.add_argument("--reset", type=int, required=True, help="the meter after a hit (and at opening)")
+    opening.add_argument("--increment", type=int, required=True, help="each losing box's contribution")
+    opening.add_argument("--cap", type=int, required=True, help="the meter's limit (contributions past it overflow)")
+    opening.set_defaults(run=run_open)
 
-def _url(args: argparse.Namespace) -> str:
+    change = actions.add_parser(
+        "set",
+        help="change an account's reset, increment or cap (logged with who and why)",
+        description="Change a linked progressive's parameters. The meter does not move. Tables take the new "
+        "increment and reset between rounds (a round in play keeps the ones it opened with); the change is "
+        "logged with who and why, and each table journals it as a configuration change.",
+    )
+    change.add_argument("--name", required=True)
+    change.add_argument("--reset", type=int)
+    change.add_argument("--increment", type=int)
+    change.add_argument("--cap", type=int)
+    change.add_argument("--by", required=True, help="who makes the change (kept in the log)")
+    change.add_argument("--why", required=True, help="why (kept in the log)")
+    change.set_defaults(run=run_set)
+    for verb in (opening, change):
+        place = verb.add_mutually_exclusive_group(required=True)
+        place.add_argument("--db", metavar="URL", help="the floor database: postgresql://… or a SQLite file")
+        place.add_argument("--data", metavar="DIR", help="a folder for the embedded floor store (floor.sqlite3)")
+
+
+def _url(args: argparse.Namespace, *, create: bool = False) -> str:
     from floor import EMBEDDED_NAME
 
     if args.db is not None and args.db.startswith(("postgresql://", "postgres://")):
@@ -40,7 +74,7 @@ def _url(args: argparse.Namespace) -> str:
     path = Path(args.db.removeprefix("sqlite://")) if args.db is not None else Path(args.data) / EMBEDDED_NAME
     if path.is_dir():
         path = path / EMBEDDED_NAME
-    if not path.is_file():
+    if not path.is_file() and not (create and path.parent.is_dir()):
         raise FloorConfigError(f"{path}: no floor store here")
     return str(path)
 
@@ -68,3 +102,30 @@ def run_show(args: argparse.Namespace) -> int:
 
 def _feeds(scope: str, value: str, pit: str, game: str) -> bool:
     return scope == "floor" or (scope == "pit" and value == pit) or (scope == "game" and value == game)
+
+
+def run_open(args: argparse.Namespace) -> int:
+    from floor import open_store
+
+    with open_store(_url(args, create=True)) as store:
+        account = store.open_account(
+            name=args.name,
+            scope=args.scope,
+            scope_value=args.scope_value,
+            reset=args.reset,
+            increment=args.increment,
+            cap=args.cap,
+        )
+    sys.stdout.write(json.dumps(account.to_json(), indent=2) + "\n")
+    return 0
+
+
+def run_set(args: argparse.Namespace) -> int:
+    from floor import open_store
+
+    with open_store(_url(args)) as store:
+        account = store.set_parameters(
+            account=args.name, reset=args.reset, increment=args.increment, cap=args.cap, by=args.by, reason=args.why
+        )
+    sys.stdout.write(json.dumps(account.to_json(), indent=2) + "\n")
+    return 0

@@ -60,3 +60,21 @@ def test_jackpot_show_refuses_clearly(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["jackpot", "show", "--db", "postgresql://postgres@127.0.0.1:1/none?connect_timeout=1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("dealer-assist jackpot: floor unavailable: ") and err.count("\n") == 1
+
+
+def test_jackpot_open_and_set_from_the_command_line(tmp_path: Path, capsys: Any) -> None:
+    base = ["--data", str(tmp_path)]
+    args = ["--name", "pit-A", "--scope", "pit", "--scope-value", "A", "--reset", "5000", "--increment", "2"]
+    assert main(["jackpot", "open", *base, *args, "--cap", "60000"]) == 0
+    assert json.loads(capsys.readouterr().out)["meter"] == 5000
+    # The same account with other parameters is refused, naming it; nothing changes.
+    assert main(["jackpot", "open", *base, *args, "--cap", "70000"]) == 2
+    assert "already exists with other parameters" in capsys.readouterr().err
+    assert main(["jackpot", "set", *base, "--name", "pit-A", "--increment", "3", "--by", "pat", "--why", "promo"]) == 0
+    assert json.loads(capsys.readouterr().out)["increment"] == 3
+    assert main(["jackpot", "set", *base, "--name", "pit-A", "--increment", "3", "--by", "pat", "--why", "x"]) == 2
+    assert "already" in capsys.readouterr().err
+    with open_store(str(tmp_path)) as store:
+        (change,) = store.parameter_changes("pit-A")
+        assert (change["by"], change["reason"], change["old_increment"]) == ("pat", "promo", 2)
+        assert store.account("pit-A").meter == 5000  # a parameter change never moves the meter

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
@@ -18,6 +19,7 @@ from floor import FloorStore, FloorUnavailable, open_store
 from floor.base import Cursor
 from floor.link import FloorLink, LinkSettings
 from tests.controller.roundkit import passes
+from tests.waiting import wait_for
 
 DEALER = Actor("dana", "dealer")
 SUPER = Actor("sam", "supervisor")
@@ -70,8 +72,11 @@ class FlakyStore(FloorStore):
     def __init__(self, inner: FloorStore) -> None:
         self.inner = inner
         self.down = False
+        self.flowing = threading.Event()  # cleared: every operation hangs, as on a dead TCP connection
+        self.flowing.set()
 
     def _transaction(self, *, lock: bool) -> AbstractContextManager[Cursor]:
+        self.flowing.wait()
         if self.down:
             raise FloorUnavailable("floor unavailable: connection refused (test cut the link)")
         return self.inner._transaction(lock=lock)
@@ -224,3 +229,25 @@ def test_a_table_that_feeds_no_linked_account_is_refused_with_its_reason(floor_u
         a = Table(tmp_path / "a", "Oasis 1")
         with pytest.raises(FloorConfigError, match="feeds no linked account"):
             link(a, store)
+
+
+def test_a_hung_link_closes_the_progressive_and_it_reopens_when_the_floor_answers(
+    floor_url: str, tmp_path: Path
+) -> None:
+    with floor(floor_url) as real:
+        store = FlakyStore(real)
+        a = Table(tmp_path / "a", "Oasis 1")
+        la = FloorLink(table=a.t, store=store, settings=LinkSettings(pit="A", interval=0.05, timeout=1.0))
+        la.start()
+        try:
+            wait_for(lambda: a.t.progressive == "open", "the progressive to open")
+            store.flowing.clear()  # a pass now hangs: no error ever comes back
+            wait_for(lambda: a.t.progressive == "closed", "the watch to close the progressive")
+            assert a.t.progressive_detail == "floor link lost"
+            a.play(PLAIN, bonus=False)  # the base game plays on
+            store.flowing.set()
+            wait_for(lambda: a.t.progressive == "open", "the progressive to reopen after the backfill")
+            journals_agree(real, [a])
+        finally:
+            store.flowing.set()
+            la.stop()
