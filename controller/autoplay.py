@@ -90,11 +90,13 @@ def random_bets(table: TableService, rng: random.Random, cfg: AutoplayConfig) ->
     count = rng.randint(1, min(cfg.max_boxes, config.boxes))
     boxes = sorted(rng.sample(range(1, config.boxes + 1), count))
     step = max(1, config.min_bet)
+    # A closed linked progressive takes no jackpot-eligible bet: players keep to the base game.
+    closed = table.progressive == "closed" and config.jackpot.enabled and config.jackpot.requires_bonus
     bets = []
     for number in boxes:
         ante = rng.randrange(config.min_bet, config.max_bet + 1, step)
         bonus = 0
-        if config.bonus.enabled and rng.random() < cfg.bonus_rate:
+        if config.bonus.enabled and not closed and rng.random() < cfg.bonus_rate:
             bonus = rng.randint(config.bonus.min_bet, config.bonus.max_bet)
         if rng.random() < cfg.shared_rate and ante >= 2 * config.min_bet and config.max_bettors > 1:
             first = rng.randrange(config.min_bet, ante - config.min_bet + 1, step) if ante > 2 * step else step
@@ -146,7 +148,8 @@ class AutoPlayer:
                 return self._shuffle(due)
             if rnd is None:
                 self._new_round()
-                if table.last_bets and self._rng.random() < self.config.repeat_rate:
+                closed = table.progressive == "closed" and any(b.bonus for b in table.last_bets)
+                if table.last_bets and not closed and self._rng.random() < self.config.repeat_rate:
                     table.repeat_last_bets(actor=DEALER)
                     return "repeated the last bets"
                 table.open_round(random_bets(table, self._rng, self.config), actor=DEALER)

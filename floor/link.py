@@ -246,9 +246,16 @@ class FloorLink:
             self._threads.append(thread)
 
     def stop(self) -> None:
+        """Stop passing; one last pass ships what was journaled meanwhile (a floor that cannot take it
+        gets it from the next start's backfill)."""
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=5)
+        if self._threads:
+            try:
+                self.pass_once()
+            except (FloorError, TableError) as exc:
+                log.warning("floor link: the last pass did not complete (the next start backfills): %s", exc)
 
     def _close(self, detail: str) -> None:
         if self.table.config.jackpot.enabled:

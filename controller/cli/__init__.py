@@ -20,6 +20,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.history",
     "controller.cli.journal",
     "controller.cli.table",
+    "controller.cli.demo",
     "floor.cli",
     "drivers.cli",
     "web_display.cli",

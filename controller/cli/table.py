@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import signal
 import sys
@@ -63,43 +62,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="take JSON-line commands on stdin and answer on stdout (test rigs, technicians)",
     )
     run.set_defaults(run=run_table)
-
-    demo = subparsers.add_parser(
-        "demo",
-        help="a whole simulated table: simulated shoe and camera, table service, displays, simulated players",
-        description="A complete simulated table on the embedded store (SQLite under --data): the simulated "
-        "shoe on a pseudo-terminal, the table service, the dealer and floor displays on --port (opened in "
-        "the browser), and simulated players and dealer dealing rounds on their own. A simulated camera "
-        "watches the layout and checks the deal (misdeals become tilts) unless --no-camera. Accounts dealer, "
-        "supervisor and admin get --demo-password (or a random password, printed). Stops cleanly on "
-        "Ctrl-C or SIGTERM.",
-    )
-    demo.add_argument("--game", default="oasis", help="oasis, casino-holdem, holdem-exchange or holdem-bonus")
-    demo.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
-    demo.add_argument("--port", type=int, default=8000, help="the dealer display's port (default 8000; 0: any)")
-    demo.add_argument("--host", default="127.0.0.1", help="the displays' address (default 127.0.0.1)")
-    demo.add_argument("--pace", type=float, default=1.0, help="seconds between steps; 0 = as fast as it goes")
-    demo.add_argument(
-        "--showdown",
-        type=float,
-        default=6.0,
-        help="seconds each showdown stays on the displays before the simulated dealer confirms it (default 6; "
-        "in steps of --pace, none at --pace 0)",
-    )
-    demo.add_argument("--no-browser", action="store_true", help="do not open a browser")
-    demo.add_argument("--demo-password", help="password of the demo accounts (default: a random one, printed)")
-    demo.add_argument("--seed", type=int, default=None, help="shuffle and play reproducibly")
-    demo.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
-    demo.add_argument(
-        "--no-camera", action="store_true", help="no simulated camera over the table (and no camera checks)"
-    )
-    demo.add_argument(
-        "--camera-fps",
-        type=float,
-        default=3.0,
-        help="frames the simulated camera reads per second (default 3; each 1920x1080 frame costs tens of ms)",
-    )
-    demo.set_defaults(run=run_demo)
 
 
 def _stop_on_signals() -> threading.Event:
@@ -295,14 +257,17 @@ def _serve(
     tls: Any = None,
     forwarded_allow_ips: str | None = None,
     metrics: Any = None,
+    others: dict[str, Any] | None = None,
 ) -> Any:
-    """The dealer and floor displays for this table (and /metrics), served in this process."""
+    """The dealer and floor displays for this table and ``others`` (name -> table service), and /metrics."""
     from web_display.core.config import Settings
     from web_display.main import create_app
     from web_display.server import serve
 
     # Settings also come from DEALER_ASSIST_WEB_* (e.g. SECURE_COOKIES behind a proxy, METRICS_TOKEN).
-    app = create_app(settings=Settings(data_dir=data), tables={live.table.config.name: live.table}, metrics=metrics)
+    app = create_app(
+        settings=Settings(data_dir=data), tables={live.table.config.name: live.table, **(others or {})}, metrics=metrics
+    )
     return serve(app, host=host, port=port, tls=tls, forwarded_allow_ips=forwarded_allow_ips)
 
 
@@ -331,136 +296,3 @@ def _control_loop(live: Any, stop: threading.Event, handle: Any) -> None:
             continue
         _say(handle(live.table, line))
     stop.set()
-
-
-def run_demo(args: argparse.Namespace) -> int:
-    from controller.autoplay import AutoplayConfig, AutoPlayer
-    from controller.config import build_config
-    from controller.console import render
-    from controller.live import LiveConfig, LiveTable
-    from controller.table import Actor
-    from controller.view import snapshot
-    from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
-    from web_display.accounts import ensure_demo_accounts
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    if args.pace < 0:
-        raise ControllerError("--pace must be 0 or more seconds")
-    if not 0 <= args.showdown <= 600:
-        raise ControllerError("--showdown must be between 0 and 600 seconds")
-    if not 0.1 <= args.camera_fps <= 30:
-        raise ControllerError("--camera-fps must be between 0.1 and 30")
-    config = build_config({"game": args.game, "name": "Demo table"})
-    stop = _stop_on_signals()
-    # The table first: its journal says where the shoe's draw counter must continue from.
-    live = LiveTable(config=LiveConfig(data=args.data, shoe=None, table=config))
-    resume = live.table.last_counter or 0
-    if live.table.round is not None:
-        # A new simulated shoe has a new deck: it cannot finish the old deal.
-        live.table.void_round(
-            actor=Actor("demo", "supervisor"), why="demo restarted: the simulated shoe has a new deck"
-        )
-    live.stop()
-    sim = SimulatedShoeProcess(config=SimConfig(seed=args.seed, draw_counter=resume, shoe_id="DEMO-SHOE"))
-    sim.start()
-    try:
-        live = LiveTable(config=LiveConfig(data=args.data, shoe=sim.device_path, table=config))
-        password = ensure_demo_accounts(args.data, args.demo_password)
-        web = _serve(live, data=args.data, host=args.host, port=args.port)
-        live.start()
-        if not live.link_up.wait(15):
-            web.stop()
-            live.stop()
-            raise ControllerError("the simulated shoe did not connect within 15 s")
-
-        try:
-            camera = None if args.no_camera else _demo_camera(live, fps=args.camera_fps, seed=args.seed)
-        except BaseException:
-            web.stop()
-            live.stop()
-            raise
-
-        def draw() -> None:
-            sim.draw()
-
-        def shuffle() -> None:
-            sim.command("shuffle")
-            if camera is not None:
-                # A dealer opens the next round on a clear layout: the camera must have seen the
-                # last round's cards go, or the new ones on the same spots would pass for them.
-                camera.wait_until_clear()
-
-        steps = round(args.showdown / args.pace) if args.pace else 0
-        player = AutoPlayer(
-            table=live.table,
-            draw=draw,
-            new_round=shuffle,
-            shoe_signals_new_deck=True,
-            config=AutoplayConfig(pace=args.pace, seed=args.seed, showdown_steps=steps),
-        )
-        last_round = [live.table.round_no]
-
-        def show(view: dict[str, Any]) -> None:
-            if view["phase"] == "showdown" or view["tilts"] or view["round"] != last_round[0]:
-                if camera is not None and view["phase"] == "showdown":
-                    print(_camera_line(camera.health()), flush=True)
-                last_round[0] = view["round"]
-                print(render(view) + "\n", flush=True)
-
-        live.table.subscribe(show)
-        url = _dealer_url(web.url, live)
-        print(f"demo: {config.name} playing {live.table.config.game}, data in {args.data}, shoe {sim.device_path}")
-        print(f"dealer display: {url}   floor: {web.url}/floor   admin: {web.url}/admin")
-        shown = "(given with --demo-password)" if args.demo_password else password
-        print(f"sign in as dealer, supervisor or admin with the password {shown}")
-        if camera is not None:
-            camera.start()
-            print(
-                f"camera: simulated {camera.camera.renderer.view.width_px}x{camera.camera.renderer.view.height_px} "
-                f"at {args.camera_fps:g} frames/s over zones {', '.join(camera.link.places)}; "
-                "misdeals it sees become tilts (--no-camera to turn it off)"
-            )
-        print(render(snapshot(live.table)) + "\n", flush=True)
-        if not args.no_browser:
-            _open_browser(url)
-        started = live.table.now()
-        player.start()
-        camera_down = False
-        try:
-            while not stop.wait(0.2):
-                if camera is not None and camera.link.failed.is_set() and not camera_down:
-                    # The camera raised its tilt; the console says so loudly too (a supervisor may play on).
-                    camera_down = True
-                    print(_camera_line(camera.health()), file=sys.stderr, flush=True)
-                if args.rounds is not None and live.table.rounds_since(started) >= args.rounds:
-                    break
-        finally:
-            player.stop()
-            if camera is not None:
-                camera.stop()
-                print(_camera_line(camera.health()), file=sys.stderr)
-            web.stop()
-            live.stop()
-    finally:
-        sim.stop()
-    print(f"demo stopped after round {live.table.round_no}; journal in {args.data}", file=sys.stderr)
-    return 0
-
-
-def _demo_camera(live: Any, *, fps: float, seed: int | None) -> Any:
-    """The simulated camera over the demo layout, calibrated from its markers; not yet running."""
-    from vision.director import DemoCamera, DirectorSettings
-
-    return DemoCamera(table=live.table, fps=fps, director=DirectorSettings(seed=seed))
-
-
-def _camera_line(health: Any) -> str:
-    """The camera's health in one line, for the console and the log."""
-    if health.state == "failed":
-        return f"camera: FAILED after {health.frames} frames: {health.failure}"
-    cards = sum(health.cards.values())
-    covered = ", ".join(sorted(health.covered)) or "none"
-    return (
-        f"camera: {health.state}, {health.frames} frames, {cards} card(s) on the layout, "
-        f"covered zones: {covered}, {health.tilts} tilt(s) raised"
-    )
