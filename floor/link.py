@@ -87,6 +87,7 @@ class FloorLink:
             FloorUnavailable: the floor cannot be reached.
         """
         config, settings, store = self.table.config, self.settings, self.store
+        store.migrate()  # a table started while the floor was down meets its schema here first
         store.add_table(table_id=self.table_id, pit=settings.pit, game=config.game, name=config.name)
         if config.jackpot.enabled:
             feeds = store.feeds(self.table_id)

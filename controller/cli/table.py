@@ -210,7 +210,9 @@ def _join_floor(table: Any, *, url: str | None, pit: str, account: str | None) -
     try:
         store = open_store(url, timeout=2.0)
     except FloorUnavailable as exc:
-        raise ControllerError(f"--floor {url}: {exc}") from None
+        # The base game plays on: the link joins (and migrates) when the floor answers.
+        print(f"--floor: {exc}; the table plays with its progressive closed until the floor answers", file=sys.stderr)
+        store = open_store(url, timeout=2.0, migrate=False)
     try:
         return _Floor(store, FloorLink(table=table, store=store, settings=LinkSettings(pit=pit, account=account)))
     except BaseException:
