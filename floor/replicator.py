@@ -54,21 +54,44 @@ class Replicator:
         Raises:
             FloorUnavailable: the floor failed; the batches stored before it stay, the rest wait for the next pass.
             FloorIntegrityError: the floor holds a different entry under one of this table's numbers, or
-                the entries it lacks were archived out of the live journal (a gap the floor must not get).
+                entries it lacks are in neither the archives nor the live journal (a gap the floor must not get).
             FloorConfigError: the table is not on the floor.
         """
         floor_seq = self.store.last_seq(self.table_id)
-        base = getattr(self.journal, "base_seq", 0)
-        if floor_seq < base:
+        if floor_seq < self.journal.base_seq:
+            # The floor lacks entries that were archived out of the live file (a table joining a floor
+            # late, or after a long outage): read them from the archive segments, then the live file.
+            return self._ship_from_archives(floor_seq)
+        if floor_seq > self.journal.base_seq:
+            self._check_joint(self.journal, floor_seq)
+        return self._ship(self.journal, floor_seq)
+
+    def _ship_from_archives(self, floor_seq: int) -> Shipped:
+        from controller.journal.archive import Segments
+
+        path = getattr(self.journal, "path", None)
+        if path is None:
             raise FloorIntegrityError(
-                f"table {self.table_id}: the floor has entries up to {floor_seq} but the live journal starts after "
-                f"{base} (older ones are archived): replicate the archive segments first"
+                f"table {self.table_id}: the floor has entries up to {floor_seq} but the live journal starts "
+                f"after {self.journal.base_seq}, and this journal has no archive to read them from"
             )
-        if floor_seq > base:
-            self._check_joint(floor_seq)
+        segments = Segments(journal=path, checked=True)
+        try:
+            if segments.parts[0].base_seq > floor_seq:
+                raise FloorIntegrityError(
+                    f"table {self.table_id}: the floor has entries up to {floor_seq}, but the oldest archive "
+                    f"starts after {segments.parts[0].base_seq}: entries are missing"
+                )
+            if floor_seq > 0:
+                self._check_joint(segments, floor_seq)
+            return self._ship(segments, floor_seq)
+        finally:
+            segments.close()
+
+    def _ship(self, source: JournalStore, floor_seq: int) -> Shipped:
         added = 0
         pending: list[Entry] = []
-        for entry in self.journal.entries(after=floor_seq):
+        for entry in source.entries(after=floor_seq):
             pending.append(entry)
             if len(pending) >= self.batch:
                 added += self._store_batch(pending)
@@ -84,11 +107,11 @@ class Replicator:
             self.before_batch(entries)
         return self.store.replicate(table_id=self.table_id, entries=entries)
 
-    def _check_joint(self, seq: int) -> None:
+    def _check_joint(self, source: JournalStore, seq: int) -> None:
         """The floor's newest entry must be the journal's entry of that number (same hash): resuming on a
         floor copy that went another way (another table's journal, a restored older journal) is refused."""
         floor = next(iter(self.store.journal(self.table_id, after=seq - 1)), None)
-        local = next(iter(self.journal.entries(after=seq - 1)), None)
+        local = next(iter(source.entries(after=seq - 1)), None)
         if floor is None or local is None or local.seq != seq or floor.hash != local.hash:
             raise FloorIntegrityError(
                 f"table {self.table_id}: entry {seq} on the floor is not this journal's entry {seq}; "

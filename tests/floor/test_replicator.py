@@ -102,3 +102,26 @@ def test_postgres_stopped_mid_replication_loses_and_duplicates_nothing(pg_cluste
         assert replicator.unavailable > 0 and replicator.link_up
         _same(store, journal)  # every entry once, in order, unchanged
     journal.close()
+
+
+def test_a_table_joining_late_ships_its_archived_months_then_the_live_file(floor_url: str, tmp_path: Path) -> None:
+    from controller.journal.archive import Segments, segment_paths
+    from tests.controller.journal.kit import Clock, open_table, play
+
+    folder = tmp_path / "table"
+    table = open_table(folder / "journal.sqlite3", clock=Clock(step=3600.0))  # about a day per round
+    play(table, 100)
+    assert len(segment_paths(folder / "journal.sqlite3")) >= 2  # archived months and the live file
+    journal = table.journal_store
+    assert journal.base_seq > 0
+    with open_store(floor_url) as store:
+        store.add_table(table_id=journal.table_id, pit="A", game="oasis")
+        shipped = Replicator(journal=journal, store=store, batch=64).ship()
+        everything = Segments(journal=folder / "journal.sqlite3")
+        try:
+            assert [e.hash for e in store.journal(journal.table_id)] == [e.hash for e in everything.entries()]
+        finally:
+            everything.close()
+        assert shipped.floor_seq == journal.last_seq
+        assert Replicator(journal=journal, store=store).ship().added == 0
+    journal.close()
