@@ -32,13 +32,17 @@ from controller.redaction import for_display, recalled_visibility, visibility
 from controller.table import DEAL_SEQUENCE_REPORTS, REPORTABLE, Actor, TableService, _settings
 from controller.telemetry import observe_appends
 from controller.view import recalled
+from floor import FloorUnavailable, open_store
+from floor.link import FloorLink, LinkSettings
 from tests.controller.strategies import decision
+from tests.floor.kit import FlakyStore
 from web_display.api.routes.tables import _done
 
 DEALER = Actor("dana", "dealer")
 SUPER = Actor("sam", "supervisor")
 ADMIN = Actor("ada", "admin")
 CODES = [c.code for c in DECK]
+LINK_STATE = ("progressive", "progressive_detail", "meter", "pending")
 
 # Each game with its progressive on and a hit hand common enough that hits, shares and confirmations
 # happen in a short run.
@@ -67,11 +71,15 @@ class FromScratch(SqliteJournal):
         return None
 
 
-def dump(table: TableService) -> dict[str, Any]:
-    """Everything a restart must give back."""
+def dump(table: TableService, *, linked: bool = False) -> dict[str, Any]:
+    """Everything a restart must give back. A table on a floor gets its progressive's meter, pending
+    hits and open/closed state from its link, not its journal: those are checked against the floor."""
     rnd = table.round
+    view = table.view()
+    if linked:
+        view["jackpot"] = {k: v for k, v in view["jackpot"].items() if k not in LINK_STATE}
     return {
-        "view": table.view(),
+        "view": view,
         "round": table.round_no,
         "version": table.version,
         "settings": table.journaled_settings,
@@ -80,13 +88,14 @@ def dump(table: TableService) -> dict[str, Any]:
         "events": None if rnd is None else [repr(e) for e in rnd.events],
         "jackpot_meter": None if rnd is None else rnd.jackpot_meter,
         "recall": [item.to_json() for item in table.recall],
-        "account": table.jackpot_account(),
+        "account": None if linked else table.jackpot_account(),
         "expected": table.expected(),
     }
 
 
 class TableMachine(RuleBasedStateMachine):
     game = "oasis"
+    linked = False  # LinkedTableMachine: the table plays the floor's linked progressive
 
     def __init__(self) -> None:
         super().__init__()
@@ -334,10 +343,10 @@ class TableMachine(RuleBasedStateMachine):
     def restart(self, from_scratch: bool) -> None:
         """The process ends (power cut, update) and the table is opened again, from the newest
         checkpoint (as a restart does) or from the first entry."""
-        before = dump(self.table)
+        before = dump(self.table, linked=self.linked)
         self.table._store.close()
         self.table = self._open(TableService, store=FromScratch if from_scratch else SqliteJournal)
-        assert dump(self.table) == before
+        assert dump(self.table, linked=self.linked) == before
 
     # ------------------------------------------------------------------------------ invariants
 
@@ -348,7 +357,7 @@ class TableMachine(RuleBasedStateMachine):
         reopened_store = SqliteJournal(path=self.path, read_only=True)
         try:
             reopened = TableService(store=reopened_store, clock=self.clock, checkpoint_every=2)
-            assert dump(reopened) == dump(table)
+            assert dump(reopened, linked=self.linked) == dump(table, linked=self.linked)
             journal = {e.seq: e for e in reopened_store.entries()}
         finally:
             reopened_store.close()
@@ -357,7 +366,7 @@ class TableMachine(RuleBasedStateMachine):
         # No round is paid twice; the progressive holds exactly what the settled rounds put in and took.
         settled = [e for e in journal.values() if e.kind == "round-settled"]
         assert max(Counter(e.data["round"] for e in settled).values(), default=1) == 1
-        account = table.jackpot_account()
+        account = None if self.linked else table.jackpot_account()
         if account is not None:
             paid_in = sum(e.data["settlement"]["jackpot"]["contribution"] for e in settled)
             won = sum(h["amount"] for e in settled for h in e.data["settlement"]["jackpot"]["hits"])
@@ -379,8 +388,81 @@ class TableMachine(RuleBasedStateMachine):
         self.texts.clear()
 
 
-def run_machine(game: str, config: settings) -> None:
-    machine: Any = type(f"{game.title().replace('-', '')}Machine", (TableMachine,), {"game": game})
+class LinkedTableMachine(TableMachine):
+    """The same table joined to a floor (embedded store): link passes, outages, hits confirmed on the
+    floor and parameter changes interleave with everything else; the floor must always be an exact
+    copy of a prefix of the journal and its account exactly what the replicated rounds put in and took."""
+
+    linked = True
+
+    def _open(self, kind: type[TableService], *, config: Any = None, store: type = SqliteJournal) -> TableService:
+        table = super()._open(kind, config=config, store=store)
+        if not hasattr(self, "floor"):
+            self.floor = FlakyStore(open_store(str(self.folder / "floor.sqlite3")))
+            jackpot = table.config.jackpot
+            self.floor.open_account(
+                name="linked", scope="floor", reset=jackpot.reset, increment=jackpot.contribution, cap=1_000_000
+            )
+            self.last_pass_ok = True
+        self.link = FloorLink(table=table, store=self.floor, settings=LinkSettings(pit="A"))
+        return table
+
+    def teardown(self) -> None:
+        self.floor.close()
+        super().teardown()
+
+    @rule()
+    def floor_pass(self) -> None:
+        try:
+            self.link.pass_once()
+            self.last_pass_ok = True
+        except FloorUnavailable:
+            self.last_pass_ok = False
+            self.link._close("floor link lost")  # what the link's thread does
+
+    @rule(down=st.booleans())
+    def floor_link(self, down: bool) -> None:
+        self.floor.down = down
+        if down:
+            self.floor_pass()
+
+    @rule(data=st.data())
+    def floor_confirms_a_hit(self, data: st.DataObject) -> None:
+        if self.floor.down:
+            return
+        pending = [h.hit_no for h in self.floor.hits("linked") if h.status == "pending"]
+        if pending:
+            self.floor.confirm_hit(account="linked", hit_no=data.draw(st.sampled_from(pending)), by="floor:sam")
+
+    @rule(increment=st.integers(1, 4))
+    def floor_changes_the_increment(self, increment: int) -> None:
+        if not self.floor.down and self.floor.account("linked").increment != increment:
+            self.floor.set_parameters(account="linked", increment=increment, by="pat", reason="model")
+
+    @invariant()
+    def the_floor_copies_the_journal(self) -> None:
+        if self.floor.down:
+            return
+        local = {e.seq: e for e in self.table.journal_store.entries()}
+        shipped = list(self.floor.journal(self.table.journal_store.table_id))
+        assert all(local[e.seq].hash == e.hash for e in shipped)
+        account = self.floor.account("linked")
+        assert account.meter == account.seeded + account.contributions - account.won + account.corrections
+        if self.last_pass_ok:
+            settled = [e for e in shipped if e.kind == "round-settled"]
+            paid_in = sum(e.data["settlement"]["jackpot"]["contribution"] for e in settled)
+            assert account.contributions + account.overflow == paid_in
+            hits = [e for e in local.values() if e.kind == "jackpot-floor-hit"]
+            assert account.won == sum(e.data["amount"] for e in hits)
+            assert len({e.data["settled"] for e in hits}) == len(hits) == account.hits
+        # A round opened while the progressive was closed took no jackpot-eligible bet and plays without it.
+        rnd = self.table.round
+        if rnd is not None and self.table._opened.get("progressive") == "closed":
+            assert not any(b.bonus for b in rnd.bets) and not rnd.config.jackpot.enabled
+
+
+def run_machine(game: str, config: settings, *, machine_class: type[TableMachine] = TableMachine) -> None:
+    machine: Any = type(f"{game.title().replace('-', '')}Machine", (machine_class,), {"game": game})
     machine.TestCase.settings = config
     machine.TestCase().runTest()
 
@@ -391,6 +473,10 @@ QUICK = settings(max_examples=30, stateful_step_count=50, deadline=None, suppres
 @pytest.mark.parametrize("game", list(GAMES))
 def test_the_table_machine(game: str) -> None:
     run_machine(game, QUICK)
+
+
+def test_the_table_machine_on_a_floor() -> None:
+    run_machine("oasis", QUICK, machine_class=LinkedTableMachine)
 
 
 @pytest.mark.slow

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -16,9 +15,9 @@ from controller.journal.sqlite import SqliteJournal
 from controller.table import Actor, TableError, TableService
 from controller.view import snapshot
 from floor import FloorStore, FloorUnavailable, open_store
-from floor.base import Cursor
 from floor.link import FloorLink, LinkSettings
 from tests.controller.roundkit import passes
+from tests.floor.kit import FlakyStore
 from tests.waiting import wait_for
 
 DEALER = Actor("dana", "dealer")
@@ -64,32 +63,6 @@ class Table:
         self.t.act(Action(1, "raise"), actor=DEALER)
         self.t.act(Action(2, "fold"), actor=DEALER)
         self.t.confirm_settlement(actor=DEALER)
-
-
-class FlakyStore(FloorStore):
-    """A real floor store whose connection can be cut: every operation then fails as a dead link does."""
-
-    def __init__(self, inner: FloorStore) -> None:
-        self.inner = inner
-        self.down = False
-        self.flowing = threading.Event()  # cleared: every operation hangs, as on a dead TCP connection
-        self.flowing.set()
-
-    def _transaction(self, *, lock: bool) -> AbstractContextManager[Cursor]:
-        self.flowing.wait()
-        if self.down:
-            raise FloorUnavailable("floor unavailable: connection refused (test cut the link)")
-        return self.inner._transaction(lock=lock)
-
-    @property
-    def _for_update(self) -> str:
-        return self.inner._for_update
-
-    def _has_table(self, cur: Cursor, name: str) -> bool:
-        return self.inner._has_table(cur, name)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 @contextmanager
