@@ -4,7 +4,6 @@ test drives, with tilts raised and cleared, and an independent sum over the jour
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -32,80 +31,89 @@ class Clock:
         return self.now
 
 
-@dataclass
-class Played:
-    folder: Path
-    table: TableService
-    clock: Clock
-    tilts: list[tuple[str, float]] = field(default_factory=list)  # (kind, seconds it was open)
+class Table:
+    """A real table in ``folder`` (jackpot hitting often: two pair, 2 %), played by the autoplayer on ``clock``."""
 
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        game: str = "oasis",
+        start: datetime = START,
+        step: timedelta = timedelta(seconds=3),
+        seed: int = 1,
+        keep_months: int | None = 2,
+    ) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        self.folder = folder
+        self.clock = Clock(start, step)
+        config = build_config(
+            {
+                "game": game,
+                "jackpot": {
+                    "enabled": True,
+                    "reset": 10_000,
+                    "contribution": 2,
+                    "hit_hands": {"two-pair": 2},
+                    "requires_bonus": False,
+                },
+            }
+        )
+        self.store = SqliteJournal(path=folder / "journal.sqlite3", durable=False, keep_months=keep_months)
+        self.table = TableService(config=config, store=self.store, clock=self.clock)
+        rng = random.Random(seed)
+        deck: list[str] = []
+        counter = iter(range(1, 10**7))
 
-def play(
-    folder: Path,
-    *,
-    game: str = "oasis",
-    rounds: int,
-    start: datetime = START,
-    step: timedelta = timedelta(seconds=3),
-    seed: int = 1,
-    tilt_every: int = 0,
-) -> Played:
-    """Play ``rounds`` settled rounds on a fresh table in ``folder``; every ``tilt_every``-th round a tilt is
-    reported mid-deal and cleared by a supervisor a while later (missing-card → continue, or every other
-    one a dealer-card-exposed → cancel, which voids that round). The jackpot hits often (two pair, 2 %)."""
-    folder.mkdir(parents=True, exist_ok=True)
-    clock = Clock(start, step)
-    config = build_config(
-        {
-            "game": game,
-            "jackpot": {"enabled": True, "reset": 10_000, "contribution": 2, "hit_hands": {"two-pair": 2}}
-            | ({"requires_bonus": False}),
-        }
-    )
-    store = SqliteJournal(path=folder / "journal.sqlite3", durable=False)
-    table = TableService(config=config, store=store, clock=clock)
-    rng = random.Random(seed)
-    deck: list[str] = []
-    counter = iter(range(1, 10**7))
+        def shuffle() -> None:
+            deck[:] = [c.code for c in shuffled_deck(rng)]
 
-    def shuffle() -> None:
-        deck[:] = [c.code for c in shuffled_deck(rng)]
+        def draw() -> None:
+            self.table.on_card(deck.pop(), counter=next(counter), shoe="TEST")
 
-    def draw() -> None:
-        table.on_card(deck.pop(), counter=next(counter), shoe="TEST")
+        self.player = AutoPlayer(
+            table=self.table, draw=draw, new_round=shuffle, config=AutoplayConfig(pace=0, seed=seed, showdown_steps=0)
+        )
+        self.tilts: list[tuple[str, float]] = []  # (kind, seconds from raised to cleared)
+        self._tilted = 0
 
-    player = AutoPlayer(
-        table=table, draw=draw, new_round=shuffle, config=AutoplayConfig(pace=0, seed=seed, showdown_steps=0)
-    )
-    played = Played(folder=folder, table=table, clock=clock)
-    settled = 0
-    tilted = 0
-    while settled < rounds:
-        done = player.step()
-        if done == "confirmed the settlement":
-            settled += 1
-        rnd = table.round
-        if (
-            tilt_every
-            and rnd is not None
-            and rnd.cards_dealt == 2
-            and table.round_no % tilt_every == 0
-            and table.round_no > tilted
-        ):
-            tilted = table.round_no
-            kind = "dealer-card-exposed" if (tilted // tilt_every) % 2 == 0 else "missing-card"
-            raised = table.report(kind, actor=DEALER)
-            clock.now += timedelta(seconds=30 + tilted)
-            cleared = table.clear_tilt(
-                raised.data["tilt"],
-                resolution="cancel" if kind == "dealer-card-exposed" else "continue",
-                actor=SUPER,
-                why="checked",
-            )
-            took = datetime.fromisoformat(cleared.at) - datetime.fromisoformat(raised.at)
-            played.tilts.append((kind, took.total_seconds()))
-        assert not player.errors, list(player.errors)
-    return played
+    def play(self, rounds: int, *, tilt_every: int = 0) -> None:
+        """Play ``rounds`` settled rounds; every ``tilt_every``-th round a tilt is reported mid-deal and cleared
+        by a supervisor a while later (missing-card → continue, or every other one a dealer-card-exposed →
+        cancel, which voids that round)."""
+        settled = 0
+        table = self.table
+        while settled < rounds:
+            if self.player.step() == "confirmed the settlement":
+                settled += 1
+            rnd = table.round
+            due = tilt_every and table.round_no % tilt_every == 0 and table.round_no > self._tilted
+            if due and rnd is not None and rnd.cards_dealt == 2:
+                self._tilted = table.round_no
+                kind = "dealer-card-exposed" if (self._tilted // tilt_every) % 2 == 0 else "missing-card"
+                raised = table.report(kind, actor=DEALER)
+                self.clock.now += timedelta(seconds=30 + self._tilted)
+                cleared = table.clear_tilt(
+                    raised.data["tilt"],
+                    resolution="cancel" if kind == "dealer-card-exposed" else "continue",
+                    actor=SUPER,
+                    why="checked",
+                )
+                took = datetime.fromisoformat(cleared.at) - datetime.fromisoformat(raised.at)
+                self.tilts.append((kind, took.total_seconds()))
+            assert not self.player.errors, list(self.player.errors)
+
+    def entries(self) -> list[Any]:
+        from controller.journal.archive import Segments
+
+        segments = Segments(journal=self.folder / "journal.sqlite3")
+        try:
+            return list(segments.entries())
+        finally:
+            segments.close()
+
+    def close(self) -> None:
+        self.store.close()
 
 
 def independent_sums(entries: list[Any], *, start: str, end: str) -> dict[str, Any]:
