@@ -4,8 +4,8 @@ Mount with ``app.include_router(reports_router(store=lambda: the_store))``; link
 so the router works under any prefix. Reports only read; they show no cards.
 """
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: FastAPI must see the endpoints' dependency annotations as
+# objects, and they name a function local to reports_router.
 import html
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
