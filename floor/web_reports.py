@@ -20,7 +20,7 @@ from floor.errors import FloorError, FloorUnavailable
 from floor.report_cli import TEXT_COLUMNS, make_report, row_name, text_cells
 from floor.report_periods import DEFAULT_SHIFTS, shift_starts, zone
 from floor.report_sources import FloorSource
-from floor.reports import Level, Report
+from floor.reports import LEVELS, Level, Report, ReportError
 
 
 class _Params:
@@ -34,14 +34,16 @@ class _Params:
         day: str | None = None,
         shift: str | None = None,
         group: str = "range",
-        by: Level = "table",
+        by: str = "table",
         tz: str | None = None,
         shifts: str | None = None,
         pit: Annotated[list[str] | None, Query()] = None,
         table: Annotated[list[str] | None, Query()] = None,
     ) -> None:
         self.start, self.to, self.day, self.shift = start or None, to or None, day or None, shift or None
-        self.group, self.by, self.tz, self.shifts = group, by, tz or None, shifts or None
+        self.by: Level = by if by in LEVELS else "table"
+        self._bad_by = None if by in LEVELS else by
+        self.group, self.tz, self.shifts = group, tz or None, shifts or None
         self.pit, self.table = pit or [], table or []
 
     def query(self, **extra: str) -> str:
@@ -64,6 +66,8 @@ class _Params:
 
     def report(self, store: FloorStore) -> Report:
         """Raises: ReportError, FloorUnavailable (as :func:`floor.report_cli.make_report`)."""
+        if self._bad_by is not None:
+            raise ReportError(f"by {self._bad_by!r}: one of {', '.join(LEVELS)}")
         day = self.day
         if not (self.start or day or self.shift):
             day = today(tz=self.tz, shifts=self.shifts)

@@ -98,6 +98,9 @@ def test_refusals_are_one_line_and_never_a_traceback(store: FloorStore, pg_clust
     backwards = client.get("/api/reports", params={"from": "2026-11-25", "to": "2026-11-24"})
     assert backwards.status_code == 400 and "is not after" in backwards.json()["detail"]
     assert client.get("/api/reports", params={**RANGE, "format": "xml"}).status_code == 400
+    assert client.get("/api/reports", params={**RANGE, "by": "casino"}).json() == {
+        "detail": "by 'casino': one of table, pit, floor"
+    }
     page = client.get("/reports", params={"from": "soon"})
     assert page.status_code == 400 and "give a date or time" in page.text and "<form" in page.text
     gone = open_store("postgresql://postgres@127.0.0.1:1/none?connect_timeout=1", migrate=False, timeout=1)
