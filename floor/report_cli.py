@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "report",
         help="shift, day and range reports: rounds, drop, win, hold %%, jackpots, tilts",
-        description="Rounds, rounds per table-hour, drop by bet, win, hold %%, payouts, jackpot contributions "
+        description="Rounds, rounds per table-hour, drop by bet, win, hold %, payouts, jackpot contributions "
         "and hits, and tilts with their time to clear, per table, pit or the whole floor, from the replicated "
         "journals (--db, or --data with floor.sqlite3) or one table's own journal (--data with journal.sqlite3). "
         "A round counts in the range where it was settled: at or after --from, before --to. Amounts are in the "

@@ -199,7 +199,8 @@ def open_source(*, db: str | None = None, data: str | None = None) -> Source:
     else:
         folder = Path(data or ".")
         if not folder.is_dir():
-            raise ReportError(f"{folder}: no such folder")
+            what = "not a folder" if folder.exists() else "no such folder"
+            raise ReportError(f"{folder}: {what} (give a table's data folder or the floor's)")
         if (folder / EMBEDDED_NAME).is_file():
             url = str(folder / EMBEDDED_NAME)
         elif (folder / JOURNAL).is_file():

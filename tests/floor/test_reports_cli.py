@@ -133,6 +133,11 @@ def test_no_floor_here_and_unreachable_database_are_one_line(
     assert capsys.readouterr().err == (
         f"dealer-assist report: {tmp_path}: no floor store (floor.sqlite3) or table journal (journal.sqlite3) here\n"
     )
+    (tmp_path / "file").write_text("x")
+    assert main(["report", "--data", str(tmp_path / "file"), "--day", "2026-11-24"]) == 2
+    assert capsys.readouterr().err == (
+        f"dealer-assist report: {tmp_path / 'file'}: not a folder (give a table's data folder or the floor's)\n"
+    )
     assert main(["report", "--db", str(tmp_path / "none.sqlite3"), "--day", "2026-11-24"]) == 2
     assert capsys.readouterr().err == f"dealer-assist report: {tmp_path / 'none.sqlite3'}: no floor store here\n"
     assert main(["report", "--db", pg_cluster.create_database(), "--day", "2026-11-24"]) == 2
