@@ -8,8 +8,6 @@ divisions (hold %, rounds per hour, time to clear) are rendered as decimal strin
 
 from __future__ import annotations
 
-import csv
-import io
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -307,39 +305,6 @@ class Row:
         }
 
 
-CSV_COLUMNS: tuple[str, ...] = (
-    "level",
-    "period_start",
-    "period_end",
-    "table",
-    "pit",
-    "game",
-    "tilt_kind",
-    "rounds",
-    "voided",
-    "redeals",
-    "table_hours",
-    "rounds_per_hour",
-    *(f"drop_{g}" for g in DROP_GROUPS),
-    "drop",
-    "win",
-    "hold_pct",
-    "payouts",
-    "cap_cut",
-    "paid_short",
-    "corrections",
-    "corrections_handed",
-    "jackpot_contributions",
-    "jackpot_hits",
-    "jackpot_won",
-    "tilts",
-    "tilts_cleared",
-    "tilts_open",
-    "tilt_avg_clear_s",
-    "tilt_max_clear_s",
-)
-
-
 @dataclass(frozen=True, slots=True)
 class Report:
     """Rows at table, pit and floor level for each period, plus the whole range's floor total (``total``)."""
@@ -368,59 +333,12 @@ class Report:
         }
 
     def to_csv(self, *, by: Level | None = None) -> str:
-        """CSV with :data:`CSV_COLUMNS`: one line per row, then one per tilt kind of that row (``tilt_kind`` set,
-        only the tilt columns filled), and last the whole range's floor total (``level`` = ``total``)."""
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
-        for row in [*(r for r in self.rows if by is None or r.level == by), self.total]:
-            level = "total" if row is self.total else row.level
-            writer.writerows(_csv_lines(row, level))
-        return out.getvalue()
+        """CSV (columns: :data:`floor.report_csv.CSV_COLUMNS`): one line per row, then one per tilt kind of that
+        row (``tilt_kind`` set, only the tilt columns filled), and last the whole range's floor total
+        (``level`` = ``total``)."""
+        from floor.report_csv import write_csv
 
-
-def _csv_lines(row: Row, level: str) -> list[list[str]]:
-    data = row.to_json()
-    head = [level, data["period_start"], data["period_end"], data["table"] or "", data["pit"] or "", data["game"]]
-    tilts = data["tilts"]
-    groups = data["drop_groups"]
-    main = [
-        *head,
-        "",
-        data["rounds"],
-        data["voided"],
-        data["redeals"],
-        data["table_hours"],
-        data["rounds_per_hour"] or "",
-        *(groups[g] for g in DROP_GROUPS),
-        data["drop"],
-        data["win"],
-        data["hold_pct"] or "",
-        data["payouts"],
-        data["cap_cut"],
-        data["paid_short"],
-        data["corrections"],
-        data["corrections_handed"],
-        data["jackpot"]["contributions"],
-        data["jackpot"]["hits"],
-        data["jackpot"]["won"],
-        *_tilt_cells(tilts),
-    ]
-    lines = [[str(c) for c in main]]
-    blank = [""] * (len(CSV_COLUMNS) - len(head) - 1 - 5)
-    for kind, stats in data["tilts_by_kind"].items():
-        lines.append([*head, kind, *blank, *_tilt_cells(stats)])
-    return lines
-
-
-def _tilt_cells(stats: Mapping[str, Any]) -> list[str]:
-    return [
-        str(stats["raised"]),
-        str(stats["cleared"]),
-        str(stats["open"]),
-        stats["avg_clear_s"] or "",
-        stats["max_clear_s"] or "",
-    ]
+        return write_csv([r for r in self.rows if by is None or r.level == by], total=self.total)
 
 
 def build_report(

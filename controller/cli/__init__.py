@@ -21,10 +21,10 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.journal",
     "controller.cli.table",
     "floor.cli",
-    "floor.report_cli",
     "drivers.cli",
     "web_display.cli",
     "vision.cli",
+    "floor.report_cli",
 )
 
 

@@ -18,8 +18,9 @@ from controller.journal import SqliteJournal
 from floor import FloorStore, open_store
 from floor.replicator import Replicator
 from floor.report_cli import make_report
+from floor.report_csv import CSV_COLUMNS
 from floor.report_sources import FloorSource, TableSource
-from floor.reports import CSV_COLUMNS, SCHEMA
+from floor.reports import SCHEMA
 from tests.floor.report_kit import START, Table, independent_sums
 
 # Three tables in two pits, two games; the rounds run from 05:00 to past 06:00 UTC (a shift start).

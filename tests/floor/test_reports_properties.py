@@ -9,12 +9,14 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from floor.errors import FloorError
 from floor.report_periods import Range, periods, shift_starts
 from floor.report_sources import first_seq_at
-from floor.reports import Period, TableAccumulator, TableInfo, build_report
+from floor.reports import Period, ReportError, TableAccumulator, TableInfo, build_report
 
 BASE = datetime(2026, 11, 24, 0, 0, tzinfo=UTC)
 BETS = ("ante", "raise", "call", "bet", "flop", "turn", "river", "exchange-fee", "buy-fee", "bonus", "cap")
@@ -205,3 +207,15 @@ def test_bisection_finds_the_first_entry_at_or_after_a_time_as_a_scan_does(
     scan = next((s for s in seqs if times[s] >= target), hi)
     # Same set of entries from there on: the first seq from which every entry is at or after the target.
     assert [s for s in seqs if s >= got] == [s for s in seqs if s >= scan]
+
+
+def test_an_entry_that_cannot_be_read_is_one_line_naming_the_table_and_time() -> None:
+    period = Period("2026-11-24T00:00:00+00:00", "2026-11-25T00:00:00+00:00")
+    acc = TableAccumulator(table=TableInfo("t7", "A", "oasis"), periods=[period])
+    with pytest.raises(
+        ReportError, match=r"^table t7: a round-settled entry at 2026-11-24T01:00:00\+00:00 cannot be read"
+    ):
+        acc.add("round-settled", "2026-11-24T01:00:00+00:00", {"settlement": {"boxes": []}})
+    with pytest.raises(ReportError, match=r"^table t7: a tilt-raised entry at .* cannot be read"):
+        acc.add("tilt-raised", "2026-11-24T01:00:00+00:00", {"tilt": "x", "kind": "shoe-fault"})
+    assert isinstance(ReportError("x"), FloorError)  # so the command line prints it as one line
