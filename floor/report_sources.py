@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from controller.journal.archive import Segments
     from floor.base import FloorStore
 
+WORKERS = 4  # tables read at once (the floor store's pool holds 10 connections by default)
 WINDOW = 20_000  # journal entries (by seq) read per query: bounds memory on a long range
 JOURNAL = "journal.sqlite3"
 
@@ -155,12 +157,17 @@ def compute(
     tables = [t for t in source.tables() if (not pits or t.pit in pits) and (not table_ids or t.table_id in table_ids)]
     if not tables and (pits or table_ids):
         raise ReportError("no table on the floor matches --pit/--table")
-    accumulators = []
-    for table in tables:
+
+    def one(table: TableInfo) -> TableAccumulator:
         acc = TableAccumulator(table=table, periods=periods)
         for kind, at, data in source.entries(table.table_id, start=start, end=end):
             acc.add(kind, at, data)
-        accumulators.append(acc)
+        return acc
+
+    # Tables are independent: a few at a time, so one table's database round trips overlap another's parsing.
+    # Only accumulators are kept, never a table's entries, so memory does not grow with the range.
+    with ThreadPoolExecutor(max_workers=max(1, min(WORKERS, len(tables)))) as pool:
+        accumulators = list(pool.map(one, tables))
     return build_report(accumulators=accumulators, periods=periods, start=start, end=end, grouping=grouping, tz=tz)
 
 
