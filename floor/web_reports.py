@@ -132,6 +132,8 @@ def reports_router(*, store: Callable[[], FloorStore]) -> APIRouter:
         params: Annotated[_Params, Depends()],
         floor: Annotated[FloorStore, Depends(floor_store)],
     ) -> HTMLResponse:
+        if params.day or params.shift:  # the form keeps its from/to fields filled: a day chosen replaces them
+            params.start = params.to = None
         try:
             report = params.report(floor)
         except FloorError as exc:

@@ -86,6 +86,9 @@ def test_the_page_shows_the_figures_with_totals_and_download_links(store: FloorS
     link = text.split('href="')[1].split('"')[0].replace("&amp;", "&")
     assert link.endswith("format=csv")
     assert client.get(f"/floor/{link}").text.startswith("level,period_start")
+    # The form sends its from/to fields along with a day chosen: the day wins.
+    both = client.get("/floor/reports", params={**RANGE, "day": "2026-11-24"})
+    assert both.status_code == 200 and "2026-11-24T06:00:00+00:00 to 2026-11-25T06:00:00+00:00" in both.text
     # No range given: today's gaming day, still a page.
     assert client.get("/floor/reports").status_code == 200
 
