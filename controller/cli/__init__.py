@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "drivers.cli",
     "web_display.cli",
     "vision.cli",
+    "floor.report_cli",
 )
 
 
