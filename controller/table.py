@@ -382,7 +382,7 @@ class TableService:
                 self._publish()
 
     def record_floor_hit(
-        self, *, settled: int, account: str, hit_no: int, amount: int, boxes: Mapping[int, int]
+        self, *, settled: int, round_no: int, account: str, hit_no: int, amount: int, boxes: Mapping[int, int]
     ) -> Entry:
         """Journal what the floor recorded for the hit of the round settled in entry ``settled``: the
         account's hit number and the amount the floor's meter gave (it may differ from the meter the
@@ -390,6 +390,7 @@ class TableService:
         with self._lock:
             data = {
                 "settled": settled,
+                "round": round_no,
                 "account": account,
                 "hit_no": hit_no,
                 "amount": amount,

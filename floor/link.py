@@ -189,6 +189,7 @@ class FloorLink:
             return
         self.table.record_floor_hit(
             settled=hit.seq,
+            round_no=self._hit_round(hit.seq)[0],
             account=hit.account,
             hit_no=hit.hit_no,
             amount=hit.amount,

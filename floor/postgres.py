@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -10,6 +11,10 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from floor.base import Cursor, FloorStore
 from floor.errors import FloorUnavailable
+
+# The pool warns of each failed reconnection attempt on its own logger; the floor's callers say once, in
+# one line, that the floor is unavailable (FloorUnavailable), so its retries would only be noise.
+logging.getLogger("psycopg.pool").setLevel(logging.ERROR)
 
 CONNECT_TIMEOUT_S = 5
 # The pool retries a lost server with a doubling delay; giving up after a few seconds and starting over on

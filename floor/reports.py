@@ -20,7 +20,10 @@ Level = Literal["table", "pit", "floor"]
 LEVELS: tuple[Level, ...] = ("table", "pit", "floor")
 SCHEMA = "dealer-assist.report/1"
 # The entry kinds a report reads; everything else in a journal (cards, actions, …) is skipped in SQL.
-KINDS: tuple[str, ...] = ("round-settled", "round-voided", "tilt-raised", "tilt-cleared", "payment-corrected")
+KINDS: tuple[str, ...] = (
+    *("round-settled", "round-voided", "tilt-raised", "tilt-cleared", "payment-corrected"),
+    "jackpot-floor-hit",  # a linked progressive's hit: the floor's amount replaces the table's provisional one
+)
 ROUND_ENDING = frozenset({"cancel", "void"})  # tilt resolutions that void the round (redeal is counted apart)
 
 # Drop groups: the fixed CSV columns. A bet name not listed (a future game's) counts as a play bet, or as a
@@ -211,6 +214,7 @@ class TableAccumulator:
         self._starts = [p.start for p in periods]
         self.figures: list[Figures] = [Figures() for _ in periods]
         self._open: dict[int, tuple[int, str, str]] = {}  # tilt id -> (period index, kind, raised at)
+        self._hit_rounds: dict[int, tuple[int, int]] = {}  # round -> (period index, jackpot won as settled)
         self.games: set[str] = set()
 
     def _period(self, at: str) -> int | None:
@@ -227,6 +231,14 @@ class TableAccumulator:
         Raises:
             ReportError: a settlement or tilt entry that cannot be read.
         """
+        if kind == "jackpot-floor-hit":
+            # On a floor, the hit wins the floor's share of its meter as the floor held it (journaled just
+            # after its round): counted in its round's period, in place of what the table saw at settlement.
+            found = self._hit_rounds.pop(int(data.get("round", -1)), None)
+            if found is not None:
+                where, provisional = found
+                self.figures[where].jackpot_won += int(data["amount"]) - provisional
+            return
         i = self._period(at)
         if i is None:
             return
@@ -235,6 +247,8 @@ class TableAccumulator:
             if kind == "round-settled":
                 figures.settle(self.table.table_id, at, data)
                 self.games.add(str(data["settlement"].get("game", "")))
+                if data["settlement"]["jackpot"]["hits"]:
+                    self._hit_rounds[int(data["round"])] = (i, int(data["settlement"]["jackpot"]["won"]))
             elif kind == "round-voided":
                 figures.voided += 1
             elif kind == "tilt-raised":

@@ -125,6 +125,12 @@ def test_linked_tables_feed_one_meter_and_the_floor_decides_what_a_hit_wins(floo
         with pytest.raises(TableError, match="confirm its hits on the floor display"):
             b.t.confirm_jackpot(hit.hit_no, actor=SUPER)
         journals_agree(store, [a, b])
+        # The floor's report counts the floor's amount for the hit (not the 5,000 b saw at its round).
+        from floor.report_cli import make_report
+        from floor.report_sources import FloorSource
+
+        report = make_report(FloorSource(store), start="2026-11-25T00:00", end="2026-11-26T00:00", tz="UTC").to_json()
+        assert report["total"]["jackpot"] == {"contributions": 4, "hits": 1, "won": 5002}
         store.confirm_hit(account="oasis-link", hit_no=hit.hit_no, by="floor:sam")
         lb.pass_once()
         assert snapshot(b.t)["jackpot"]["pending"] == []
