@@ -147,6 +147,20 @@ class FloorStore(ABC):
     def _lock_schema(self, cur: Cursor) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
         """Serialise concurrent migrations (SQLite's write lock already does)."""
 
+    def transaction(self, *, write: bool) -> AbstractContextManager[Cursor]:
+        """One transaction on the floor database for a store that keeps its own tables in it (the central
+        accounts, ``floor.accounts``): ``%s`` placeholders on both backends, rolled back whole if the block
+        raises; ``write``: it will write (SQLite takes the write lock up front).
+
+        Raises:
+            FloorUnavailable: the database cannot be reached or failed (nothing applied).
+        """
+        return self._transaction(lock=write)
+
+    def lock_table(self, cur: Cursor, table: str) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
+        """Make this transaction the only writer of ``table`` until it ends; readers go on (SQLite's write
+        lock already does). ``table`` is a name from the code, never from input."""
+
     @abstractmethod
     def _has_table(self, cur: Cursor, name: str) -> bool: ...
 
