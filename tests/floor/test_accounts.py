@@ -328,6 +328,12 @@ def test_floor_down_sign_ins_get_503_naming_it_and_sessions_survive_its_restart(
                 ):
                     assert answer.status_code == 503, answer.text
                     assert answer.json()["error"].startswith("floor unavailable: ")
+                with (
+                    pytest.raises(WebSocketDisconnect) as refused,
+                    client.websocket_connect("/ws/tables/T1", headers={"origin": ORIGIN}),
+                ):
+                    pass
+                assert refused.value.code == 1013  # try again later (not 1008: the page must not sign out)
             finally:
                 pg_cluster.start()
             deadline = time.monotonic() + 60
