@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -26,6 +28,7 @@ from web_display.errors import AccountError
 from web_display.main import create_app
 
 PASSWORD = "floor-password-1"
+CLI = str(Path(sys.executable).with_name("dealer-assist"))
 
 
 @pytest.fixture
@@ -229,6 +232,20 @@ def test_the_user_cli_manages_the_central_accounts_with_db(
     assert run(["user", "remove", "sam", *db], "", monkeypatch) == 0
     assert run(["user", "remove", "sam", *db], "", monkeypatch) == 2
     assert "there is no account 'sam'" in capsys.readouterr().err
+
+
+def test_a_password_changed_by_the_cli_in_another_process_ends_the_sessions_of_this_one(floor_url: str) -> None:
+    store = open_floor_accounts(floor_url)
+    try:
+        store.add(name="kim", role="dealer", password=PASSWORD, by="admin:ann")
+        session = store.create_session(user="kim", role="dealer")
+        argv = [CLI, "user", "passwd", "kim", "--password-stdin", "--db", floor_url]
+        done = subprocess.run(argv, input="a-new-password\n", capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        assert store.session(session.id) is None
+        assert store.verify(name="kim", password="a-new-password") is not None
+    finally:
+        store.close()
 
 
 def test_the_user_cli_refuses_a_missing_floor_file_and_an_unreachable_floor_in_one_line(
