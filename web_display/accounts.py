@@ -507,12 +507,12 @@ def open_account_store(path: str | Path, *, session_ttl: float = 12 * 3600.0) ->
 
 def open_accounts(*, data: str | Path | None, floor_url: str | None, session_ttl: float = 12 * 3600.0) -> AccountStore:
     """The account store the configuration names: the floor's central accounts when a floor URL is given
-    (``postgresql://…`` or a SQLite floor file, as ``floor.open_store`` reads it; migrated to the schema
-    that holds them), else the table's own ``DATA/accounts.sqlite3``.
+    (``postgresql://…`` or a SQLite floor file, as ``floor.open_store`` reads it; its schema migrated when
+    first reached), else the table's own ``DATA/accounts.sqlite3``. A floor that cannot be reached now is
+    no error here: what needs it answers ``AccountStoreUnavailable`` (503) until it is back.
 
     Raises:
-        AccountError: no data folder and no floor URL, an empty URL, or the store cannot be opened
-            (``AccountStoreUnavailable`` when the floor database cannot be reached).
+        AccountError: no data folder and no floor URL, an empty URL, or the store cannot be opened.
     """
     if floor_url is not None:
         if not floor_url.strip():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -26,7 +27,7 @@ from web_display.api.routes import tables as table_routes
 from web_display.core.config import Settings
 from web_display.core.middleware import BodyLimit, SecurityHeaders
 from web_display.core.throttle import Backoff, FailedSignIns, HashGate, LoginThrottle, ServerBusy, TooManyAttempts
-from web_display.errors import WebError
+from web_display.errors import AccountStoreUnavailable, WebError
 from web_display.live import Hub
 from web_display.state import AppState
 
@@ -68,8 +69,8 @@ def create_app(
     table's own ``accounts.sqlite3`` under ``settings.data_dir``.
 
     Raises:
-        AccountError: the accounts file under ``settings.data_dir`` cannot be opened
-            (``AccountStoreUnavailable``: the given store's database cannot be reached).
+        AccountError: the accounts file under ``settings.data_dir`` cannot be opened. A given store whose
+            database cannot be reached now is not an error: the app starts and answers 503 to what needs it.
         WebError: no tables given.
     """
     if not tables:
@@ -96,9 +97,11 @@ def create_app(
             device=address,
         ),
         failures=FailedSignIns(write=lambda who, action, detail: store.audit(who=who, action=action, detail=detail)),
-        device_secret=store.server_secret(),
         metrics=metrics or TableMetrics(),
     )
+
+    with contextlib.suppress(AccountStoreUnavailable):  # the floor is down as the table starts:
+        state.device_secret()  # read at the first sign-in instead; the base game plays on
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -24,7 +24,7 @@ from floor.migrations import MIGRATIONS
 from tests.web_display.kit import ORIGIN, login, make_table
 from web_display.accounts import ACCOUNTS_FILE, SqliteAccountStore, open_accounts, seed_demo_accounts
 from web_display.core.config import Settings
-from web_display.errors import AccountError
+from web_display.errors import AccountError, AccountStoreUnavailable
 from web_display.main import create_app
 
 PASSWORD = "floor-password-1"
@@ -328,35 +328,115 @@ def test_wrong_passwords_are_refused_and_throttled_as_with_the_tables_own_accoun
         store.close()
 
 
+def _until_floor_answers(attempt: Any) -> Any:
+    """Retry while the floor is still unreachable (the pool reconnects in the background)."""
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            return attempt()
+        except AccountStoreUnavailable:
+            assert time.monotonic() < deadline, "the floor never answered again"
+            time.sleep(0.1)
+
+
+def test_through_a_floor_outage_confirmed_sessions_play_on_and_nothing_else_is_answered_from_memory(
+    pg_cluster: Any,
+) -> None:
+    url = pg_cluster.create_database()
+    here, elsewhere = open_floor_accounts(url, timeout=1), open_floor_accounts(url, timeout=1)
+    try:
+        here.add(name="kim", role="dealer", password=PASSWORD, by="admin:ann")
+        mine = here.create_session(user="kim", role="dealer")
+        assert here.session(mine.id) is not None  # confirmed live by this process
+        theirs = elsewhere.create_session(user="kim", role="dealer")  # never seen here
+        pg_cluster.stop()
+        try:
+            kept = here.session(mine.id)
+            assert kept is not None and (kept.user, kept.csrf) == ("kim", mine.csrf)
+            assert here.live_sessions([mine.id, theirs.id]) == {mine.id}
+            for attempt in (
+                lambda: here.session(theirs.id),
+                lambda: here.verify(name="kim", password=PASSWORD),
+                lambda: here.create_session(user="kim", role="dealer"),
+                lambda: here.set_password(name="kim", password="another-password", by="admin:ann"),
+                lambda: here.audit(who="admin:ann", action="test"),
+            ):
+                with pytest.raises(AccountStoreUnavailable, match=r"^floor unavailable: "):
+                    attempt()
+        finally:
+            pg_cluster.start()
+        _until_floor_answers(lambda: elsewhere.set_password(name="kim", password="another-password", by="admin:ann"))
+        assert here.session(mine.id) is None  # the floor answers again: read, not remembered
+        assert here.live_sessions([mine.id]) == set()
+        pg_cluster.stop()
+        try:  # and forgotten: an ended session is not revived by the next outage
+            with pytest.raises(AccountStoreUnavailable):
+                here.session(mine.id)
+        finally:
+            pg_cluster.start()
+        assert [e.action for e in _until_floor_answers(here.audit_log)] == ["account-added", "password-changed"]
+    finally:
+        here.close()
+        elsewhere.close()
+
+
+def test_a_table_starts_while_its_floor_is_down_and_signs_in_once_it_answers(pg_cluster: Any, tmp_path: Path) -> None:
+    url = pg_cluster.create_database()  # never migrated: the table's store migrates it when it answers
+    pg_cluster.stop()
+    try:
+        store = open_accounts(data=tmp_path, floor_url=url)
+        assert isinstance(store, FloorAccountStore)
+        client = _app(tmp_path, store, "T1")
+        client.__enter__()
+        refused = client.post("/api/login", json={"name": "kim", "password": PASSWORD})
+        assert refused.status_code == 503 and refused.json()["error"].startswith("floor unavailable: ")
+    finally:
+        pg_cluster.start()
+    try:
+        _until_floor_answers(lambda: store.add(name="kim", role="dealer", password=PASSWORD, by="admin:ann"))
+        assert store.floor.schema_version() == MIGRATIONS[-1][0]
+        assert login(client, "kim", PASSWORD)
+        assert client.get("/api/me").json()["name"] == "kim"
+    finally:
+        client.__exit__(None, None, None)
+        store.close()
+
+
 def test_floor_down_sign_ins_get_503_naming_it_and_sessions_survive_its_restart(
     pg_cluster: Any, tmp_path: Path
 ) -> None:
     url = pg_cluster.create_database()
-    store = FloorAccountStore(store=open_store(url, timeout=1), owns_store=True)
+    store, other_table = open_floor_accounts(url, timeout=1), open_floor_accounts(url, timeout=1)
     store.add(name="kim", role="dealer", password=PASSWORD, by="admin:ann")
+    elsewhere = other_table.create_session(user="kim", role="dealer")  # a session this table never saw
     try:
-        with _app(tmp_path, store, "T1") as client:
+        with _app(tmp_path, store, "T1") as client, _app(tmp_path / "b", store, "T1") as stranger:
             login(client, "kim", PASSWORD)
+            stranger.cookies.set("da_session", elsewhere.id)
             pg_cluster.stop()
             try:
+                assert client.get("/api/me").json()["name"] == "kim"  # the dealer plays on
                 for answer in (
-                    client.get("/api/me"),
-                    client.post("/api/login", json={"name": "kim", "password": PASSWORD}),
+                    stranger.get("/api/me"),
+                    stranger.post("/api/login", json={"name": "kim", "password": PASSWORD}),
                 ):
                     assert answer.status_code == 503, answer.text
                     assert answer.json()["error"].startswith("floor unavailable: ")
                 with (
                     pytest.raises(WebSocketDisconnect) as refused,
-                    client.websocket_connect("/ws/tables/T1", headers={"origin": ORIGIN}),
+                    stranger.websocket_connect("/ws/tables/T1", headers={"origin": ORIGIN}),
                 ):
                     pass
                 assert refused.value.code == 1013  # try again later (not 1008: the page must not sign out)
             finally:
                 pg_cluster.start()
+            _until_floor_answers(other_table.accounts)
             deadline = time.monotonic() + 60
-            while (me := client.get("/api/me")).status_code == 503:  # the pool reconnects in the background
+            while (me := stranger.get("/api/me")).status_code == 503:  # the app's pool reconnects too
                 assert time.monotonic() < deadline, "the store never reconnected"
                 time.sleep(0.1)
             assert me.status_code == 200 and me.json()["name"] == "kim"  # the session outlived the outage
+            assert client.get("/api/me").status_code == 200
     finally:
         store.close()
+        other_table.close()
