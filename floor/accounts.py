@@ -84,15 +84,15 @@ class FloorAccountStore(SqlAccountStore):
 
         Raises:
             FloorUnavailable: the floor cannot be reached.
-            AccountError: the schema is still older after migrating (this code has no migration 2).
+            AccountError: migration 2 is still missing after migrating (this code has none).
         """
-        version = self.floor.schema_version()
-        if version < ACCOUNTS_VERSION:
-            version = self.floor.migrate()
-        if version < ACCOUNTS_VERSION:
-            raise AccountError(
-                f"the floor database is at schema version {version}: central accounts need version {ACCOUNTS_VERSION}"
-            )
+        if ACCOUNTS_VERSION not in self.floor.applied_migrations():
+            self.floor.migrate()
+            if ACCOUNTS_VERSION not in self.floor.applied_migrations():
+                raise AccountError(
+                    f"the floor database is at schema version {self.floor.schema_version()} without migration "
+                    f"{ACCOUNTS_VERSION}: this dealer-assist cannot add the central accounts"
+                )
         self._schema_ready = True
 
     @contextmanager

@@ -93,7 +93,7 @@ def test_migration_2_upgrades_a_floor_made_by_migration_1(floor_url: str, monkey
         old.add_table(table_id="t1", pit="A", game="oasis")
         old.open_account(name="floor-wide", scope="floor", reset=1_000, increment=10, cap=5_000)
         old.contribute(account="floor-wide", table_id="t1", seq=1)
-        with pytest.raises(AccountError, match="schema version 1: central accounts need version 2"):
+        with pytest.raises(AccountError, match="schema version 1 without migration 2"):
             FloorAccountStore(store=old)
     monkeypatch.undo()
     store = open_floor_accounts(floor_url)  # upgrades it
@@ -102,6 +102,25 @@ def test_migration_2_upgrades_a_floor_made_by_migration_1(floor_url: str, monkey
         assert store.floor.account("floor-wide").meter == 1_010  # the jackpot is untouched
         store.add(name="ann", role="admin", password=PASSWORD, by="cli:root")
         assert store.verify(name="ann", password=PASSWORD) is not None
+    finally:
+        store.close()
+
+
+def test_a_floor_migrated_to_a_later_number_first_still_gets_migration_2(
+    floor_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Numbers are handed out to work done side by side: a database may have met a later one first.
+    later = (99, ("CREATE TABLE later_work (x INTEGER)",))
+    monkeypatch.setattr(floor.base, "MIGRATIONS", (MIGRATIONS[0], later))
+    with open_store(floor_url) as old:
+        assert old.applied_migrations() == {1, 99} and old.schema_version() == 99
+    monkeypatch.setattr(floor.base, "MIGRATIONS", (*MIGRATIONS, later))
+    store = open_floor_accounts(floor_url)
+    try:
+        assert store.floor.applied_migrations() == {version for version, _ in MIGRATIONS} | {99}
+        store.add(name="ann", role="admin", password=PASSWORD, by="cli:root")
+        assert store.verify(name="ann", password=PASSWORD) is not None
+        assert store.floor.migrate() == 99  # nothing left to apply
     finally:
         store.close()
 
