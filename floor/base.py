@@ -127,25 +127,51 @@ class FloorStore(ABC):
     # -- schema -----------------------------------------------------------------------------------
 
     def migrate(self) -> int:
-        """Apply every migration not yet applied, in order; returns the schema version. Idempotent."""
+        """Apply every migration not yet applied, in order; returns the schema version. Idempotent.
+
+        A number missing below the highest applied one is applied too: numbers are handed out to work
+        done side by side (each migration touches only its own tables), so a database made before one of
+        them was merged still gets it."""
         with self._transaction(lock=True) as cur:
             cur.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)"
             )
             self._lock_schema(cur)
-            cur.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version")
-            current = int(cur.fetchone()[0])
+            cur.execute("SELECT version FROM schema_version")
+            applied = {int(row[0]) for row in cur.fetchall()}
             for version, statements in MIGRATIONS:
-                if version <= current:
+                if version in applied:
                     continue
                 for sql in statements:
                     cur.execute(sql)
                 cur.execute("INSERT INTO schema_version (version, applied_at) VALUES (%s, %s)", (version, _now()))
-                current = version
-            return current
+                applied.add(version)
+            return max(applied, default=0)
+
+    def applied_migrations(self) -> set[int]:
+        """The migration numbers this database has applied (none for a database the floor never used)."""
+        with self._transaction(lock=False) as cur:
+            if not self._has_table(cur, "schema_version"):
+                return set()
+            cur.execute("SELECT version FROM schema_version")
+            return {int(row[0]) for row in cur.fetchall()}
 
     def _lock_schema(self, cur: Cursor) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
         """Serialise concurrent migrations (SQLite's write lock already does)."""
+
+    def transaction(self, *, write: bool) -> AbstractContextManager[Cursor]:
+        """One transaction on the floor database for a store that keeps its own tables in it (the central
+        accounts, ``floor.accounts``): ``%s`` placeholders on both backends, rolled back whole if the block
+        raises; ``write``: it will write (SQLite takes the write lock up front).
+
+        Raises:
+            FloorUnavailable: the database cannot be reached or failed (nothing applied).
+        """
+        return self._transaction(lock=write)
+
+    def lock_table(self, cur: Cursor, table: str) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
+        """Make this transaction the only writer of ``table`` until it ends; readers go on (SQLite's write
+        lock already does). ``table`` is a name from the code, never from input."""
 
     @abstractmethod
     def _has_table(self, cur: Cursor, name: str) -> bool: ...

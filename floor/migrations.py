@@ -69,6 +69,37 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
                 PRIMARY KEY (table_id, seq))""",
         ),
     ),
+    # Central accounts (issue 13): staff who sign in at any table and at the floor display, their sessions
+    # (ids stored hashed) and the audit log of sign-ins and account changes. The jackpot's `accounts` came
+    # first, hence `staff_`. "user" is quoted: PostgreSQL reserves the word.
+    (
+        2,
+        (
+            """CREATE TABLE staff_accounts (
+                name TEXT PRIMARY KEY,
+                role TEXT NOT NULL CHECK (role IN ('dealer', 'supervisor', 'admin')),
+                password TEXT NOT NULL,
+                created_at TEXT NOT NULL)""",
+            """CREATE TABLE staff_sessions (
+                id_hash TEXT PRIMARY KEY,
+                "user" TEXT NOT NULL,
+                role TEXT NOT NULL,
+                csrf TEXT NOT NULL,
+                created_at DOUBLE PRECISION NOT NULL,
+                last_used DOUBLE PRECISION NOT NULL)""",
+            'CREATE INDEX staff_sessions_by_user ON staff_sessions ("user")',
+            # seq: numbered by the writer under a lock (PostgreSQL) or the write lock (SQLite), in commit order.
+            """CREATE TABLE staff_audit (
+                seq BIGINT PRIMARY KEY,
+                at TEXT NOT NULL,
+                who TEXT NOT NULL,
+                action TEXT NOT NULL,
+                detail TEXT NOT NULL DEFAULT '')""",
+            """CREATE TABLE staff_secret (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                secret TEXT NOT NULL)""",
+        ),
+    ),
     (
         4,
         (

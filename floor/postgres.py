@@ -54,6 +54,10 @@ class PostgresFloorStore(FloorStore):
     def _lock_schema(self, cur: Cursor) -> None:
         cur.execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")
 
+    def lock_table(self, cur: Cursor, table: str) -> None:
+        # SHARE ROW EXCLUSIVE conflicts with itself and with writers, not with plain reads.
+        cur.execute(f"LOCK TABLE {table} IN SHARE ROW EXCLUSIVE MODE")
+
     @contextmanager
     def _transaction(self, *, lock: bool) -> Iterator[Cursor]:
         try:

@@ -247,7 +247,7 @@ class TableAccumulator:
             if kind == "round-settled":
                 figures.settle(self.table.table_id, at, data)
                 self.games.add(str(data["settlement"].get("game", "")))
-                if data["settlement"]["jackpot"]["hits"]:
+                if data["settlement"]["jackpot"]["hits"] and "round" in data:
                     self._hit_rounds[int(data["round"])] = (i, int(data["settlement"]["jackpot"]["won"]))
             elif kind == "round-voided":
                 figures.voided += 1

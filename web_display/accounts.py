@@ -1,9 +1,11 @@
-"""Accounts, sessions and the audit log behind one store interface; SQLite under the data folder.
+"""Accounts, sessions and the audit log behind one store interface: a table's own SQLite file, or the floor's.
 
 The web display keeps nothing about who is signed in in its own memory: sessions live in the store, so
 that every account change ends that account's sessions wherever it is made (the admin page, or
 ``dealer-assist user passwd|remove`` in another process while the server runs) and a restart keeps
-staff signed in. A casino floor (issue 13) implements the same interface on its shared database.
+staff signed in. The rules live in ``SqlAccountStore``; ``SqliteAccountStore`` keeps them in the table's
+``accounts.sqlite3``, ``floor.accounts.FloorAccountStore`` in the floor's database (central accounts, issue
+13), and ``open_accounts`` picks one from the configuration.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from web_display.core.security import ROLES, Role, Session, hash_password, needs_rehash, new_token, verify_password
 from web_display.errors import AccountError
@@ -193,115 +196,121 @@ class AccountStore(ABC):
     def close(self) -> None: ...
 
 
-class SqliteAccountStore(AccountStore):
-    """The store in one SQLite file (WAL), shared safely with other processes (the ``user`` CLI)."""
+class Cursor(Protocol):
+    """What the shared account SQL needs of a cursor: ``%s`` placeholders whatever the database."""
 
-    def __init__(
-        self, *, path: str | Path, session_ttl: float = 12 * 3600.0, clock: Callable[[], float] = time.time
-    ) -> None:
-        """Open (or create) the accounts file.
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
+    def fetchone(self) -> Any: ...
+    def fetchall(self) -> list[Any]: ...
 
-        Raises:
-            AccountError: the file cannot be opened, its folder is not a folder, or it is not an accounts file.
-        """
-        self.path = Path(path)
-        if self.path.parent.exists() and not self.path.parent.is_dir():
-            raise AccountError(f"{self.path.parent}: not a folder (give the table's data folder)")
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10.0)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.executescript(_SCHEMA)
-        except (sqlite3.Error, OSError) as exc:
-            raise AccountError(f"{self.path}: cannot open the accounts file: {exc}") from None
-        self._lock = threading.Lock()
+    @property
+    def rowcount(self) -> int: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AccountTables:
+    """Where an SQL account store keeps its rows (the floor's database already has an ``accounts`` table)."""
+
+    accounts: str
+    sessions: str
+    audit: str
+    secret: str
+
+
+_FILE_TABLES = AccountTables(accounts="accounts", sessions="sessions", audit="audit", secret="server_secret")
+
+
+class SqlAccountStore(AccountStore):
+    """Every rule of an SQL account store, on any database: a subclass only opens transactions.
+
+    The SQL is common to SQLite and PostgreSQL (``%s`` placeholders, ``ON CONFLICT``); the session's
+    user column is quoted (``"user"``) because PostgreSQL reserves the word.
+    """
+
+    def __init__(self, *, tables: AccountTables, session_ttl: float, clock: Callable[[], float]) -> None:
+        self._t = tables
         self._ttl = session_ttl
         self._clock = clock
 
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
+    @abstractmethod
+    def _transaction(self, *, write: bool) -> AbstractContextManager[Cursor]:
+        """One transaction, rolled back whole if the block raises.
 
-    def _write(self, statements: Iterable[tuple[str, tuple[Any, ...]]]) -> list[int]:
-        """Run statements in one transaction; their row counts."""
-        counts = []
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                for sql, args in statements:
-                    counts.append(self._db.execute(sql, args).rowcount)
-                self._db.execute("COMMIT")
-            except sqlite3.Error as exc:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise AccountError(f"{self.path}: cannot write the accounts file: {exc}") from None
-        return counts
+        Raises:
+            AccountError: the database cannot be read or written (the message names it).
+        """
+
+    def _serialise_audit(self, cur: Cursor) -> None:
+        """Make this transaction the only one numbering audit lines until it ends (a hook: a SQLite
+        write transaction already holds the whole database; PostgreSQL's needs a lock)."""
+
+    def _append_audit(self, cur: Cursor, *, at: str, who: str, action: str, detail: str) -> None:
+        """One audit line, numbered after the last; taken last in every transaction (no lock cycles)."""
+        self._serialise_audit(cur)
+        cur.execute(
+            f"INSERT INTO {self._t.audit} (seq, at, who, action, detail) "
+            f"SELECT COALESCE(MAX(seq), 0) + 1, %s, %s, %s, %s FROM {self._t.audit}",
+            (at, who, action, detail),
+        )
 
     # -------------------------------------------------------------- audit
 
     def audit(self, *, who: str, action: str, detail: str = "") -> None:
-        self._write(
-            [("INSERT INTO audit (at, who, action, detail) VALUES (?, ?, ?, ?)", (_now(), who, action, detail))]
-        )
+        with self._transaction(write=True) as cur:
+            self._append_audit(cur, at=_now(), who=who, action=action, detail=detail)
 
     def audit_log(self, *, last: int = 100) -> list[AuditEntry]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT seq, at, who, action, detail FROM audit ORDER BY seq DESC LIMIT ?", (last,)
-            ).fetchall()
-        return [AuditEntry(*row) for row in reversed(rows)]
+        with self._transaction(write=False) as cur:
+            cur.execute(f"SELECT seq, at, who, action, detail FROM {self._t.audit} ORDER BY seq DESC LIMIT %s", (last,))
+            rows = cur.fetchall()
+        return [AuditEntry(int(seq), at, who, action, detail) for seq, at, who, action, detail in reversed(rows)]
 
     # ----------------------------------------------------------- accounts
 
     def accounts(self) -> list[Account]:
-        with self._lock:
-            rows = self._db.execute("SELECT name, role, created_at FROM accounts ORDER BY name").fetchall()
+        with self._transaction(write=False) as cur:
+            cur.execute(f"SELECT name, role, created_at FROM {self._t.accounts} ORDER BY name")
+            rows = cur.fetchall()
         return [Account(name=n, role=check_role(r), created_at=c) for n, r, c in rows]
 
     def get(self, name: str) -> Account | None:
-        with self._lock:
-            row = self._db.execute("SELECT name, role, created_at FROM accounts WHERE name = ?", (name,)).fetchone()
+        with self._transaction(write=False) as cur:
+            cur.execute(f"SELECT name, role, created_at FROM {self._t.accounts} WHERE name = %s", (name,))
+            row = cur.fetchone()
         return None if row is None else Account(name=row[0], role=check_role(row[1]), created_at=row[2])
 
     def add(self, *, name: str, role: str, password: str, by: str) -> Account:
         check_name(name)
         checked = check_role(role)
         check_password(password)
+        if self.get(name) is not None:  # before hashing: a taken name costs no hash
+            raise AccountError(f"there is already an account {name!r}")
         hashed = hash_password(password)
         at = _now()
-        if self.get(name) is not None:
-            raise AccountError(f"there is already an account {name!r}")
-        try:
-            self._write(
-                [
-                    (
-                        "INSERT INTO accounts (name, role, password, created_at) VALUES (?, ?, ?, ?)",
-                        (name, checked, hashed, at),
-                    ),
-                    ("DELETE FROM sessions WHERE user = ?", (name,)),
-                    (
-                        "INSERT INTO audit (at, who, action, detail) VALUES (?, ?, ?, ?)",
-                        (at, by, "account-added", f"{name} as {checked}"),
-                    ),
-                ]
+        with self._transaction(write=True) as cur:
+            cur.execute(
+                f"INSERT INTO {self._t.accounts} (name, role, password, created_at) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT DO NOTHING",
+                (name, checked, hashed, at),
             )
-        except AccountError:
-            if self.get(name) is not None:  # added by another process in between
-                raise AccountError(f"there is already an account {name!r}") from None
-            raise
+            if cur.rowcount != 1:  # added by another process in between: nothing of this one is kept
+                raise AccountError(f"there is already an account {name!r}")
+            cur.execute(f'DELETE FROM {self._t.sessions} WHERE "user" = %s', (name,))
+            self._append_audit(cur, at=at, who=by, action="account-added", detail=f"{name} as {checked}")
         return Account(name=name, role=checked, created_at=at)
 
     def _change(self, name: str, sql: str, args: tuple[Any, ...], *, action: str, detail: str, by: str) -> None:
-        """An account change, the end of its sessions and its audit line, in one transaction."""
-        changed, *_ = self._write(
-            [
-                (sql, args),
-                ("DELETE FROM sessions WHERE user = ?", (name,)),
-                ("INSERT INTO audit (at, who, action, detail) VALUES (?, ?, ?, ?)", (_now(), by, action, detail)),
-            ]
-        )
-        if not changed:  # removed by another process between the check and the change
-            raise AccountError(f"there is no account {name!r}")
+        """An account change, the end of its sessions and its audit line, in one transaction.
+
+        Raises:
+            AccountError: no such account (then nothing is written, the audit line neither).
+        """
+        with self._transaction(write=True) as cur:
+            cur.execute(sql, args)
+            if cur.rowcount != 1:  # removed by another process between the check and the change
+                raise AccountError(f"there is no account {name!r}")
+            cur.execute(f'DELETE FROM {self._t.sessions} WHERE "user" = %s', (name,))
+            self._append_audit(cur, at=_now(), who=by, action=action, detail=detail)
 
     def set_password(self, *, name: str, password: str, by: str) -> None:
         check_password(password)
@@ -310,7 +319,7 @@ class SqliteAccountStore(AccountStore):
         hashed = hash_password(password)
         self._change(
             name,
-            "UPDATE accounts SET password = ? WHERE name = ?",
+            f"UPDATE {self._t.accounts} SET password = %s WHERE name = %s",
             (hashed, name),
             action="password-changed",
             detail=name,
@@ -323,7 +332,7 @@ class SqliteAccountStore(AccountStore):
             raise AccountError(f"there is no account {name!r}")
         self._change(
             name,
-            "UPDATE accounts SET role = ? WHERE name = ?",
+            f"UPDATE {self._t.accounts} SET role = %s WHERE name = %s",
             (checked, name),
             action="role-changed",
             detail=f"{name} to {checked}",
@@ -333,15 +342,28 @@ class SqliteAccountStore(AccountStore):
     def remove(self, *, name: str, by: str) -> None:
         if self.get(name) is None:
             raise AccountError(f"there is no account {name!r}")
-        self._change(name, "DELETE FROM accounts WHERE name = ?", (name,), action="account-removed", detail=name, by=by)
+        self._change(
+            name,
+            f"DELETE FROM {self._t.accounts} WHERE name = %s",
+            (name,),
+            action="account-removed",
+            detail=name,
+            by=by,
+        )
 
     def verify(self, *, name: str, password: str) -> Account | None:
-        with self._lock:
-            row = self._db.execute("SELECT role, password, created_at FROM accounts WHERE name = ?", (name,)).fetchone()
+        with self._transaction(write=False) as cur:
+            cur.execute(f"SELECT role, password, created_at FROM {self._t.accounts} WHERE name = %s", (name,))
+            row = cur.fetchone()
         if not verify_password(password, row[1] if row else None) or row is None:
             return None
         if needs_rehash(row[1]):
-            self._write([("UPDATE accounts SET password = ? WHERE name = ?", (hash_password(password), name))])
+            # Only if the hash is still the one checked: a password changed meanwhile is not overwritten.
+            with self._transaction(write=True) as cur:
+                cur.execute(
+                    f"UPDATE {self._t.accounts} SET password = %s WHERE name = %s AND password = %s",
+                    (hash_password(password), name, row[1]),
+                )
         return Account(name=name, role=check_role(row[0]), created_at=row[2])
 
     # ----------------------------------------------------------- sessions
@@ -349,15 +371,13 @@ class SqliteAccountStore(AccountStore):
     def create_session(self, *, user: str, role: Role) -> Session:
         now = self._clock()
         session = Session(id=new_token(), user=user, role=role, csrf=new_token(), last_used=now)
-        self._write(
-            [
-                (
-                    "INSERT INTO sessions (id_hash, user, role, csrf, created_at, last_used) VALUES (?, ?, ?, ?, ?, ?)",
-                    (session_key(session.id), user, role, session.csrf, now, now),
-                ),
-                ("DELETE FROM sessions WHERE last_used < ?", (now - self._ttl,)),
-            ]
-        )
+        with self._transaction(write=True) as cur:
+            cur.execute(
+                f'INSERT INTO {self._t.sessions} (id_hash, "user", role, csrf, created_at, last_used) '
+                "VALUES (%s, %s, %s, %s, %s, %s)",
+                (session_key(session.id), user, role, session.csrf, now, now),
+            )
+            cur.execute(f"DELETE FROM {self._t.sessions} WHERE last_used < %s", (now - self._ttl,))
         return session
 
     def session(self, session_id: str | None) -> Session | None:
@@ -365,21 +385,22 @@ class SqliteAccountStore(AccountStore):
             return None
         key = session_key(session_id)
         now = self._clock()
-        with self._lock:
-            row = self._db.execute(
-                "SELECT user, role, csrf, last_used FROM sessions WHERE id_hash = ?", (key,)
-            ).fetchone()
+        with self._transaction(write=False) as cur:
+            cur.execute(f'SELECT "user", role, csrf, last_used FROM {self._t.sessions} WHERE id_hash = %s', (key,))
+            row = cur.fetchone()
         if row is None or now - row[3] > self._ttl:
             return None
         if now - row[3] > TOUCH_SECONDS:
-            self._write([("UPDATE sessions SET last_used = ? WHERE id_hash = ?", (now, key))])
+            with self._transaction(write=True) as cur:
+                cur.execute(f"UPDATE {self._t.sessions} SET last_used = %s WHERE id_hash = %s", (now, key))
         return Session(id=session_id, user=row[0], role=check_role(row[1]), csrf=row[2], last_used=now)
 
     def end_session(self, session_id: str | None) -> Session | None:
         session = self.session(session_id)
         if session is None:
             return None
-        self._write([("DELETE FROM sessions WHERE id_hash = ?", (session_key(session.id),))])
+        with self._transaction(write=True) as cur:
+            cur.execute(f"DELETE FROM {self._t.sessions} WHERE id_hash = %s", (session_key(session.id),))
         return session
 
     def live_sessions(self, session_ids: Iterable[str]) -> set[str]:
@@ -387,20 +408,92 @@ class SqliteAccountStore(AccountStore):
         if not ids:
             return set()
         cutoff = self._clock() - self._ttl
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT id_hash FROM sessions WHERE last_used >= ? AND id_hash IN ({','.join('?' * len(ids))})",
+        with self._transaction(write=False) as cur:
+            cur.execute(
+                f"SELECT id_hash FROM {self._t.sessions} "
+                f"WHERE last_used >= %s AND id_hash IN ({', '.join(['%s'] * len(ids))})",
                 (cutoff, *ids),
-            ).fetchall()
+            )
+            rows = cur.fetchall()
         return {ids[key] for (key,) in rows}
 
     # --------------------------------------------------------------- misc
 
     def server_secret(self) -> bytes:
-        with self._lock:
-            self._db.execute("INSERT OR IGNORE INTO server_secret (id, secret) VALUES (1, ?)", (secrets.token_hex(32),))
-            (secret,) = self._db.execute("SELECT secret FROM server_secret WHERE id = 1").fetchone()
+        with self._transaction(write=True) as cur:
+            cur.execute(
+                f"INSERT INTO {self._t.secret} (id, secret) VALUES (1, %s) ON CONFLICT DO NOTHING",
+                (secrets.token_hex(32),),
+            )
+            cur.execute(f"SELECT secret FROM {self._t.secret} WHERE id = 1")
+            (secret,) = cur.fetchone()
         return bytes.fromhex(secret)
+
+
+class _QmarkCursor:
+    """Runs the shared ``%s`` SQL on sqlite3's ``?`` placeholders."""
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self._cursor.execute(sql.replace("%s", "?"), tuple(params))
+
+    def fetchone(self) -> Any:
+        return self._cursor.fetchone()
+
+    def fetchall(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+    @property
+    def rowcount(self) -> int:
+        return self._cursor.rowcount
+
+
+class SqliteAccountStore(SqlAccountStore):
+    """The table's own store in one SQLite file (WAL), shared safely with other processes (the ``user`` CLI)."""
+
+    def __init__(
+        self, *, path: str | Path, session_ttl: float = 12 * 3600.0, clock: Callable[[], float] = time.time
+    ) -> None:
+        """Open (or create) the accounts file.
+
+        Raises:
+            AccountError: the file cannot be opened, its folder is not a folder, or it is not an accounts file.
+        """
+        super().__init__(tables=_FILE_TABLES, session_ttl=session_ttl, clock=clock)
+        self.path = Path(path)
+        if self.path.parent.exists() and not self.path.parent.is_dir():
+            raise AccountError(f"{self.path.parent}: not a folder (give the table's data folder)")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None, timeout=10.0)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(_SCHEMA)
+        except (sqlite3.Error, OSError) as exc:
+            raise AccountError(f"{self.path}: cannot open the accounts file: {exc}") from None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    @contextmanager
+    def _transaction(self, *, write: bool) -> Iterator[Cursor]:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                yield _QmarkCursor(self._db.cursor())
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                verb = "write" if write else "read"
+                raise AccountError(f"{self.path}: cannot {verb} the accounts file: {exc}") from None
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
 
 
 def open_account_store(path: str | Path, *, session_ttl: float = 12 * 3600.0) -> AccountStore:
@@ -412,24 +505,55 @@ def open_account_store(path: str | Path, *, session_ttl: float = 12 * 3600.0) ->
     return SqliteAccountStore(path=path, session_ttl=session_ttl)
 
 
-def ensure_demo_accounts(data_dir: str | Path, password: str | None = None) -> str:
-    """Create (or reset the password of) the demo's ``dealer``, ``supervisor`` and ``admin`` accounts.
+def open_accounts(*, data: str | Path | None, floor_url: str | None, session_ttl: float = 12 * 3600.0) -> AccountStore:
+    """The account store the configuration names: the floor's central accounts when a floor URL is given
+    (``postgresql://…`` or a SQLite floor file, as ``floor.open_store`` reads it; its schema migrated when
+    first reached), else the table's own ``DATA/accounts.sqlite3``. A floor that cannot be reached now is
+    no error here: what needs it answers ``AccountStoreUnavailable`` (503) until it is back.
 
-    With no password a random one is made; the password used is returned so the demo can print it.
+    Raises:
+        AccountError: no data folder and no floor URL, an empty URL, or the store cannot be opened.
+    """
+    if floor_url is not None:
+        if not floor_url.strip():
+            raise AccountError("the floor URL is empty: give postgresql://… or the floor's SQLite file")
+        # Imported here: the floor imports web_display.accounts, never the other way round at load time.
+        from floor.accounts import open_floor_accounts
+
+        return open_floor_accounts(floor_url, session_ttl=session_ttl)
+    if data is None:
+        raise AccountError("give the table's data folder or the floor's database URL")
+    return open_account_store(Path(data) / ACCOUNTS_FILE, session_ttl=session_ttl)
+
+
+def seed_demo_accounts(store: AccountStore, password: str | None = None) -> str:
+    """Create (or reset the role and password of) the demo's ``dealer``, ``supervisor`` and ``admin`` in
+    ``store``. With no password a random one is made; the password used is returned so the demo can print it.
+
+    Raises:
+        AccountError: the password is too short, or the store cannot be written.
+    """
+    password = password if password is not None else secrets.token_urlsafe(9)
+    check_password(password)
+    for name, role in DEMO_USERS:
+        if store.get(name) is None:
+            store.add(name=name, role=role, password=password, by="system:demo")
+        else:
+            store.set_role(name=name, role=role, by="system:demo")
+            store.set_password(name=name, password=password, by="system:demo")
+    return password
+
+
+def ensure_demo_accounts(data_dir: str | Path, password: str | None = None) -> str:
+    """``seed_demo_accounts`` in the table's own accounts file under ``data_dir``.
 
     Raises:
         AccountError: the password is too short, or the accounts file cannot be opened.
     """
-    password = password if password is not None else secrets.token_urlsafe(9)
-    check_password(password)
+    if password is not None:
+        check_password(password)  # before the file is made
     store = open_account_store(Path(data_dir) / ACCOUNTS_FILE)
     try:
-        for name, role in DEMO_USERS:
-            if store.get(name) is None:
-                store.add(name=name, role=role, password=password, by="system:demo")
-            else:
-                store.set_role(name=name, role=role, by="system:demo")
-                store.set_password(name=name, password=password, by="system:demo")
+        return seed_demo_accounts(store, password)
     finally:
         store.close()
-    return password

@@ -1,4 +1,4 @@
-"""``dealer-assist user add|list|passwd|remove --data DIR``: accounts for a real table's web display."""
+"""``dealer-assist user add|list|passwd|remove (--data DIR | --db URL)``: a table's or the floor's accounts."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "user",
         help="manage the web display's accounts (dealer, supervisor, admin)",
-        description="Accounts live in DATA/accounts.sqlite3; every change goes in its audit log. "
+        description="A table's own accounts live in DATA/accounts.sqlite3 (--data); a floor's central "
+        "accounts, valid at every table of the floor and at the floor display, in the floor database (--db). "
+        "Every change goes in the audit log and ends the account's sessions everywhere. "
         "Passwords are asked for without echo, or read from standard input with --password-stdin; "
         "never from the command line.",
     )
@@ -35,21 +37,35 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     remove.add_argument("name")
     listing = verbs.add_parser("list", help="list the accounts and their roles")
     for verb, run in ((add, run_add), (passwd, run_passwd), (remove, run_remove), (listing, run_list)):
-        verb.add_argument("--data", required=True, help="the table's data folder")
+        where = verb.add_mutually_exclusive_group(required=True)
+        where.add_argument("--data", metavar="DIR", help="the table's data folder (its own accounts)")
+        where.add_argument(
+            "--db", metavar="URL", help="the floor database (central accounts): postgresql://… or its SQLite file"
+        )
         verb.set_defaults(run=run)
 
 
-def _store(args: argparse.Namespace) -> AccountStore:
-    """The table's account store. Changes made here end the account's sessions in a running server too.
+def _store(args: argparse.Namespace, *, create: bool = False) -> AccountStore:
+    """The account store named on the command line. Changes made here end the account's sessions in
+    running servers too. ``create``: a floor SQLite file that does not exist yet may be made (the first
+    account of a new floor); otherwise a missing one is refused rather than made by a typo.
 
     Raises:
-        AccountError: the data folder is not a folder, or the accounts file cannot be opened.
+        AccountError: the data folder is not a folder, no floor store at that path, or the store cannot
+            be opened (``AccountStoreUnavailable``: the floor database cannot be reached).
     """
     from pathlib import Path
 
-    from web_display.accounts import ACCOUNTS_FILE, open_account_store
+    from web_display.accounts import open_accounts
+    from web_display.errors import AccountError
 
-    return open_account_store(Path(args.data) / ACCOUNTS_FILE)
+    if args.db is not None and not create and not args.db.startswith(("postgresql://", "postgres://")):
+        from floor import EMBEDDED_NAME
+
+        path = Path(args.db.removeprefix("sqlite://"))
+        if not path.is_file() and not (path / EMBEDDED_NAME).is_file():
+            raise AccountError(f"{path}: no floor store here")
+    return open_accounts(data=None if args.db is not None else Path(args.data), floor_url=args.db)
 
 
 def _password(args: argparse.Namespace) -> str:
@@ -80,7 +96,7 @@ def run_add(args: argparse.Namespace) -> int:
 
     check_name(args.name)
     password = _password(args)
-    store = _store(args)
+    store = _store(args, create=True)
     try:
         store.add(name=args.name, role=args.role, password=password, by=_who())
     finally:

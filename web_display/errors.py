@@ -59,3 +59,10 @@ class ServerError(WebError):
     """The web server could not start or stop (e.g. the port is taken)."""
 
     status = 500
+
+
+class AccountStoreUnavailable(AccountError):
+    """The account store's database cannot be reached or failed mid-operation (nothing was applied):
+    sign-ins and account changes wait for it to come back."""
+
+    status = 503

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -19,14 +20,14 @@ from controller.errors import ConfigError, ControllerError, RuleViolation
 from controller.redaction import for_display
 from controller.table import PermissionDenied, TableError, TableService
 from controller.telemetry import TableMetrics
-from web_display.accounts import open_account_store
+from web_display.accounts import AccountStore, open_account_store
 from web_display.api.routes import admin, auth, floor, live, override, pages, recall
 from web_display.api.routes import metrics as metrics_routes
 from web_display.api.routes import tables as table_routes
 from web_display.core.config import Settings
 from web_display.core.middleware import BodyLimit, SecurityHeaders
 from web_display.core.throttle import Backoff, FailedSignIns, HashGate, LoginThrottle, ServerBusy, TooManyAttempts
-from web_display.errors import WebError
+from web_display.errors import AccountStoreUnavailable, WebError
 from web_display.live import Hub
 from web_display.state import AppState
 
@@ -53,27 +54,39 @@ ROUTERS = (
 
 
 def create_app(
-    *, settings: Settings, tables: Mapping[str, TableService], metrics: TableMetrics | None = None
+    *,
+    settings: Settings,
+    tables: Mapping[str, TableService],
+    metrics: TableMetrics | None = None,
+    accounts: AccountStore | None = None,
 ) -> FastAPI:
     """The web display for these tables (name → table); one table for a dealer display, several for a floor.
 
     ``metrics`` holds the tables' Prometheus metrics (fed by whoever runs them: the journal hook, the
     shoe's and camera's links); the app adds its own (live clients, sign-ins) and serves all at /metrics.
+    ``accounts``: the account store to sign in against (the caller's: it closes it), e.g. the floor's
+    central accounts from ``web_display.accounts.open_accounts(data=..., floor_url=...)``; by default the
+    table's own ``accounts.sqlite3`` under ``settings.data_dir``.
 
     Raises:
-        AccountError: the accounts file under ``settings.data_dir`` cannot be opened.
+        AccountError: the accounts file under ``settings.data_dir`` cannot be opened. A given store whose
+            database cannot be reached now is not an error: the app starts and answers 503 to what needs it.
         WebError: no tables given.
     """
     if not tables:
         raise WebError("give at least one table to display")
-    accounts = open_account_store(settings.accounts_path, session_ttl=settings.session_hours * 3600)
+    store = (
+        accounts
+        if accounts is not None
+        else open_account_store(settings.accounts_path, session_ttl=settings.session_hours * 3600)
+    )
     address = Backoff(
         free=settings.login_free_failures, first=settings.login_first_delay, ceiling=settings.login_max_delay
     )
     state = AppState(
         settings=settings,
         tables=dict(tables),
-        accounts=accounts,
+        accounts=store,
         throttle=LoginThrottle(
             address=address,
             account=Backoff(
@@ -83,10 +96,12 @@ def create_app(
             ),
             device=address,
         ),
-        failures=FailedSignIns(write=lambda who, action, detail: accounts.audit(who=who, action=action, detail=detail)),
-        device_secret=accounts.server_secret(),
+        failures=FailedSignIns(write=lambda who, action, detail: store.audit(who=who, action=action, detail=detail)),
         metrics=metrics or TableMetrics(),
     )
+
+    with contextlib.suppress(AccountStoreUnavailable):  # the floor is down as the table starts:
+        state.device_secret()  # read at the first sign-in instead; the base game plays on
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

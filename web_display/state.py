@@ -28,12 +28,12 @@ class AppState:
     accounts: AccountStore
     throttle: LoginThrottle
     failures: FailedSignIns
-    device_secret: bytes
     metrics: TableMetrics
     web_metrics: WebMetrics | None = field(default=None)
     hub_: Hub | None = field(default=None)
     gate_: HashGate | None = field(default=None)
     overrides: OverrideGrants = field(default_factory=OverrideGrants)
+    device_secret_: bytes | None = field(default=None)
 
     @property
     def hub(self) -> Hub:
@@ -56,6 +56,18 @@ class AppState:
         if self.gate_ is None:
             raise ServerError("the app has not started")
         return self.gate_
+
+    def device_secret(self) -> bytes:
+        """The store's key for trusted-device cookies, read once: when the app starts, or at the first
+        sign-in if the store (the floor's database) could not be reached then. Reads the store: call it
+        off the event loop until it has been read.
+
+        Raises:
+            AccountError: the store cannot be read (``AccountStoreUnavailable``: the floor is down).
+        """
+        if self.device_secret_ is None:
+            self.device_secret_ = self.accounts.server_secret()
+        return self.device_secret_
 
     def count_sign_in(self, outcome: str) -> None:
         if self.web_metrics is not None:

@@ -216,7 +216,8 @@ def _open_floor(args: argparse.Namespace) -> Any:
 def run_demo(args: argparse.Namespace) -> int:
     from controller.console import render
     from controller.view import snapshot
-    from web_display.accounts import ensure_demo_accounts
+    from floor.accounts import FloorAccountStore
+    from web_display.accounts import seed_demo_accounts
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     _validate(args)
@@ -229,13 +230,15 @@ def run_demo(args: argparse.Namespace) -> int:
         for n, table in enumerate(tables):
             fps = None if args.no_camera or n > 0 else args.camera_fps
             table.start_table(store=store, pace=args.pace, showdown_steps=steps, camera_fps=fps)
-        password = ensure_demo_accounts(args.data, args.demo_password)
+        # Staff sign in with the floor's central accounts, at every table and at the floor display.
+        password = seed_demo_accounts(FloorAccountStore(store=store), args.demo_password)
         web = _serve(
             tables[0].live,
             data=args.data,
             host=args.host,
             port=args.port,
             others={t.name: t.live.table for t in tables[1:]},
+            floor_store=store,
         )
         first = tables[0]
         last_round = [first.live.table.round_no]

@@ -129,6 +129,7 @@ def run_table(args: argparse.Namespace) -> int:
                 tls=tls,
                 forwarded_allow_ips=args.forwarded_allow_ips,
                 metrics=metrics,
+                floor_store=None if floor is None else floor.store,
             )
             print(f"dealer display: {_dealer_url(web.url, live)}  floor: {web.url}/floor", file=sys.stderr)
     except BaseException:
@@ -260,16 +261,23 @@ def _serve(
     forwarded_allow_ips: str | None = None,
     metrics: Any = None,
     others: dict[str, Any] | None = None,
+    floor_store: Any = None,
 ) -> Any:
-    """The dealer and floor displays for this table and ``others`` (name -> table service), and /metrics."""
+    """The dealer and floor displays for this table and ``others`` (name -> table service), and /metrics.
+    On a floor (``floor_store``), staff sign in with the floor's central accounts; else the table's own."""
     from web_display.core.config import Settings
     from web_display.main import create_app
     from web_display.server import serve
 
     # Settings also come from DEALER_ASSIST_WEB_* (e.g. SECURE_COOKIES behind a proxy, METRICS_TOKEN).
-    app = create_app(
-        settings=Settings(data_dir=data), tables={live.table.config.name: live.table, **(others or {})}, metrics=metrics
-    )
+    settings = Settings(data_dir=data)
+    accounts = None
+    if floor_store is not None:
+        from floor.accounts import FloorAccountStore
+
+        accounts = FloorAccountStore(store=floor_store, session_ttl=settings.session_hours * 3600)
+    tables = {live.table.config.name: live.table, **(others or {})}
+    app = create_app(settings=settings, tables=tables, metrics=metrics, accounts=accounts)
     return serve(app, host=host, port=port, tls=tls, forwarded_allow_ips=forwarded_allow_ips)
 
 

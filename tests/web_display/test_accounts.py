@@ -55,3 +55,22 @@ def test_serve_listens_on_a_free_port_and_stops(tmp_path: Path) -> None:
         handle.stop()
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", handle.port), timeout=1).close()
+
+
+def test_a_tables_own_sessions_survive_reopening_its_file_and_end_with_a_change_from_another_instance(
+    tmp_path: Path,
+) -> None:
+    first = open_account_store(tmp_path / ACCOUNTS_FILE)
+    first.add(name="kim", role="dealer", password="plain-text-pw", by="test")
+    session = first.create_session(user="kim", role="dealer")
+    first.close()
+    again, cli = open_account_store(tmp_path / ACCOUNTS_FILE), open_account_store(tmp_path / ACCOUNTS_FILE)
+    try:
+        back = again.session(session.id)
+        assert back is not None and (back.user, back.csrf) == ("kim", session.csrf)
+        cli.set_password(name="kim", password="another-pw-1", by="cli:root")
+        assert again.session(session.id) is None and again.live_sessions([session.id]) == set()
+        assert [(e.seq, e.action) for e in again.audit_log()] == [(1, "account-added"), (2, "password-changed")]
+    finally:
+        again.close()
+        cli.close()

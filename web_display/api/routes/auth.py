@@ -69,7 +69,8 @@ async def checked_credentials(state: AppState, request: Request, *, name: str, p
     name = name.strip().lower()
     address = request.client.host if request.client else "unknown"
     device = request.cookies.get(state.settings.device_cookie)
-    trusted = device if device_user(state.device_secret, device) == name else None
+    secret = await asyncio.to_thread(state.device_secret)  # the store's, read once
+    trusted = device if device_user(secret, device) == name else None
     attempt = Attempt(name=name, address=address, device=trusted)
     wait = state.throttle.wait(attempt)
     if wait > 0:
@@ -106,10 +107,11 @@ def _start_session(
     response.set_cookie(
         state.settings.session_cookie, session.id, httponly=True, samesite="strict", secure=secure, path="/"
     )
-    if device_user(state.device_secret, request.cookies.get(state.settings.device_cookie)) != user:
+    secret = state.device_secret()
+    if device_user(secret, request.cookies.get(state.settings.device_cookie)) != user:
         response.set_cookie(
             state.settings.device_cookie,
-            device_token(state.device_secret, user),
+            device_token(secret, user),
             max_age=DEVICE_DAYS * 86400,
             httponly=True,
             samesite="strict",

@@ -8,9 +8,11 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from web_display.api.deps import get_state, origin_allowed, session_of
 from web_display.core.security import Session
+from web_display.errors import AccountStoreUnavailable
 from web_display.live import POLICY, Client, pump
 
 router = APIRouter(tags=["live"])
+TRY_LATER = 1013
 
 
 async def _serve(websocket: WebSocket, client: Client, timeout: float) -> None:
@@ -19,7 +21,7 @@ async def _serve(websocket: WebSocket, client: Client, timeout: float) -> None:
         reason = await pump(client, websocket.send_text, timeout=timeout)
         if reason != "disconnected":
             # 1013: try again later. The page reconnects (with backoff) and gets a fresh snapshot.
-            await websocket.close(code=1013, reason=reason)
+            await websocket.close(code=TRY_LATER, reason=reason)
     except WebSocketDisconnect:
         pass
     finally:
@@ -32,7 +34,12 @@ async def _admit(websocket: WebSocket) -> Session | None:
     if not origin_allowed(websocket, state):
         await websocket.close(code=POLICY, reason="origin not allowed")
         return None
-    session = session_of(websocket, state)
+    try:
+        # In a worker thread: the session store may be the floor's database, across the network.
+        session = await asyncio.to_thread(session_of, websocket, state)
+    except AccountStoreUnavailable:
+        await websocket.close(code=TRY_LATER, reason="account store unavailable")  # the page retries with backoff
+        return None
     if session is None:
         await websocket.close(code=POLICY, reason="sign in first")
         return None

@@ -161,7 +161,9 @@ async def reconfigure(name: str, request: Request, user: AdminUser, state: State
     pending = entry.kind == "configuration-staged"
     staged = table.staged_changes() if pending else None
     changed = [c["key"] for c in staged["changes"]] if staged else _changed_keys(old, table.table_settings)
-    state.accounts.audit(
+    # In a worker thread too: the account store may be the floor's database, across the network.
+    await run_in_threadpool(
+        state.accounts.audit,
         who=str(user.actor),
         action="table-configuration-staged" if pending else "table-configured",
         detail=f"{name}: {', '.join(changed) or 'no change'}{f' (from round {table.round_no + 1})' if pending else ''}",
