@@ -39,6 +39,15 @@ def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="microseconds")
 
 
+def link_state(updated_at: str | None, *, now: datetime, lost_after: float = LINK_LOST_S) -> str:
+    """The link as its last report's age says: "ok", "lost" (none for more than ``lost_after`` seconds)
+    or "none" (the table never reported)."""
+    if updated_at is None:
+        return "none"
+    age = (now - datetime.fromisoformat(updated_at)).total_seconds()
+    return "lost" if age > lost_after else "ok"
+
+
 @dataclass(frozen=True, slots=True)
 class TableStatus:
     """What the floor shows of one table: never a card (tilts are kinds, from a fixed list).
@@ -60,11 +69,7 @@ class TableStatus:
     pending_hits: int
 
     def link(self, *, now: datetime, lost_after: float = LINK_LOST_S) -> str:
-        """ "ok", "lost" (no report for more than ``lost_after`` seconds) or "none" (never reported)."""
-        if self.updated_at is None:
-            return "none"
-        age = (now - datetime.fromisoformat(self.updated_at)).total_seconds()
-        return "lost" if age > lost_after else "ok"
+        return link_state(self.updated_at, now=now, lost_after=lost_after)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -21,6 +21,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.journal",
     "controller.cli.table",
     "floor.cli",
+    "floor.web.cli",
     "drivers.cli",
     "web_display.cli",
     "vision.cli",

@@ -1,0 +1,104 @@
+"""``dealer-assist floor --db URL|--data DIR --port P``: the floor service (live floor display, jackpot panel)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from pathlib import Path
+
+from floor.errors import FloorConfigError, FloorError
+from web_display.errors import WebError
+
+ERRORS: tuple[type[BaseException], ...] = (FloorError, WebError)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "floor",
+        help="run the floor service: every table live, the jackpot panel",
+        description="Serve the floor display (every table's phase, rounds, tilts, pending jackpots and link, "
+        "by pit, live; /floor/wall for a wall screen) and the jackpot panel where supervisors approve and "
+        "confirm hits. Staff sign in with the accounts of DATA/accounts.sqlite3 (dealer-assist user add).",
+    )
+    parser.add_argument("--db", metavar="URL", help="the floor database: postgresql://… or a SQLite file")
+    parser.add_argument(
+        "--data",
+        metavar="DIR",
+        help="a folder holding the sign-in accounts (accounts.sqlite3) and, without --db, the embedded "
+        "floor store (floor.sqlite3)",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8100, help="port to listen on (default 8100; 0: any free one)")
+    parser.add_argument(
+        "--second-approval-above",
+        type=int,
+        metavar="CENTS",
+        help="a hit above this amount (in cents) needs two different supervisors: one approves, another "
+        "confirms (default: one supervisor confirms every hit)",
+    )
+    parser.add_argument(
+        "--link-lost-after", type=float, default=10.0, metavar="S", help="a table silent this long shows link lost"
+    )
+    parser.set_defaults(run=run_floor)
+
+
+def _paths(args: argparse.Namespace) -> tuple[str, Path]:
+    """(the floor store's URL, the accounts' folder).
+
+    Raises:
+        FloorConfigError: neither --db nor --data, no accounts folder, or a bad port or amount.
+    """
+    from floor import EMBEDDED_NAME
+
+    if args.db is None and args.data is None:
+        raise FloorConfigError("give the floor database (--db URL) or a data folder (--data DIR)")
+    if args.data is None:
+        raise FloorConfigError("give --data DIR: the folder of the sign-in accounts (accounts.sqlite3)")
+    data = Path(args.data)
+    if not data.is_dir():
+        raise FloorConfigError(f"--data {data}: no such folder")
+    if not 0 <= args.port <= 65535:
+        raise FloorConfigError(f"--port {args.port}: a port is 0..65535")
+    if args.second_approval_above is not None and args.second_approval_above < 0:
+        raise FloorConfigError("--second-approval-above: an amount in cents, 0 or more")
+    if args.link_lost_after <= 0:
+        raise FloorConfigError("--link-lost-after: seconds, more than 0")
+    url = args.db or str(data / EMBEDDED_NAME)
+    if not url.startswith(("postgresql://", "postgres://")):
+        path = Path(url.removeprefix("sqlite://"))
+        if not path.parent.is_dir():
+            raise FloorConfigError(f"{path.parent}: no such folder for the floor store")
+    return url, data
+
+
+def run_floor(args: argparse.Namespace) -> int:
+    from floor import open_store
+    from floor.web.app import create_floor_app
+    from floor.web.config import FloorSettings
+    from web_display.accounts import ACCOUNTS_FILE, open_account_store
+    from web_display.core.config import Settings
+    from web_display.server import serve
+
+    url, data = _paths(args)
+    settings = FloorSettings(second_approval_above=args.second_approval_above, link_lost_seconds=args.link_lost_after)
+    store = open_store(url)  # migrates: the floor service may be the first to open a new database
+    try:
+        accounts = open_account_store(data / ACCOUNTS_FILE)
+        try:
+            app = create_floor_app(
+                store=store, accounts=accounts, db_url=url, settings=settings, web=Settings(data_dir=data)
+            )
+            handle = serve(app, host=args.host, port=args.port)
+            print(f"floor service on {handle.url}/floor (wall screen: {handle.url}/floor/wall)", flush=True)
+            stop = threading.Event()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                signal.signal(sig, lambda *_: stop.set())
+            while not stop.wait(0.5) and handle.alive:
+                pass
+            handle.stop()
+        finally:
+            accounts.close()
+    finally:
+        store.close()
+    return 0
