@@ -65,6 +65,8 @@ def _paths(args: argparse.Namespace) -> tuple[str, Path]:
     if args.link_lost_after <= 0:
         raise FloorConfigError("--link-lost-after: seconds, more than 0")
     url = args.db or str(data / EMBEDDED_NAME)
+    if "://" in url and not url.startswith(("postgresql://", "postgres://", "sqlite://")):
+        raise FloorConfigError(f"--db {url.split('://')[0]}://…: use postgresql://… or a SQLite file")
     if not url.startswith(("postgresql://", "postgres://")):
         path = Path(url.removeprefix("sqlite://"))
         if not path.parent.is_dir():
