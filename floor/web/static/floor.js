@@ -75,10 +75,14 @@
       "article",
       { class: classes.join(" "), "data-table": t.table, "data-phase": t.phase, "data-link": t.link, "data-version": String(t.version) },
       el("div", { class: "head" }, el("span", { class: "id", text: t.table }), el("span", { class: "lamp", title: "link " + t.link })),
-      el("div", { class: "game", text: `${t.game} · pit ${t.pit}` }),
+      el("div", { class: "game", text: t.game, title: `${t.game} · pit ${t.pit}` }),
       el("div", { class: "row" }, el("span", { class: "phase", text: t.phase }), el("span", { class: "num", text: `#${t.round}` })),
-      el("div", { class: "row" }, el("span", { text: "rounds/h" }), el("span", { class: "num rounds", text: String(t.rounds_last_hour) })),
-      el("div", { class: "row" }, el("span", { text: "progressive" }), el("span", { class: "prog", "data-state": t.progressive, text: t.progressive })),
+      el(
+        "div",
+        { class: "row" },
+        el("span", {}, el("b", { class: "num rounds", text: String(t.rounds_last_hour) }), " rounds/h"),
+        el("span", { class: "prog", "data-state": t.progressive, title: "linked progressive (jackpot)", text: t.progressive === "none" ? "no JP" : `JP ${t.progressive}` }),
+      ),
       alerts,
     );
   }
@@ -114,6 +118,30 @@
       if (section && !section.querySelector(".tile")) section.remove();
     }
     tiles.delete(table);
+  }
+
+  // The wall screen shows every table at once: pits in a near-square arrangement, the type as large as fits.
+  let fitTimer = null;
+  function fitWall() {
+    if (!wall) return;
+    clearTimeout(fitTimer);
+    fitTimer = setTimeout(() => {
+      const style = document.body.style;
+      const pits = document.querySelectorAll("section.pit").length || 1;
+      style.setProperty("--pit-columns", String(Math.ceil(Math.sqrt(pits))));
+      let scale = 1.4;
+      style.setProperty("--wall-scale", String(scale));
+      while (scale > 0.6 && !fitsHeight()) {
+        scale = Math.round((scale - 0.05) * 100) / 100;
+        style.setProperty("--wall-scale", String(scale));
+      }
+      document.body.dataset.wallScale = String(scale);
+    }, 100);
+  }
+
+  function fitsHeight() {
+    const bottom = Math.max(...[...document.querySelectorAll("section.pit")].map((s) => s.getBoundingClientRect().bottom), 0);
+    return bottom <= window.innerHeight;
   }
 
   function counted() {
@@ -199,6 +227,7 @@
       DA.showError(message.error);
     }
     counted();
+    if (["reset", "tile", "gone"].includes(message.type)) fitWall();
     document.body.dataset.updates = String(Number(document.body.dataset.updates || 0) + 1);
   }
 
@@ -229,7 +258,10 @@
   }
 
   async function start() {
-    if (wall) document.body.classList.add("wall");
+    if (wall) {
+      document.body.classList.add("wall");
+      window.addEventListener("resize", fitWall);
+    }
     const me = await DA.whoami();
     if (!me) return;
     $("user-name").textContent = `${me.name} (${me.role})`;
