@@ -252,6 +252,8 @@
         DA.whoami(); // signed out or expired: to the sign-in page
         return;
       }
+      // Refused before it opened (1006): the session may have ended; whoami goes to sign-in if so.
+      if (event.code === 1006) DA.whoami();
       setTimeout(connect, delay);
       delay = Math.min(delay * 2, 10000);
     };

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from tests.floor.web.kit import floor_of, running, signed_in, until
+from tests.floor.web.kit import FAST, floor_of, running, signed_in, until
 
 
 def _tiles(client: httpx.Client, **query: str) -> list[dict[str, Any]]:
@@ -145,3 +145,18 @@ def test_a_restart_of_the_service_loses_nothing(floor_url: str, tmp_path: Path) 
         hit = until(lambda: _panel(tess)["hits"], what="the hit after the restart")[0]
         assert (hit["approved_by"], hit["needs_second"]) == ("sam", True)
         assert tess.post("/api/floor/jackpots/big/1/confirm").json()["hit"]["confirmed_by"] == "tess"
+
+
+def test_a_silent_table_shows_link_lost_and_comes_back(floor_url: str, tmp_path: Path) -> None:
+    settings = FAST.model_copy(update={"link_lost_seconds": 1.0})
+    with running(floor_url, tmp_path / "data", settings=settings) as floor:
+        floor_of(floor.store, pits=1, per_pit=2)
+        floor.store.add_table(table_id="t003", pit="A", game="oasis")  # on the floor, never reported
+        with signed_in(floor.url, "dana") as dana:
+            until(
+                lambda: [t["table"] for t in _tiles(dana, filter="lost")] == ["t001", "t002", "t003"], what="all silent"
+            )
+            assert {t["table"]: t["link"] for t in _tiles(dana)} == {"t001": "lost", "t002": "lost", "t003": "none"}
+            assert dana.get("/api/floor/tables").json()["summary"]["lost"] == 3
+            floor.store.report_status(table_id="t002", phase="idle", round_no=1, tilts=[], progressive="open")
+            until(lambda: "t002" not in [t["table"] for t in _tiles(dana, filter="lost")], what="t002 back")
