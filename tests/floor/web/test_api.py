@@ -148,7 +148,7 @@ def test_a_restart_of_the_service_loses_nothing(floor_url: str, tmp_path: Path) 
 
 
 def test_a_silent_table_shows_link_lost_and_comes_back(floor_url: str, tmp_path: Path) -> None:
-    settings = FAST.model_copy(update={"link_lost_seconds": 1.0})
+    settings = FAST.model_copy(update={"link_lost_seconds": 3.0})
     with running(floor_url, tmp_path / "data", settings=settings) as floor:
         floor_of(floor.store, pits=1, per_pit=2)
         floor.store.add_table(table_id="t003", pit="A", game="oasis")  # on the floor, never reported
