@@ -80,8 +80,9 @@ def floor_page(request: Request, state: StateDep) -> Response:
 # -- JSON API -------------------------------------------------------------------------------------
 
 
+# The two readers run on the event loop (async), where the board is changed: never mid-change.
 @router.get("/api/floor/tables")
-def tables(
+async def tables(
     request: Request,
     *,
     user: CurrentUser,
@@ -97,7 +98,7 @@ def tables(
 
 
 @router.get("/api/floor/jackpots")
-def jackpots(request: Request, user: CurrentUser) -> dict[str, Any]:
+async def jackpots(request: Request, user: CurrentUser) -> dict[str, Any]:
     """Pending hits (oldest first: table, pit, time, amount, order, approval) and each account's meter."""
     return dict(floor_of(request).board.jackpots)
 
