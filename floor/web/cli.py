@@ -40,6 +40,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--link-lost-after", type=float, default=10.0, metavar="S", help="a table silent this long shows link lost"
     )
+    parser.add_argument("--tls-cert", type=Path, help="serve over https with this certificate (PEM)")
+    parser.add_argument("--tls-key", type=Path, help="the certificate's private key (PEM); with --tls-cert")
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        help="behind a reverse proxy: its address(es), comma-separated; the client's address and https "
+        "then come from its X-Forwarded-For / X-Forwarded-Proto (docs/deployment.md)",
+    )
     parser.set_defaults(run=run_floor)
 
 
@@ -64,6 +71,8 @@ def _paths(args: argparse.Namespace) -> tuple[str, Path]:
         raise FloorConfigError("--second-approval-above: an amount in cents, 0 or more")
     if args.link_lost_after <= 0:
         raise FloorConfigError("--link-lost-after: seconds, more than 0")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise FloorConfigError("give both --tls-cert and --tls-key (or neither)")
     url = args.db or str(data / EMBEDDED_NAME)
     if "://" in url and not url.startswith(("postgresql://", "postgres://", "sqlite://")):
         raise FloorConfigError(f"--db {url.split('://')[0]}://…: use postgresql://… or a SQLite file")
@@ -80,7 +89,7 @@ def run_floor(args: argparse.Namespace) -> int:
     from floor.web.config import FloorSettings
     from web_display.accounts import ACCOUNTS_FILE, open_account_store
     from web_display.core.config import Settings
-    from web_display.server import serve
+    from web_display.server import Tls, serve
 
     url, data = _paths(args)
     settings = FloorSettings(second_approval_above=args.second_approval_above, link_lost_seconds=args.link_lost_after)
@@ -91,7 +100,8 @@ def run_floor(args: argparse.Namespace) -> int:
             app = create_floor_app(
                 store=store, accounts=accounts, db_url=url, settings=settings, web=Settings(data_dir=data)
             )
-            handle = serve(app, host=args.host, port=args.port)
+            tls = Tls(cert=args.tls_cert, key=args.tls_key) if args.tls_cert is not None else None
+            handle = serve(app, host=args.host, port=args.port, tls=tls, forwarded_allow_ips=args.forwarded_allow_ips)
             print(f"floor service on {handle.url}/floor (wall screen: {handle.url}/floor/wall)", flush=True)
             stop = threading.Event()
             for sig in (signal.SIGTERM, signal.SIGINT):

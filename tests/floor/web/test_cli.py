@@ -58,6 +58,11 @@ def test_the_floor_command_serves_the_floor_and_stops_on_sigterm(tmp_path: Path)
             ["floor", "--data", "{tmp}", "--db", "mysql://floor@db/floor"],
             "--db mysql://…: use postgresql://… or a SQLite file",
         ),
+        (["floor", "--data", "{tmp}", "--tls-cert", "{tmp}/c.pem"], "give both --tls-cert and --tls-key (or neither)"),
+        (
+            ["floor", "--data", "{tmp}", "--port", "0", "--tls-cert", "{tmp}/c.pem", "--tls-key", "{tmp}/k.pem"],
+            "TLS: {tmp}/c.pem: no such file",
+        ),
     ],
 )
 def test_bad_settings_are_refused_in_one_line(
