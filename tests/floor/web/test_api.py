@@ -160,3 +160,38 @@ def test_a_silent_table_shows_link_lost_and_comes_back(floor_url: str, tmp_path:
             assert dana.get("/api/floor/tables").json()["summary"]["lost"] == 3
             floor.store.report_status(table_id="t002", phase="idle", round_no=1, tilts=[], progressive="open")
             until(lambda: "t002" not in [t["table"] for t in _tiles(dana, filter="lost")], what="t002 back")
+
+
+def test_tiles_count_rounds_from_the_replicated_journal_and_carry_no_card(floor_url: str, tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from controller.journal.base import Entry
+
+    with running(floor_url, tmp_path / "data") as floor:
+        floor_of(floor.store, pits=1, per_pit=1)
+        now = datetime.now(UTC)
+        cards = [
+            ("card", {"card": "Qh", "counter": 1, "shoe": "s1"}),
+            ("reveal", {"number": 1, "card": "7c"}),
+            ("round-settled", {"round": 1, "hands": ["QhJhTh9h8h"]}),
+            ("card", {"card": "Ks", "counter": 2, "shoe": "s1"}),
+            ("round-settled", {"round": 2, "hands": ["KsKd"]}),
+        ]
+        entries = [
+            Entry(
+                seq=n,
+                kind=kind,
+                data=data,
+                actor="shoe:shoe",
+                at=(now - timedelta(minutes=5)).isoformat(),
+                hash=f"h{n}",
+            )
+            for n, (kind, data) in enumerate(cards, start=1)
+        ]
+        floor.store.replicate(table_id="t001", entries=entries)
+        floor.store.report_status(table_id="t001", phase="showdown", round_no=2, tilts=[], progressive="open")
+        with signed_in(floor.url, "dana") as dana:
+            tile = until(lambda: (t := _tiles(dana)[0])["phase"] == "showdown" and t, what="the report")
+            assert (tile["rounds_last_hour"], tile["last_seq"]) == (2, 5)
+            shown = dana.get("/api/floor/tables").text + dana.get("/api/floor/jackpots").text
+            assert [code for code in ("Qh", "7c", "Ks", "Kd", "Jh") if code in shown] == []
