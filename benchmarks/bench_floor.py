@@ -73,6 +73,9 @@ def main() -> int:
         "--burst-tables", type=int, default=50, help="the burst changes these many tables, over and over"
     )
     parser.add_argument("--singles", type=int, default=30)
+    parser.add_argument(
+        "--journal", type=int, default=0, help="replicate this many entries per table first (every 10th ends a round)"
+    )
     parser.add_argument("--postgres", action="store_true", help="a throwaway PostgreSQL cluster instead of SQLite")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-floor-") as tmp:
@@ -109,6 +112,8 @@ def _run(args: argparse.Namespace, url: str, folder: Path) -> int:
     for i, table in enumerate(tables):
         store.add_table(table_id=table, pit=f"P{i % args.pits:02d}", game="oasis")
         store.report_status(table_id=table, phase="idle", round_no=1, tilts=[], progressive="open")
+    if args.journal:
+        _journal(store, tables, args.journal)
     accounts = open_account_store(folder / ACCOUNTS_FILE)
     accounts.add(name="bench", role="supervisor", password=PASSWORD, by="bench")
     web = Settings(data_dir=folder, ws_per_account=args.clients + 4, client_queue=64)
@@ -206,6 +211,40 @@ def _run(args: argparse.Namespace, url: str, folder: Path) -> int:
     accounts.close()
     store.close()
     return 0
+
+
+def _journal(store: Any, tables: list[str], per_table: int) -> None:
+    """Entries spread over the last two hours, every 10th a settled round; then time the full read."""
+    from datetime import UTC, datetime, timedelta
+
+    from controller.journal.base import Entry
+
+    now = datetime.now(UTC)
+    start = time.time()
+    for table in tables:
+        entries = [
+            Entry(
+                seq=n,
+                kind="round-settled" if n % 10 == 0 else "card",
+                data={"n": n},
+                actor="shoe:shoe",
+                at=(now - timedelta(seconds=7200 * (per_table - n) / per_table)).isoformat(),
+                hash=f"h{n}",
+            )
+            for n in range(1, per_table + 1)
+        ]
+        store.replicate(table_id=table, entries=entries)
+    print(f"journal: {per_table * len(tables)} entries replicated in {time.time() - start:.1f} s")
+    times = []
+    for _ in range(5):
+        t0 = time.perf_counter()
+        statuses = store.statuses()
+        times.append(time.perf_counter() - t0)
+    per_hour = statuses[0].rounds_last_hour
+    print(f"full read of {len(statuses)} tables (rounds/h {per_hour} each): best {1000 * min(times):.0f} ms")
+    t0 = time.perf_counter()
+    store.statuses(tables=tables[:1])
+    print(f"one table's read: {1000 * (time.perf_counter() - t0):.1f} ms")
 
 
 def _first(inbox: list[tuple[float, dict[str, Any]]], table: str, round_no: int) -> float | None:
