@@ -195,3 +195,22 @@ def test_tiles_count_rounds_from_the_replicated_journal_and_carry_no_card(floor_
             assert (tile["rounds_last_hour"], tile["last_seq"]) == (2, 5)
             shown = dana.get("/api/floor/tables").text + dana.get("/api/floor/jackpots").text
             assert [code for code in ("Qh", "7c", "Ks", "Kd", "Jh") if code in shown] == []
+
+
+def test_the_service_says_when_postgresql_is_gone_and_recovers(pg_cluster: Any, tmp_path: Path) -> None:
+    url = pg_cluster.create_database()
+    with running(url, tmp_path / "data") as floor, signed_in(floor.url, "sam") as sam:
+        floor_of(floor.store, pits=1, per_pit=2)
+        until(lambda: len(_tiles(sam)) == 2, what="the tables")
+        summary = lambda: sam.get("/api/floor/tables").json()["summary"]  # noqa: E731
+        assert summary()["database"] == "ok"
+        pg_cluster.stop()
+        try:
+            down = until(lambda: summary()["database"] != "ok" and summary()["database"], what="the database down")
+            assert down.startswith("floor unavailable: ")
+            assert len(_tiles(sam)) == 2  # the last picture stays on the screens
+        finally:
+            pg_cluster.start()
+        until(lambda: summary()["database"] == "ok", what="the database back")
+        floor.store.report_status(table_id="t001", phase="dealing", round_no=5, tilts=[], progressive="open")
+        until(lambda: _tiles(sam)[0]["round"] == 5, what="a change after the outage")
