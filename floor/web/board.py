@@ -70,11 +70,13 @@ class Board:
         return tile
 
     def _put(self, tiles: Iterable[dict[str, Any]]) -> set[str]:
+        """Store the tiles; a tile whose report time alone moved (a heartbeat) is not a change to send."""
         changed = set()
         for tile in tiles:
-            if self.tiles.get(tile["table"]) != tile:
-                self.tiles[tile["table"]] = tile
+            old = self.tiles.get(tile["table"])
+            if old is None or {**old, "updated_at": None} != {**tile, "updated_at": None}:
                 changed.add(tile["table"])
+            self.tiles[tile["table"]] = tile
         return changed
 
     def apply_statuses(
