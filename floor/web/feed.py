@@ -194,6 +194,9 @@ class Refresher:
                 read.beats = self.store.heartbeats()
         except FloorUnavailable as exc:
             read.error = str(exc)
+        except Exception as exc:  # never let the refresher die: the displays would freeze without a word
+            log.exception("reading the floor")
+            read.error = f"internal error reading the floor ({type(exc).__name__}): see the server log"
         return read
 
     async def run(self) -> None:
