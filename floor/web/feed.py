@@ -166,6 +166,10 @@ class Refresher:
                 log.warning("floor changes: %s", exc)
                 self._stop.wait(1.0)
                 continue
+            except Exception:  # keep listening; meanwhile the heartbeat's version check still finds changes
+                log.exception("floor changes")
+                self._stop.wait(1.0)
+                continue
             if changes:
                 with contextlib.suppress(RuntimeError):  # the loop closed: the server is stopping
                     loop.call_soon_threadsafe(self.signal, changes)
