@@ -13,8 +13,11 @@ Starts a throwaway PostgreSQL cluster (Debian's postgresql, as the tests do), th
    Measured: replication lag (an entry's time at the table to its commit on the floor) p50/p99, the
    contribution transaction p99 under that load, entries per second, and PostgreSQL's CPU seconds per
    table-hour, from which the cost of 2,000 tables is estimated.
-3. Unless ``--skip-tiles``: the floor service (``dealer-assist floor``) with 20 live clients: a table's
-   change (a round opened) to its tile updated at every client, p50/p99.
+3. During 2, unless ``--skip-tiles``: the floor service (its app, served by uvicorn in this process) with
+   20 live displays of the whole floor: a round opened at a table (its journal entry's time) to the
+   moment every display shows the tile with that round, p50/p99 — the whole path: the table's link pass
+   (every 0.2 s), its status report, NOTIFY, the service's coalesced refresh, the websocket.
+   ``bench_floor_display.py`` measures the service alone (500 tables, bursts, SQLite and PostgreSQL).
 
 The journals are written with fsync off (the floor is measured, not the tables' disks). Everything runs
 on this one machine: the tables' processes compete with PostgreSQL for the same cores, so the figures
@@ -220,13 +223,80 @@ def _postgres_cpu(folder: Path) -> float:
     return total
 
 
+class _Displays:
+    """The floor service with ``clients`` websocket displays of the whole floor, each keeping what it got."""
+
+    def __init__(self, url: str, *, clients: int) -> None:
+        import asyncio
+
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        import bench_floor_display as display
+
+        from floor import open_store
+        from floor.web.app import create_floor_app
+        from floor.web.config import FloorSettings
+        from web_display.accounts import ACCOUNTS_FILE, open_account_store
+        from web_display.core.config import Settings
+        from web_display.server import serve
+
+        self.folder = Path(tempfile.mkdtemp(prefix="bench-floor-service-"))
+        self.store = open_store(url, max_connections=8, migrate=False)
+        self.accounts = open_account_store(self.folder / ACCOUNTS_FILE)
+        self.accounts.add(name="bench", role="supervisor", password=display.PASSWORD, by="bench")
+        web = Settings(data_dir=self.folder, ws_per_account=clients + 4, client_queue=256)
+        app = create_floor_app(store=self.store, accounts=self.accounts, db_url=url, settings=FloorSettings(), web=web)
+        self.handle = serve(app, port=0)
+        cookie = display._sign_in(self.handle.url)
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.inboxes: list[list[tuple[float, dict[str, Any]]]] = []
+        readies = []
+        for _ in range(clients):
+            inbox: list[tuple[float, dict[str, Any]]] = []
+            ready = asyncio.Event()
+            self.inboxes.append(inbox)
+            readies.append(ready)
+            asyncio.run_coroutine_threadsafe(display._display(self.handle.url, cookie, "", inbox, ready), self.loop)
+        for ready in readies:
+            asyncio.run_coroutine_threadsafe(asyncio.wait_for(ready.wait(), 60), self.loop).result()
+
+    def latencies(self, opened: list[tuple[str, int, float]]) -> list[float]:
+        """For each (table, round, opened at): when the last display first showed that round (or a later one)."""
+        seen: list[dict[tuple[str, int], float]] = []
+        for inbox in self.inboxes:
+            first: dict[tuple[str, int], float] = {}
+            for at, message in inbox:
+                if message.get("type") == "tile":
+                    key = (message["tile"]["table"], message["tile"]["round"])
+                    first.setdefault(key, at)
+            seen.append(first)
+        out = []
+        for table, round_no, at in opened:
+            times = [
+                min((t for (tb, r), t in first.items() if tb == table and r >= round_no), default=None)
+                for first in seen
+            ]
+            if all(t is not None for t in times):
+                out.append(max(t for t in times if t is not None) - at)
+        return out
+
+    def close(self) -> None:
+        self.handle.stop()
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.accounts.close()
+        self.store.close()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def played_floor(
-    url: str, cluster_folder: Path, *, tables: int, processes: int, seconds: float, rate: float
+    url: str, cluster_folder: Path, *, tables: int, processes: int, seconds: float, rate: float, clients: int = 0
 ) -> dict[str, Any]:
     from floor import open_store
 
     with open_store(url) as store:
         store.open_account(name="floor-link", scope="floor", reset=10_000, increment=1, cap=60_000_000)
+    displays = _Displays(url, clients=clients) if clients else None
+    started_at = time.time()
     work = Path(tempfile.mkdtemp(prefix="bench-floor-tables-"))
     queue: Any = mp.Queue()
     per = tables // processes
@@ -253,10 +323,25 @@ def played_floor(
     rounds = sum(r for r, _ in results)
     # Played table-hours, in busy-table hours: what a real floor of ``tables`` would do in ``elapsed * rate``.
     table_hours = rounds / BUSY_ROUNDS_PER_HOUR
+    tiles: list[float] = []
     with open_store(url, migrate=False) as store:
         account = store.account("floor-link")
         exact = account.meter == account.seeded + account.contributions - account.won + account.corrections
+        if displays is not None:
+            time.sleep(1.0)  # the last reports' tiles land
+            names = store.table_names()
+            opened = [
+                (table_id, int(e.data["round"]), datetime.fromisoformat(e.at).timestamp())
+                for table_id in names
+                for e in store.journal(table_id)
+                if e.kind == "round-opened" and datetime.fromisoformat(e.at).timestamp() > started_at + 5
+            ]
+            tiles = displays.latencies(opened)
+            displays.close()
     return {
+        "tile_p50_ms": pct(tiles, 0.5) * 1000,
+        "tile_p99_ms": pct(tiles, 0.99) * 1000,
+        "tile_samples": len(tiles),
         "tables": tables,
         "rounds": rounds,
         "entries": int(entries),
@@ -316,6 +401,7 @@ def main() -> int:
             processes=args.processes,
             seconds=args.seconds,
             rate=args.rate,
+            clients=0 if args.skip_tiles else 20,
         )
         figures["floor"] = played
         hours = played["rounds"] / BUSY_ROUNDS_PER_HOUR
@@ -330,13 +416,10 @@ def main() -> int:
         if hours:
             print("   " + estimate(played["pg_cpu_s_per_table_hour"], played["entries"] / hours), flush=True)
         if not args.skip_tiles:
-            from benchmarks.floor_tiles import tile_latency
-
-            tiles = tile_latency(cluster.create_database(), tables=args.tables, clients=20, seconds=args.seconds)
-            figures["tiles"] = tiles
             print(
-                f"3. table change -> floor tile at 20 clients: p50 {tiles['p50_ms']:.0f} ms, "
-                f"p99 {tiles['p99_ms']:.0f} ms over {tiles['samples']:,} updates",
+                "3. a round opened at a table -> its tile at all 20 floor displays: "
+                f"p50 {played['tile_p50_ms']:.0f} ms, "
+                f"p99 {played['tile_p99_ms']:.0f} ms over {played['tile_samples']:,} rounds",
                 flush=True,
             )
     finally:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from floor.base import FULL_SHARE_BP, Account, Contribution, FloorStore, Hit
-from floor.errors import FloorConfigError, FloorError, FloorIntegrityError, FloorUnavailable
+from floor.errors import FloorConfigError, FloorError, FloorIntegrityError, FloorRefused, FloorUnavailable
+from floor.status import TableStatus
 
 __all__ = [
     "EMBEDDED_NAME",
@@ -15,9 +16,11 @@ __all__ = [
     "FloorConfigError",
     "FloorError",
     "FloorIntegrityError",
+    "FloorRefused",
     "FloorStore",
     "FloorUnavailable",
     "Hit",
+    "TableStatus",
     "open_store",
 ]
 

@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from controller.journal.base import Entry
-from floor.errors import FloorConfigError, FloorIntegrityError
+from floor.errors import FloorConfigError, FloorIntegrityError, FloorRefused
 from floor.migrations import MIGRATIONS
+from floor.status import JACKPOT, StatusStore
 
 FULL_SHARE_BP = 10_000  # a hit's share of the meter in basis points: 10,000 = the whole meter
 SCOPES = ("floor", "pit", "game")
@@ -75,6 +76,12 @@ class Hit:
     status: str
     confirmed_by: str | None
     confirmed_at: str | None
+    # A hit above the second-approval amount: the first supervisor's approval (the confirmer is another).
+    approved_by: str | None = None
+    approved_at: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,10 +105,13 @@ _ACCOUNT_COLUMNS = (
     "name, scope, scope_value, reset, increment, cap, meter, seeded, contributions, contribution_count, "
     "overflow, hits, won, corrections"
 )
-_HIT_COLUMNS = "account, hit_no, table_id, seq, at, share_bp, meter_before, amount, status, confirmed_by, confirmed_at"
+_HIT_COLUMNS = (
+    "account, hit_no, table_id, seq, at, share_bp, meter_before, amount, status, confirmed_by, confirmed_at, "
+    "approved_by, approved_at"
+)
 
 
-class FloorStore(ABC):
+class FloorStore(StatusStore, ABC):
     """The floor's store. Every public method runs in one transaction and raises ``FloorUnavailable``
     when the database fails (nothing applied), ``FloorConfigError`` for unknown names or bad
     parameters and ``FloorIntegrityError`` when a replay differs from what was recorded."""
@@ -156,7 +166,7 @@ class FloorStore(ABC):
             cur.execute("SELECT version FROM schema_version")
             return {int(row[0]) for row in cur.fetchall()}
 
-    def _lock_schema(self, cur: Cursor) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
+    def _lock_schema(self, cur: Cursor) -> None:  # a hook: only PostgreSQL needs it
         """Serialise concurrent migrations (SQLite's write lock already does)."""
 
     def transaction(self, *, write: bool) -> AbstractContextManager[Cursor]:
@@ -169,7 +179,7 @@ class FloorStore(ABC):
         """
         return self._transaction(lock=write)
 
-    def lock_table(self, cur: Cursor, table: str) -> None:  # noqa: B027 - a hook: only PostgreSQL needs it
+    def lock_table(self, cur: Cursor, table: str) -> None:
         """Make this transaction the only writer of ``table`` until it ends; readers go on (SQLite's write
         lock already does). ``table`` is a name from the code, never from input."""
 
@@ -220,10 +230,15 @@ class FloorStore(ABC):
                 "INSERT INTO floor_tables (table_id, pit, game, name) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
                 (table_id, pit, game, name or table_id),
             )
+            inserted = cur.rowcount == 1
+            renamed = False
             if name:
                 cur.execute(
                     "UPDATE floor_tables SET name = %s WHERE table_id = %s AND name <> %s", (name, table_id, name)
                 )
+                renamed = cur.rowcount == 1
+            if inserted or renamed:
+                self._notify(cur, table_id)
             cur.execute("SELECT pit, game FROM floor_tables WHERE table_id = %s", (table_id,))
             row = cur.fetchone()
             if (row[0], row[1]) != (pit, game):
@@ -385,13 +400,14 @@ class FloorStore(ABC):
             )
             cur.execute(
                 f"INSERT INTO jackpot_hits ({_HIT_COLUMNS}) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'pending', NULL, NULL)",
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'pending', NULL, NULL, NULL, NULL)",
                 (account, hit_no, table_id, seq, at, share_bp, acc.meter, amount),
             )
             cur.execute(
                 "UPDATE accounts SET meter = %s, hits = %s, won = won + %s, seeded = seeded + %s WHERE name = %s",
                 (meter, hit_no, amount, top_up, account),
             )
+            self._notify(cur, JACKPOT)
             return Hit(account, hit_no, table_id, seq, at, share_bp, acc.meter, amount, "pending", None, None)
 
     def _hit_at(self, cur: Cursor, account: str, table_id: str, seq: int) -> Hit | None:
@@ -402,23 +418,93 @@ class FloorStore(ABC):
         row = cur.fetchone()
         return None if row is None else Hit(*row)
 
-    def confirm_hit(self, *, account: str, hit_no: int, by: str) -> Hit:
-        """A supervisor confirms a pending hit (confirming it again is a no-op that keeps the first confirmation)."""
+    def _hit_row(self, cur: Cursor, account: str, hit_no: int) -> Hit:
+        cur.execute(
+            f"SELECT {_HIT_COLUMNS} FROM jackpot_hits WHERE account = %s AND hit_no = %s" + self._for_update,
+            (account, hit_no),
+        )
+        row = cur.fetchone()
+        if row is None:
+            raise FloorConfigError(f"account {account} has no hit number {hit_no}")
+        return Hit(*row)
+
+    def approve_hit(self, *, account: str, hit_no: int, by: str, second_approval_above: int) -> Hit:
+        """The first of two supervisors approves a pending hit above ``second_approval_above`` (cents);
+        another supervisor then confirms it (:meth:`confirm_hit`). The same supervisor approving again
+        changes nothing.
+
+        Raises:
+            FloorConfigError: no such hit, or no supervisor named.
+            FloorRefused: the hit is confirmed already, needs no second approval (at or below the amount:
+                one supervisor confirms it), or another supervisor approved it already (then confirm it).
+        """
+        if not by:
+            raise FloorConfigError("a hit is approved by a named supervisor")
+        with self._transaction(lock=True) as cur:
+            hit = self._hit_row(cur, account, hit_no)
+            name = f"hit {hit_no} of {account}"
+            if hit.status == "confirmed":
+                raise FloorRefused(f"{name} is confirmed already (by {hit.confirmed_by})")
+            if hit.amount <= second_approval_above:
+                raise FloorRefused(
+                    f"{name} ({hit.amount} cents) is not above {second_approval_above}: one supervisor confirms it"
+                )
+            if hit.approved_by == by:
+                return hit
+            if hit.approved_by is not None:
+                raise FloorRefused(f"{name} is approved already by {hit.approved_by}: another supervisor confirms it")
+            cur.execute(
+                "UPDATE jackpot_hits SET approved_by = %s, approved_at = %s WHERE account = %s AND hit_no = %s",
+                (by, _now(), account, hit_no),
+            )
+            self._notify(cur, JACKPOT)
+            return self._hit_row(cur, account, hit_no)
+
+    def confirm_hit(self, *, account: str, hit_no: int, by: str, second_approval_above: int | None = None) -> Hit:
+        """A supervisor confirms a pending hit (confirming it again is a no-op that keeps the first confirmation).
+
+        With ``second_approval_above`` (cents), a hit above it must first be approved (:meth:`approve_hit`)
+        by another supervisor; without it, or at or below it, one supervisor confirms it. Whoever approved a
+        hit never confirms it too.
+
+        Raises:
+            FloorConfigError: no such hit, or no supervisor named.
+            FloorRefused: the hit needs a supervisor's approval first, or ``by`` approved it.
+        """
         if not by:
             raise FloorConfigError("a hit is confirmed by a named supervisor")
         with self._transaction(lock=True) as cur:
+            hit = self._hit_row(cur, account, hit_no)
+            if hit.status == "confirmed":
+                return hit
+            name = f"hit {hit_no} of {account}"
+            if hit.approved_by == by:
+                raise FloorRefused(
+                    f"{by} approved {name} and cannot confirm it too: a second, different supervisor confirms it"
+                )
+            if second_approval_above is not None and hit.amount > second_approval_above and hit.approved_by is None:
+                raise FloorRefused(
+                    f"{name} ({hit.amount} cents) is above {second_approval_above}: a supervisor approves it first, "
+                    "then a different supervisor confirms it"
+                )
             cur.execute(
                 "UPDATE jackpot_hits SET status = 'confirmed', confirmed_by = %s, confirmed_at = %s "
                 "WHERE account = %s AND hit_no = %s AND status = 'pending'",
                 (by, _now(), account, hit_no),
             )
+            self._notify(cur, JACKPOT)
+            return self._hit_row(cur, account, hit_no)
+
+    def pending_hits(self) -> list[tuple[Hit, str]]:
+        """Every pending hit on the floor with its table's pit, oldest first (then by account and order)."""
+        columns = ", ".join(f"h.{c.strip()}" for c in _HIT_COLUMNS.split(","))
+        with self._transaction(lock=False) as cur:
             cur.execute(
-                f"SELECT {_HIT_COLUMNS} FROM jackpot_hits WHERE account = %s AND hit_no = %s", (account, hit_no)
+                f"SELECT {columns}, COALESCE(t.pit, '') FROM jackpot_hits h "
+                "LEFT JOIN floor_tables t ON t.table_id = h.table_id "
+                "WHERE h.status = 'pending' ORDER BY h.at, h.account, h.hit_no"
             )
-            row = cur.fetchone()
-            if row is None:
-                raise FloorConfigError(f"account {account} has no hit number {hit_no}")
-            return Hit(*row)
+            return [(Hit(*row[:-1]), str(row[-1])) for row in cur.fetchall()]
 
     def hits(self, account: str) -> list[Hit]:
         """The account's hits in order."""
@@ -452,6 +538,7 @@ class FloorStore(ABC):
                 "UPDATE accounts SET meter = %s, corrections = corrections + %s WHERE name = %s",
                 (meter, amount, account),
             )
+            self._notify(cur, JACKPOT)
             return self._account(cur, account, lock=False)
 
     def set_parameters(

@@ -22,3 +22,8 @@ class FloorIntegrityError(FloorError):
 
 class FloorConfigError(FloorError, ValueError):
     """An unknown table or account, a bad parameter, a table that does not feed the account."""
+
+
+class FloorRefused(FloorError):
+    """Refused in the current state: a jackpot hit that needs a second, different supervisor, or the same
+    supervisor approving and confirming it. Nothing was changed."""

@@ -101,6 +101,27 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
         ),
     ),
     (
+        3,
+        (
+            # A hit above the floor service's second-approval amount needs two different supervisors:
+            # the first approves, another confirms (docs/floor.md, "The floor service").
+            "ALTER TABLE jackpot_hits ADD COLUMN approved_by TEXT",
+            "ALTER TABLE jackpot_hits ADD COLUMN approved_at TEXT",
+            # Each table's latest status as it reports it every replication pass. ``version`` grows only
+            # when something shown changes (not on a heartbeat): what the SQLite poller compares.
+            """CREATE TABLE table_status (
+                table_id TEXT PRIMARY KEY REFERENCES floor_tables(table_id),
+                phase TEXT NOT NULL,
+                round_no BIGINT NOT NULL,
+                tilts TEXT NOT NULL,
+                progressive TEXT NOT NULL CHECK (progressive IN ('open', 'closed', 'none')),
+                updated_at TEXT NOT NULL,
+                version BIGINT NOT NULL)""",
+            # Rounds in the last hour per table: a short range of this index, not a scan of the journal.
+            "CREATE INDEX journal_rounds ON journal (table_id, kind, at)",
+        ),
+    ),
+    (
         4,
         (
             # Every change of a linked progressive's parameters, with who and why (NJ 1.39A: parameters

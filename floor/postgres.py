@@ -11,6 +11,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from floor.base import Cursor, FloorStore
 from floor.errors import FloorUnavailable
+from floor.status import CHANNEL
 
 # The pool warns of each failed reconnection attempt on its own logger; the floor's callers say once, in
 # one line, that the floor is unavailable (FloorUnavailable), so its retries would only be noise.
@@ -50,6 +51,10 @@ class PostgresFloorStore(FloorStore):
     def _has_table(self, cur: Cursor, name: str) -> bool:
         cur.execute("SELECT to_regclass(%s) IS NOT NULL", (name,))
         return bool(cur.fetchone()[0])
+
+    def _notify(self, cur: Cursor, key: str) -> None:
+        # Delivered when (and only if) the transaction commits; identical ones in a transaction fold into one.
+        cur.execute("SELECT pg_notify(%s, %s)", (CHANNEL, key))
 
     def _lock_schema(self, cur: Cursor) -> None:
         cur.execute("LOCK TABLE schema_version IN EXCLUSIVE MODE")

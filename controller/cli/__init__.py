@@ -22,6 +22,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "controller.cli.table",
     "controller.cli.demo",
     "floor.cli",
+    "floor.web.cli",
     "drivers.cli",
     "web_display.cli",
     "vision.cli",

@@ -106,6 +106,9 @@ def test_linked_tables_feed_one_meter_and_the_floor_decides_what_a_hit_wins(floo
         la.pass_once()
         lb.pass_once()
         assert a.t.progressive == "open" and snapshot(a.t)["jackpot"]["progressive"] == "open"
+        # The floor display's status: what the tables reported on their pass, under their names.
+        shown = {s.name: s for s in store.statuses()}
+        assert (shown["Oasis 1"].pit, shown["Oasis 1"].phase, shown["Oasis 2"].pit) == ("A", "idle", "B")
         b.play(ROYAL)  # b saw a meter of 5000 at the open ...
         a.play(PLAIN)  # ... but a's losing box fed the floor first
         la.pass_once()

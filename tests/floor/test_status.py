@@ -1,0 +1,168 @@
+"""Tables' statuses and the second supervisor's approval of large hits, on SQLite and on PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from controller.journal.base import Entry
+from floor import FloorConfigError, FloorRefused, FloorStore, open_store
+
+
+@pytest.fixture
+def store(floor_url: str) -> Iterator[FloorStore]:
+    with open_store(floor_url) as opened:
+        yield opened
+
+
+def _entry(seq: int, kind: str, at: datetime) -> Entry:
+    return Entry(seq=seq, kind=kind, data={"n": seq}, actor="dealer:dana", at=at.isoformat(), hash=f"h{seq}")
+
+
+def test_a_report_is_upserted_and_bumps_the_version_only_when_something_shown_changes(store: FloorStore) -> None:
+    store.add_table(table_id="a1", pit="A", game="oasis")
+    store.add_table(table_id="b1", pit="B", game="holdem-bonus")
+    never = {s.table_id: s for s in store.statuses()}["b1"]
+    assert (never.phase, never.updated_at, never.version, never.link(now=datetime.now(UTC))) == (
+        "unknown",
+        None,
+        0,
+        "none",
+    )
+    store.report_status(table_id="a1", phase="dealing", round_no=7, tilts=[], progressive="open")
+    first = store.statuses(tables=["a1"])[0]
+    assert (first.phase, first.round_no, first.tilts, first.progressive, first.version) == (
+        "dealing",
+        7,
+        (),
+        "open",
+        1,
+    )
+    store.report_status(table_id="a1", phase="dealing", round_no=7, tilts=[], progressive="open")  # a heartbeat
+    beat = store.statuses(tables=["a1"])[0]
+    assert beat.version == 1 and beat.updated_at is not None and first.updated_at is not None
+    assert beat.updated_at > first.updated_at
+    store.report_status(
+        table_id="a1", phase="tilt", round_no=7, tilts=["shoe-link-lost", "duplicate-card"], progressive="closed"
+    )
+    tilted = store.statuses(tables=["a1"])[0]
+    assert (tilted.version, tilted.tilts, tilted.progressive) == (2, ("duplicate-card", "shoe-link-lost"), "closed")
+    assert [s.table_id for s in store.statuses()] == ["a1", "b1"]  # by pit, then id
+    assert store.heartbeats() == {"a1": (tilted.updated_at, 2)}
+
+
+def test_link_state_follows_the_age_of_the_last_report(store: FloorStore) -> None:
+    store.add_table(table_id="a1", pit="A", game="oasis")
+    store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none")
+    status = store.statuses()[0]
+    assert status.updated_at is not None
+    reported = datetime.fromisoformat(status.updated_at)
+    assert status.link(now=reported + timedelta(seconds=9), lost_after=10) == "ok"
+    assert status.link(now=reported + timedelta(seconds=11), lost_after=10) == "lost"
+
+
+def test_bad_reports_are_refused_and_record_nothing(store: FloorStore) -> None:
+    store.add_table(table_id="a1", pit="A", game="oasis")
+    with pytest.raises(FloorConfigError, match="not on the floor"):
+        store.report_status(table_id="zz", phase="idle", round_no=1, tilts=[], progressive="none")
+    with pytest.raises(FloorConfigError, match="unknown tilt kind 'As'"):
+        store.report_status(table_id="a1", phase="tilt", round_no=1, tilts=["As"], progressive="none")
+    with pytest.raises(FloorConfigError, match="phase 'Ks Qh'"):
+        store.report_status(table_id="a1", phase="Ks Qh", round_no=1, tilts=[], progressive="none")
+    with pytest.raises(FloorConfigError, match="progressive 'maybe'"):
+        store.report_status(table_id="a1", phase="idle", round_no=1, tilts=[], progressive="maybe")
+    with pytest.raises(FloorConfigError, match="round number"):
+        store.report_status(table_id="a1", phase="idle", round_no=-1, tilts=[], progressive="none")
+    assert store.heartbeats() == {}
+
+
+def test_rounds_in_the_last_hour_last_seq_and_pending_hits_come_from_the_floor(store: FloorStore) -> None:
+    store.add_table(table_id="a1", pit="A", game="oasis")
+    store.add_table(table_id="a2", pit="A", game="oasis")
+    now = datetime.now(UTC)
+    entries = [
+        _entry(1, "round-settled", now - timedelta(minutes=90)),  # too old
+        _entry(2, "round-opened", now - timedelta(minutes=30)),
+        _entry(3, "round-settled", now - timedelta(minutes=30)),
+        _entry(4, "round-voided", now - timedelta(minutes=20)),  # not a played round
+        _entry(5, "round-settled", now - timedelta(minutes=1)),
+        _entry(6, "card", now),
+    ]
+    store.replicate(table_id="a1", entries=entries)
+    store.open_account(name="floor-wide", scope="floor", reset=1_000, increment=10, cap=10_000)
+    store.hit(account="floor-wide", table_id="a1", seq=5)
+    by_id = {s.table_id: s for s in store.statuses(now=now)}
+    assert (by_id["a1"].rounds_last_hour, by_id["a1"].last_seq, by_id["a1"].pending_hits) == (2, 6, 1)
+    assert (by_id["a2"].rounds_last_hour, by_id["a2"].last_seq, by_id["a2"].pending_hits) == (0, 0, 0)
+    # An hour later the same journal counts no round in the last hour.
+    assert store.statuses(tables=["a1"], now=now + timedelta(hours=1))[0].rounds_last_hour == 0
+    assert store.statuses(tables=[]) == []
+
+
+def _hits(store: FloorStore) -> None:
+    store.add_table(table_id="a1", pit="A", game="oasis")
+    store.open_account(name="big", scope="floor", reset=1_000_000, increment=100, cap=5_000_000)
+    store.hit(account="big", table_id="a1", seq=1)  # 1,000,000: above 500,000
+    store.hit(account="big", table_id="a1", seq=2, share_bp=1_000)  # 100,000: at or below
+
+
+def test_a_hit_above_the_amount_needs_two_different_supervisors(store: FloorStore) -> None:
+    _hits(store)
+    above = 500_000
+    with pytest.raises(FloorRefused, match=r"hit 1 of big \(1000000 cents\) is above 500000: a supervisor approves"):
+        store.confirm_hit(account="big", hit_no=1, by="sam", second_approval_above=above)
+    approved = store.approve_hit(account="big", hit_no=1, by="sam", second_approval_above=above)
+    assert (approved.status, approved.approved_by, approved.confirmed_by) == ("pending", "sam", None)
+    assert approved.approved_at is not None
+    assert store.approve_hit(account="big", hit_no=1, by="sam", second_approval_above=above) == approved
+    with pytest.raises(FloorRefused, match="sam approved hit 1 of big and cannot confirm it too"):
+        store.confirm_hit(account="big", hit_no=1, by="sam", second_approval_above=above)
+    with pytest.raises(FloorRefused, match="approved already by sam: another supervisor confirms it"):
+        store.approve_hit(account="big", hit_no=1, by="tess", second_approval_above=above)
+    assert store.pending_hits()[0][0] == approved  # the refusals changed nothing
+    confirmed = store.confirm_hit(account="big", hit_no=1, by="tess", second_approval_above=above)
+    assert (confirmed.status, confirmed.approved_by, confirmed.confirmed_by) == ("confirmed", "sam", "tess")
+    assert confirmed.confirmed_at is not None and confirmed.approved_at is not None
+    assert confirmed.approved_at <= confirmed.confirmed_at
+    with pytest.raises(FloorRefused, match="confirmed already"):
+        store.approve_hit(account="big", hit_no=1, by="uma", second_approval_above=above)
+
+
+def test_a_hit_at_or_below_the_amount_is_confirmed_by_one_supervisor(store: FloorStore) -> None:
+    _hits(store)
+    with pytest.raises(FloorRefused, match=r"\(100000 cents\) is not above 100000: one supervisor confirms it"):
+        store.approve_hit(account="big", hit_no=2, by="sam", second_approval_above=100_000)
+    done = store.confirm_hit(account="big", hit_no=2, by="sam", second_approval_above=100_000)
+    assert (done.status, done.confirmed_by, done.approved_by) == ("confirmed", "sam", None)
+    # Without an amount (the store's callers before the floor service), one supervisor confirms any hit.
+    assert store.confirm_hit(account="big", hit_no=1, by="sam").confirmed_by == "sam"
+    with pytest.raises(FloorConfigError, match="no hit number 9"):
+        store.approve_hit(account="big", hit_no=9, by="sam", second_approval_above=0)
+
+
+def test_pending_hits_list_the_floor_oldest_first_with_their_pit(store: FloorStore) -> None:
+    _hits(store)
+    assert [(h.account, h.hit_no, h.table_id, pit) for h, pit in store.pending_hits()] == [
+        ("big", 1, "a1", "A"),
+        ("big", 2, "a1", "A"),
+    ]
+    store.confirm_hit(account="big", hit_no=2, by="sam")
+    assert [h.hit_no for h, _ in store.pending_hits()] == [1]
+
+
+def test_statuses_and_approvals_survive_a_restart(floor_url: str) -> None:
+    with open_store(floor_url) as first:
+        _hits(first)
+        first.report_status(table_id="a1", phase="showdown", round_no=3, tilts=["deck-changed"], progressive="open")
+        first.approve_hit(account="big", hit_no=1, by="sam", second_approval_above=0)
+    with open_store(floor_url) as again:
+        status = again.statuses()[0]
+        assert (status.phase, status.round_no, status.tilts, status.pending_hits) == (
+            "showdown",
+            3,
+            ("deck-changed",),
+            2,
+        )
+        assert again.hits("big")[0].approved_by == "sam"

@@ -1,0 +1,55 @@
+"""The board: which tiles changed (a heartbeat is not a change), links from report times, filters."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from floor.status import TableStatus
+from floor.web.board import Board, TileFilter
+
+NOW = datetime(2026, 11, 25, 14, 0, tzinfo=UTC)
+
+
+def _status(
+    table: str, *, pit: str = "A", phase: str = "idle", at: datetime = NOW, tilts: tuple[str, ...] = ()
+) -> TableStatus:
+    return TableStatus(table, pit, "oasis", phase, 1, tilts, "open", at.isoformat(), 1, 0, 0, 0)
+
+
+def test_only_what_is_shown_makes_a_tile_change() -> None:
+    board = Board(link_lost_after=10)
+    assert board.apply_statuses([_status("a1"), _status("b1", pit="B")], now=NOW, complete=True) == {"a1", "b1"}
+    later = NOW + timedelta(seconds=2)
+    assert board.apply_statuses([_status("a1", at=later), _status("b1", pit="B", at=later)], now=later) == set()
+    assert board.tiles["a1"]["updated_at"] == later.isoformat()  # kept, just not sent
+    assert board.apply_statuses([_status("a1", phase="dealing", at=later)], now=later) == {"a1"}
+    assert board.apply_statuses([_status("a1", phase="dealing", at=later)], now=later, complete=True) == {"b1"}
+    assert list(board.tiles) == ["a1"]  # b1 left the floor
+
+
+def test_links_follow_report_times_and_a_missed_signal_is_found() -> None:
+    board = Board(link_lost_after=10)
+    board.apply_statuses([_status("a1"), _status("a2")], now=NOW, complete=True)
+    beats = {"a1": (NOW.isoformat(), 1), "a2": ((NOW + timedelta(seconds=15)).isoformat(), 2)}
+    links, stale = board.apply_heartbeats(beats, now=NOW + timedelta(seconds=20))
+    assert (links, stale) == ({"a1"}, {"a2"})  # a1 silent 20 s: lost; a2's version moved unseen: re-read
+    assert (board.tiles["a1"]["link"], board.tiles["a2"]["link"]) == ("lost", "ok")
+    assert board.summary()["lost"] == 1
+
+
+def test_filters_combine_and_refuse_unknown_flags() -> None:
+    board = Board()
+    board.apply_statuses(
+        [_status("a1"), _status("a2", tilts=("shoe-fault",)), _status("b7", pit="B", tilts=("deck-changed",))], now=NOW
+    )
+    shown = lambda f: [t["table"] for t in board.shown(f)]  # noqa: E731
+    assert shown(TileFilter.parse(flags=["tilt"])) == ["a2", "b7"]
+    assert shown(TileFilter.parse(pit="A", flags=["tilt"])) == ["a2"]
+    assert shown(TileFilter.parse(q="B7")) == ["b7"]
+    assert shown(TileFilter.parse(flags=["tilt", "jackpot"])) == []
+    with pytest.raises(ValueError, match="unknown filter 'cards'"):
+        TileFilter.parse(flags=["cards"])
+    with pytest.raises(ValueError, match="at most 64 characters"):
+        TileFilter.parse(q="x" * 65)

@@ -1,0 +1,110 @@
+"""The floor display in Chromium: 120 tables in 4 pits, filters, a change reaching its tile live, the jackpot
+panel's two-supervisor steps, and the wall screen at 3840x2160 (a screenshot under the test's tmp path)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Page
+
+from tests.floor.web.kit import PASSWORD, floor_of, running
+from tests.web_display.browser import chromium
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as b:
+        yield b
+
+
+def _page(browser: Browser, base: str, name: str, path: str, *, width: int = 1600, height: int = 1000) -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height})
+    context.set_default_timeout(20_000)
+    page = context.new_page()
+    page.goto(f"{base}/login?next={path}")
+    page.fill("#name", name)
+    page.fill("#password", PASSWORD)
+    page.click("#sign-in")
+    page.wait_for_url(f"{base}{path}")
+    return page
+
+
+def _count(page: Page, n: int) -> None:
+    page.wait_for_function("n => document.querySelectorAll('.tile').length === n", arg=n)
+
+
+def test_the_floor_display_with_120_tables(browser: Browser, floor_url: str, tmp_path: Path) -> None:
+    with running(floor_url, tmp_path / "data") as floor:
+        floor_of(floor.store, pits=4, per_pit=30)  # A: t001-t030, B: t031-t060, C: t061-t090, D: t091-t120
+        report = floor.store.report_status
+        report(table_id="t064", phase="tilt", round_no=3, tilts=["duplicate-card"], progressive="closed")
+        report(table_id="t099", phase="tilt", round_no=5, tilts=["shoe-link-lost"], progressive="closed")
+        page = _page(browser, floor.url, "sam", "/floor")
+        _count(page, 120)
+        assert page.locator("section.pit").evaluate_all("s => s.map(x => x.dataset.pit)") == ["A", "B", "C", "D"]
+        assert page.locator("section.pit[data-pit=C] .tile").count() == 30
+        assert page.text_content("#n-tables") == "120" and page.text_content("#n-tilts") == "2"
+        assert page.get_attribute("#nav-reports", "href") == "/reports"
+
+        page.fill("#q", "t01")
+        _count(page, 10)  # t010-t019
+        page.fill("#q", "")
+        page.select_option("#pit", "C")
+        _count(page, 30)
+        page.check("#f-tilt")
+        _count(page, 1)
+        assert page.get_attribute(".tile", "data-table") == "t064"
+        assert "TILT duplicate card" in (page.text_content(".tile .alerts") or "")
+        assert "pit=C" in page.url and "flags=tilt" in page.url  # a reload keeps the filter
+        page.select_option("#pit", "")
+        _count(page, 2)
+        page.uncheck("#f-tilt")
+        _count(page, 120)
+
+        report(table_id="t045", phase="showdown", round_no=17, tilts=[], progressive="open")
+        page.wait_for_selector(".tile[data-table=t045][data-phase=showdown]")
+        assert "#17" in (page.text_content(".tile[data-table=t045]") or "")
+
+        floor.store.open_account(name="grand", scope="floor", reset=2_500_000, increment=100, cap=9_000_000)
+        floor.store.hit(account="grand", table_id="t050", seq=40)  # 25,000.00 > 5,000.00: two supervisors
+        page.wait_for_selector(".tile[data-table=t050].has-hit")
+        page.wait_for_selector("#hits li[data-account=grand] button.approve")
+        assert "25,000.00" in (page.text_content("#hits li") or "")
+        page.click("#hits li button.approve")
+        page.wait_for_selector("#hits li button.confirm[disabled]")  # sam approved: sam may not confirm
+        assert "approved by sam" in (page.text_content("#hits li .step") or "")
+        page.screenshot(path=str(tmp_path / "floor-desk.png"))
+        tess = _page(browser, floor.url, "tess", "/floor")
+        tess.click("#hits li button.confirm:not([disabled])")
+        page.wait_for_selector("#no-hits:not([hidden])")
+        assert floor.store.hits("grand")[0].confirmed_by == "tess"
+
+        dealer = _page(browser, floor.url, "dana", "/floor")
+        _count(dealer, 120)
+        floor.store.hit(account="grand", table_id="t051", seq=41, share_bp=10)
+        dealer.wait_for_selector("#hits li")
+        assert dealer.locator("#hits li button").count() == 0  # dealers cannot confirm
+        dealer.context.close()
+        tess.context.close()
+        page.context.close()
+
+        wall = _page(browser, floor.url, "sam", "/floor/wall", width=3840, height=2160)
+        _count(wall, 120)
+        wall.wait_for_selector("#hits li")
+        assert not wall.is_visible("#filters") and not wall.is_visible("#sign-out")
+        assert wall.locator("#hits li button").count() == 0 or not wall.is_visible("#hits li button")
+        wall.wait_for_function("() => document.body.dataset.wallScale !== undefined")
+        size = wall.eval_on_selector(".tile .id", "e => parseFloat(getComputedStyle(e).fontSize)")
+        assert size >= 32  # the table id in big type at 4K
+        fits = "() => Math.max(...[...document.querySelectorAll('.tile')].map(t => t.getBoundingClientRect().bottom))"
+        assert wall.evaluate(fits) <= 2160  # every table on the one screen
+        report(table_id="t100", phase="tilt", round_no=9, tilts=["camera-mismatch"], progressive="closed")
+        wall.wait_for_selector(".tile[data-table=t100].has-tilt")
+        shot = tmp_path / "floor-wall-3840x2160.png"
+        wall.screenshot(path=str(shot))
+        assert shot.stat().st_size > 50_000
+        wall.context.close()
