@@ -192,7 +192,7 @@ def text_cells(row: dict[str, Any]) -> dict[str, str]:
 
 def row_name(row: dict[str, Any]) -> str:
     if row["level"] == "table":
-        return str(row["table"])
+        return str(row.get("name") or row["table"])
     if row["level"] == "pit":
         return f"pit {row['pit']}"
     return "floor"

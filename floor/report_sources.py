@@ -64,7 +64,8 @@ class FloorSource(Source):
         self.store = store
 
     def tables(self) -> list[TableInfo]:
-        return [TableInfo(t, pit, game) for t, pit, game in self.store.tables()]
+        names = self.store.table_names()
+        return [TableInfo(t, pit, game, names.get(t, "")) for t, pit, game in self.store.tables()]
 
     def entries(self, table_id: str, *, start: str, end: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         # Reads through the store's own transactions (one connection each, released before yielding).

@@ -203,6 +203,7 @@ class TableInfo:
     table_id: str
     pit: str
     game: str
+    name: str = ""  # what staff call the table, when the floor knows it
 
 
 class TableAccumulator:
@@ -287,6 +288,7 @@ class Row:
     pit: str
     game: str
     figures: Figures
+    name: str = ""  # a table's name (its id when the floor knows no other)
 
     def to_json(self) -> dict[str, Any]:
         f = self.figures
@@ -296,6 +298,7 @@ class Row:
             "period_end": self.period.end,
             "period": self.period.label,
             "table": self.key if self.level == "table" else None,
+            "name": (self.name or self.key) if self.level == "table" else None,
             "pit": self.pit if self.level != "floor" else None,
             "game": self.game,
             "rounds": f.rounds,
@@ -376,7 +379,7 @@ def build_report(
         for acc in tables:
             figures = acc.figures[i]
             game = acc.table.game or ",".join(sorted(acc.games))
-            rows.append(Row("table", period, acc.table.table_id, acc.table.pit, game, figures))
+            rows.append(Row("table", period, acc.table.table_id, acc.table.pit, game, figures, acc.table.name))
             pits.setdefault((i, acc.table.pit), Figures()).add(figures)
             pit_games.setdefault(acc.table.pit, set()).add(game)
             floors[i].add(figures)

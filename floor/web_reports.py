@@ -140,6 +140,11 @@ def reports_router(*, store: Callable[[], FloorStore]) -> APIRouter:
             return HTMLResponse(_page(params, None, error=str(exc)), status_code=_status(exc))
         return HTMLResponse(_page(params, report, error=None))
 
+    # The page's style is a file of its own: the service's Content-Security-Policy forbids inline styles.
+    @router.get("/reports.css")
+    def reports_css() -> Response:
+        return Response(_STYLE, media_type="text/css; charset=utf-8")
+
     return router
 
 
@@ -151,6 +156,7 @@ table{border-collapse:collapse;margin:.5rem 0 1.5rem}
 th,td{padding:.25rem .6rem;border-bottom:1px solid #ddd;text-align:right}
 th:first-child,td:first-child,td.game{text-align:left}
 tr.total td{font-weight:bold;border-top:2px solid #111}
+nav a{font-size:.9rem}
 .error{color:#a00;font-weight:bold}
 """
 
@@ -174,7 +180,10 @@ def _page(params: _Params, report: Report | None, *, error: str | None) -> str:
         + '<button type="submit">Show</button></form>'
     )
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Floor reports</title>"]
-    parts.append(f"<style>{_STYLE}</style></head><body><h1>Floor reports</h1>{form}")
+    parts.append(
+        '<link rel="stylesheet" href="reports.css"></head><body>'
+        f'<nav><a href="floor">Floor</a></nav><h1>Floor reports</h1>{form}'
+    )
     if error is not None:
         parts.append(f'<p class="error">{e(error)}</p>')
     if report is not None:
@@ -201,7 +210,7 @@ def _page(params: _Params, report: Report | None, *, error: str | None) -> str:
 def _table(rows: list[dict[str, Any]], total: dict[str, Any]) -> str:
     e = html.escape
     head = "".join(f"<th>{e(title)}</th>" for _, title in TEXT_COLUMNS)
-    out = [f"<table><thead><tr><th></th><th>Game</th>{head}</tr></thead><tbody>"]
+    out = [f"<table><thead><tr><th>Table</th><th>Game</th>{head}</tr></thead><tbody>"]
     for row in [*rows, total]:
         cells = text_cells(row)
         name = "Total" if row is total else row_name(row)

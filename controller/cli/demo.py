@@ -44,6 +44,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     demo.add_argument("--data", type=Path, default=DEFAULT_DATA, help=f"data folder (default ./{DEFAULT_DATA})")
     demo.add_argument("--port", type=int, default=8000, help="the dealer display's port (default 8000; 0: any)")
+    demo.add_argument(
+        "--floor-port",
+        type=int,
+        default=None,
+        help="the floor service's port (floor display, jackpot panel, reports; default: --port + 1, "
+        "or any with --port 0)",
+    )
     demo.add_argument("--host", default="127.0.0.1", help="the displays' address (default 127.0.0.1)")
     demo.add_argument("--pace", type=float, default=1.0, help="seconds between steps; 0 = as fast as it goes")
     demo.add_argument(
@@ -224,7 +231,7 @@ def run_demo(args: argparse.Namespace) -> int:
     stop = _stop_on_signals()
     store = _open_floor(args)
     tables = _tables(args)
-    web = None
+    web = floor_web = None
     steps = round(args.showdown / args.pace) if args.pace else 0
     try:
         for n, table in enumerate(tables):
@@ -240,6 +247,7 @@ def run_demo(args: argparse.Namespace) -> int:
             others={t.name: t.live.table for t in tables[1:]},
             floor_store=store,
         )
+        floor_web = _serve_floor(store, args)
         first = tables[0]
         last_round = [first.live.table.round_no]
 
@@ -259,7 +267,8 @@ def run_demo(args: argparse.Namespace) -> int:
         )
         for table in tables[1:]:
             print(f"  {table.name}: {table.game} in pit {table.pit}, data in {table.folder}")
-        print(f"dealer display: {url}   floor: {web.url}/floor   admin: {web.url}/admin")
+        print(f"dealer display: {url}   admin: {web.url}/admin")
+        print(f"floor display: {floor_web.url}/floor   jackpots and reports: {floor_web.url}/reports")
         shown = "(given with --demo-password)" if args.demo_password else password
         print(f"sign in as dealer, supervisor or admin with the password {shown}")
         if first.camera is not None:
@@ -277,6 +286,8 @@ def run_demo(args: argparse.Namespace) -> int:
             table.start_play()
         _wait(stop, first, rounds=args.rounds, started=started)
     finally:
+        if floor_web is not None:
+            floor_web.stop()
         if web is not None:
             web.stop()
         for table in reversed(tables):
@@ -286,6 +297,26 @@ def run_demo(args: argparse.Namespace) -> int:
         store.close()
     print(f"demo stopped after round {tables[0].live.table.round_no}; journal in {tables[0].folder}", file=sys.stderr)
     return 0
+
+
+def _serve_floor(store: Any, args: argparse.Namespace) -> Any:
+    """The floor service over the demo's floor store, signing staff in with its central accounts."""
+    from floor.accounts import FloorAccountStore
+    from floor.web.app import create_floor_app
+    from floor.web.config import FloorSettings
+    from web_display.core.config import Settings
+    from web_display.server import serve
+
+    port = args.floor_port if args.floor_port is not None else (args.port + 1 if args.port else 0)
+    web = Settings(data_dir=args.data)
+    app = create_floor_app(
+        store=store,
+        accounts=FloorAccountStore(store=store, session_ttl=web.session_hours * 3600),
+        db_url=args.floor or str(args.data / "floor.sqlite3"),
+        settings=FloorSettings(),
+        web=web,
+    )
+    return serve(app, host=args.host, port=port)
 
 
 def _wait(stop: threading.Event, first: DemoTable, *, rounds: int | None, started: Any) -> None:

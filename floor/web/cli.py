@@ -33,9 +33,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--second-approval-above",
         type=int,
-        metavar="CENTS",
-        help="a hit above this amount (in cents) needs two different supervisors: one approves, another "
-        "confirms (default: one supervisor confirms every hit)",
+        metavar="AMOUNT",
+        help="a hit above this amount (in the tables' units) needs two different supervisors: one approves, "
+        "another confirms (default: one supervisor confirms every hit)",
     )
     parser.add_argument(
         "--link-lost-after", type=float, default=10.0, metavar="S", help="a table silent this long shows link lost"
@@ -66,7 +66,7 @@ def _paths(args: argparse.Namespace) -> tuple[str, Path]:
     if not 0 <= args.port <= 65535:
         raise FloorConfigError(f"--port {args.port}: a port is 0..65535")
     if args.second_approval_above is not None and args.second_approval_above < 0:
-        raise FloorConfigError("--second-approval-above: an amount in cents, 0 or more")
+        raise FloorConfigError("--second-approval-above: an amount, 0 or more")
     if args.link_lost_after <= 0:
         raise FloorConfigError("--link-lost-after: seconds, more than 0")
     if (args.tls_cert is None) != (args.tls_key is None):

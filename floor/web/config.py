@@ -12,7 +12,7 @@ class FloorSettings(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    # A hit above this many cents needs two different supervisors (approve, then confirm); None: one.
+    # A hit above this amount (tables' units) needs two different supervisors (approve, then confirm); None: one.
     second_approval_above: int | None = Field(default=None, ge=0)
     # A table that has not reported for longer shows "link lost".
     link_lost_seconds: float = Field(default=LINK_LOST_S, gt=0)

@@ -137,7 +137,7 @@ async def decide(
     except FloorRefused as exc:
         await asyncio.to_thread(state.accounts.audit, who=who, action=f"jackpot-{action}-refused", detail=str(exc))
         raise
-    detail = f"hit {hit_no} of {account} at table {hit.table_id}: {hit.amount} cents"
+    detail = f"hit {hit_no} of {account} at table {hit.table_id}: amount {hit.amount}"
     await asyncio.to_thread(state.accounts.audit, who=who, action=f"jackpot-{action}", detail=detail)
     if service.refresher is not None:  # the panel at once, whatever the change source's pace
         service.refresher.signal(Changes(jackpot=True))

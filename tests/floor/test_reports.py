@@ -208,7 +208,7 @@ def test_csv_parses_back_to_the_json_figures(floor: FloorStore) -> None:
 
 
 ROW_KEYS = [
-    "level", "period_start", "period_end", "period", "table", "pit", "game", "rounds", "voided", "redeals",
+    "level", "period_start", "period_end", "period", "table", "name", "pit", "game", "rounds", "voided", "redeals",
     "table_hours", "rounds_per_hour", "drop", "drop_groups", "drop_by_bet", "win", "hold_pct", "payouts", "cap_cut",
     "paid_short", "corrections", "corrections_handed", "jackpot", "tilts", "tilts_by_kind",
 ]  # fmt: skip

@@ -83,9 +83,11 @@ def test_the_page_shows_the_figures_with_totals_and_download_links(store: FloorS
     assert "Tilts by kind" in text and "dealer-card-exposed" in text
     # The links keep the query and are relative, so they work under the service's prefix.
     assert 'href="api/reports?from=2026-11-24T00%3A00&amp;to=2026-11-25T00%3A00&amp;group=range&amp;by=pit' in text
-    link = text.split('href="')[1].split('"')[0].replace("&amp;", "&")
+    link = text.split('href="api/reports?')[1].split('"')[0].replace("&amp;", "&")
+    assert '<link rel="stylesheet" href="reports.css">' in text  # no inline style: the CSP forbids it
     assert link.endswith("format=csv")
-    assert client.get(f"/floor/{link}").text.startswith("level,period_start")
+    assert client.get(f"/floor/api/reports?{link}").text.startswith("level,period_start")
+    assert client.get("/floor/reports.css").headers["content-type"].startswith("text/css")
     # The form sends its from/to fields along with a day chosen: the day wins.
     both = client.get("/floor/reports", params={**RANGE, "day": "2026-11-24"})
     assert both.status_code == 200 and "2026-11-24T06:00:00+00:00 to 2026-11-25T06:00:00+00:00" in both.text

@@ -12,9 +12,9 @@
   const $ = (id) => document.getElementById(id);
   const { el } = DA;
 
-  // Amounts are integer cents; shown with two decimals, never through floating point.
+  // Amounts are integers in the tables' units (as their configuration's minor units say), shown as they are.
   function cents(amount) {
-    return DA.money(amount, 2, "").trim();
+    return DA.money(amount, 0, "").trim();
   }
 
   function shortTime(iso) {

@@ -70,10 +70,10 @@ def test_the_floor_display_with_120_tables(browser: Browser, floor_url: str, tmp
         assert "#17" in (page.text_content(".tile[data-table=t045]") or "")
 
         floor.store.open_account(name="grand", scope="floor", reset=2_500_000, increment=100, cap=9_000_000)
-        floor.store.hit(account="grand", table_id="t050", seq=40)  # 25,000.00 > 5,000.00: two supervisors
+        floor.store.hit(account="grand", table_id="t050", seq=40)  # 2,500,000 > 500,000: two supervisors
         page.wait_for_selector(".tile[data-table=t050].has-hit")
         page.wait_for_selector("#hits li[data-account=grand] button.approve")
-        assert "25,000.00" in (page.text_content("#hits li") or "")
+        assert "2,500,000" in (page.text_content("#hits li") or "")
         page.click("#hits li button.approve")
         page.wait_for_selector("#hits li button.confirm[disabled]")  # sam approved: sam may not confirm
         assert "approved by sam" in (page.text_content("#hits li .step") or "")

@@ -49,7 +49,7 @@ def test_the_floor_command_serves_the_floor_and_stops_on_sigterm(tmp_path: Path)
         (["floor", "--data", "{tmp}", "--port", "70000"], "--port 70000: a port is 0..65535"),
         (
             ["floor", "--data", "{tmp}", "--second-approval-above", "-1"],
-            "--second-approval-above: an amount in cents, 0 or more",
+            "--second-approval-above: an amount, 0 or more",
         ),
         (
             ["floor", "--data", "{tmp}", "--db", "{tmp}/no/floor.sqlite3"],
