@@ -1,6 +1,6 @@
 """Floor service speed: a status change at a table → shown to every floor display, and bursts coalesced.
 
-Run: ./run bench floor [--tables 500] [--pits 10] [--clients 20] [--burst 2000] [--postgres]
+Run: ./run bench floor_display [--tables 500] [--pits 10] [--clients 20] [--burst 2000] [--postgres]
 
 A real floor service (uvicorn in this process) over a fresh floor store: SQLite by default, a throwaway
 PostgreSQL cluster with --postgres (LISTEN/NOTIFY instead of polling). ``--clients`` websocket displays
