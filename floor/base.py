@@ -506,6 +506,36 @@ class FloorStore(StatusStore, ABC):
             )
             return [(Hit(*row[:-1]), str(row[-1])) for row in cur.fetchall()]
 
+    def table_hits(self, *, account: str, table_id: str) -> list[Hit]:
+        """Every hit of one table on the account, in order (pending and confirmed)."""
+        with self._transaction(lock=False) as cur:
+            cur.execute(
+                f"SELECT {_HIT_COLUMNS} FROM jackpot_hits WHERE account = %s AND table_id = %s ORDER BY hit_no",
+                (account, table_id),
+            )
+            return [Hit(*row) for row in cur.fetchall()]
+
+    def journal_of_kind(self, table_id: str, kind: str) -> list[Entry]:
+        """One table's replicated entries of one kind, in order."""
+        with self._transaction(lock=False) as cur:
+            cur.execute(
+                "SELECT seq, kind, data, actor, at, hash FROM journal WHERE table_id = %s AND kind = %s ORDER BY seq",
+                (table_id, kind),
+            )
+            rows = cur.fetchall()
+        return [Entry(seq=int(r[0]), kind=r[1], data=json.loads(r[2]), actor=r[3], at=r[4], hash=r[5]) for r in rows]
+
+    def table_pending_hits(self, *, account: str, table_id: str) -> list[Hit]:
+        """One table's hits on the account still awaiting a supervisor, in order (a table's link reads
+        these, never the account's whole history)."""
+        with self._transaction(lock=False) as cur:
+            cur.execute(
+                f"SELECT {_HIT_COLUMNS} FROM jackpot_hits WHERE account = %s AND table_id = %s AND status = 'pending' "
+                "ORDER BY hit_no",
+                (account, table_id),
+            )
+            return [Hit(*row) for row in cur.fetchall()]
+
     def hits(self, account: str) -> list[Hit]:
         """The account's hits in order."""
         with self._transaction(lock=False) as cur:

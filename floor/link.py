@@ -25,12 +25,18 @@ class LinkSettings:
     ``pit``: the pit the table stands in. ``account``: the linked progressive it plays when it feeds
     several (default: the only one it feeds). ``interval``: seconds between passes. ``timeout``: a
     link that has not completed a pass for this long closes the progressive (the issue's 1 s).
+    ``refresh``: seconds between reads of the meter, the table's pending hits and the parameters when
+    nothing was shipped. ``heartbeat``: seconds between status reports when nothing shown changed.
+    A pass with nothing new and no refresh or heartbeat due asks nothing of the floor: the database's
+    load grows with what the tables do, not with how many sit idle.
     """
 
     pit: str
     account: str | None = None
     interval: float = 0.2
     timeout: float = 1.0
+    refresh: float = 1.0
+    heartbeat: float = 2.0
 
 
 class FloorLink:
@@ -64,6 +70,11 @@ class FloorLink:
         self._pending: tuple[JackpotHitRecord, ...] = ()
         self._recorded: set[int] = set()  # settled seqs whose floor hit is journaled here
         self._hit_rounds: dict[int, tuple[int, dict[int, str], dict[int, int]]] = {}
+        self._fresh: list[Hit] = []  # hits sent by this pass, to journal once it is done
+        self._floor_seq = -1  # the floor's newest entry of this table as the last pass left it (-1: unknown)
+        self._refreshed = float("-inf")
+        self._reported: tuple[object, ...] | None = None
+        self._reported_at = float("-inf")
         self.replicator = Replicator(journal=self.journal, store=store, before_batch=self._feed)
         self.link_up = False
         self.last_ok = 0.0  # time.monotonic() of the last completed pass
@@ -106,7 +117,21 @@ class FloorLink:
                     + (f"several linked accounts ({', '.join(feeds)}): name one" if feeds else "no linked account")
                 )
             self._meter = store.account(self.account).meter
+            self._journal_missed_hits()
         self.joined = True
+
+    def _journal_missed_hits(self) -> None:
+        """Journal every hit of this table the floor recorded but the table did not (a stop between the
+        floor's answer and the entry, and the hit confirmed since): what the floor's copy of the journal
+        and the journal's unshipped tail say was journaled, the rest is journaled now."""
+        assert self.account is not None
+        done = {int(e.data["settled"]) for e in self.store.journal_of_kind(self.table_id, "jackpot-floor-hit")}
+        tail = self.journal.entries(after=self.store.last_seq(self.table_id))
+        done |= {int(e.data["settled"]) for e in tail if e.kind == "jackpot-floor-hit"}
+        self._recorded |= done
+        for hit in self.store.table_hits(account=self.account, table_id=self.table_id):
+            if hit.seq > self.journal.base_seq:  # an archived round's hit was journaled long ago
+                self._journal_hit(hit)
 
     # -- the linked account as the table shows it --------------------------------------------------
 
@@ -123,33 +148,45 @@ class FloorLink:
             FloorUnavailable: the floor failed (what was stored stays; the rest waits for the next pass).
             FloorIntegrityError, FloorConfigError: the floor disagrees with this table (the link stops).
         """
+        now = time.monotonic()
         if not self.joined:
             self.join()
-        self.replicator.ship()
-        if self.account is not None:
+        shipped = False
+        if self.journal.last_seq != self._floor_seq:
+            self._floor_seq = -1  # unknown until this ship completes (it may stop half-way)
+            self._floor_seq = self.replicator.ship().floor_seq
+            shipped = True
+        if self.account is not None and (shipped or self._fresh or now - self._refreshed >= self.settings.refresh):
             account = self.store.account(self.account)
             self._meter = account.meter
-            mine = [h for h in self.store.hits(self.account) if h.table_id == self.table_id]
-            for hit in mine:
-                # Every hit this process sent, and any still pending (sent before a restart).
-                if (hit.status == "pending" or hit.seq in self._hit_rounds) and hit.seq not in self._recorded:
-                    self._journal_hit(hit)
-            self._pending = tuple(r for h in mine if h.status == "pending" for r in self._records(h))
+            for hit in self._fresh:
+                self._journal_hit(hit)
+            self._fresh.clear()
+            pending = self.store.table_pending_hits(account=self.account, table_id=self.table_id)
+            for hit in pending:  # a hit sent before a restart, its entry not yet journaled here
+                self._journal_hit(hit)
+            self._pending = tuple(r for h in pending for r in self._records(h))
             self._take_parameters(reset=account.reset, increment=account.increment)
-        report = getattr(self.store, "report_status", None)
-        if report is not None:
-            self.table.inspect(
-                lambda t: report(
-                    table_id=self.table_id,
-                    phase=t.phase(),
-                    round_no=t.round_no,
-                    tilts=[tilt.kind for tilt in t.tilts.values()],
-                    progressive=t.progressive,
-                )
-            )
+            self._refreshed = now
+        self._report(now)
         # Anything journaled meanwhile (the floor's hit entries) goes next pass; caught up when nothing is left.
-        if self.account is not None and self.journal.last_seq <= self.store.last_seq(self.table_id):
+        closed = self.account is not None and self.table.progressive == "closed"
+        if closed and self.journal.last_seq <= self.store.last_seq(self.table_id):
             self.table.set_progressive(open=True)
+
+    def _report(self, now: float) -> None:
+        """The table's status for the floor display: when something shown changed, else as a heartbeat."""
+        report = getattr(self.store, "report_status", None)
+        if report is None:
+            return
+        status = self.table.inspect(
+            lambda t: (t.phase(), t.round_no, tuple(tilt.kind for tilt in t.tilts.values()), t.progressive)
+        )
+        if status == self._reported and now - self._reported_at < self.settings.heartbeat:
+            return
+        phase, round_no, tilts, progressive = status
+        report(table_id=self.table_id, phase=phase, round_no=round_no, tilts=list(tilts), progressive=progressive)
+        self._reported, self._reported_at = status, now
 
     def _feed(self, entries: Sequence[Entry]) -> None:
         """The linked progressive's share of a batch about to be replicated: idempotent by (table, seq)."""
@@ -162,10 +199,10 @@ class FloorLink:
             if jackpot["hits"]:
                 claimed = {h["box"]: h["amount"] for h in jackpot["hits"]}
                 share = self._share_bp(jackpot["hits"])
-                # Journaled back after the pass, with the floor's amount (pass_once).
-                self.store.hit(account=self.account, table_id=self.table_id, seq=entry.seq, share_bp=share)
+                hit = self.store.hit(account=self.account, table_id=self.table_id, seq=entry.seq, share_bp=share)
                 hands = {h["box"]: h["hand"] for h in jackpot["hits"]}
                 self._hit_rounds[entry.seq] = (entry.data["round"], hands, claimed)
+                self._fresh.append(hit)  # journaled after the pass, with the floor's amount (pass_once)
             # As at a table of its own: the hits take the meter as it stands, then the round's losing boxes feed it.
             if jackpot["contribution"] > 0:
                 self.store.contribute(

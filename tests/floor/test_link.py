@@ -93,7 +93,8 @@ def journals_agree(store: FloorStore, tables: list[Table]) -> None:
 
 
 def link(table: Table, store: FloorStore, pit: str = "A") -> FloorLink:
-    return FloorLink(table=table.t, store=store, settings=LinkSettings(pit=pit))
+    # Every pass reads the meter and the pending hits (a running link does so once a second).
+    return FloorLink(table=table.t, store=store, settings=LinkSettings(pit=pit, refresh=0.0))
 
 
 def test_linked_tables_feed_one_meter_and_the_floor_decides_what_a_hit_wins(floor_url: str, tmp_path: Path) -> None:
@@ -233,3 +234,20 @@ def test_a_hung_link_closes_the_progressive_and_it_reopens_when_the_floor_answer
         finally:
             store.flowing.set()
             la.stop()
+
+
+def test_a_hit_the_table_never_journaled_is_journaled_at_the_next_join(floor_url: str, tmp_path: Path) -> None:
+    with floor(floor_url) as store:
+        b = Table(tmp_path / "b", "Oasis 2")
+        lb = link(b, store)
+        lb.pass_once()
+        b.play(ROYAL)
+        lb.replicator.ship()  # the hit reaches the floor; the table stops before journaling the floor's answer
+        (hit,) = store.hits("oasis-link")
+        store.confirm_hit(account="oasis-link", hit_no=hit.hit_no, by="floor:sam")  # and it is paid meanwhile
+        b.restart()
+        link(b, store).pass_once()
+        (entry,) = [e for e in b.t.journal_store.entries() if e.kind == "jackpot-floor-hit"]
+        assert (entry.data["hit_no"], entry.data["amount"]) == (hit.hit_no, hit.amount)
+        link(b, store).pass_once()  # a second join journals nothing again
+        journals_agree(store, [b])
