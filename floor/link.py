@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from controller.journal.base import Entry, JackpotAccount, JackpotHitRecord
 from controller.settlement import split
 from controller.table import Actor, TableError, TableService
+from controller.telemetry import observe_appends
 from floor.base import FULL_SHARE_BP, FloorStore, Hit
 from floor.errors import FloorConfigError, FloorError, FloorUnavailable
 from floor.replicator import Replicator
@@ -23,7 +24,8 @@ class LinkSettings:
     """How a table joins its floor.
 
     ``pit``: the pit the table stands in. ``account``: the linked progressive it plays when it feeds
-    several (default: the only one it feeds). ``interval``: seconds between passes. ``timeout``: a
+    several (default: the only one it feeds). A pass follows each journal entry (at most one every
+    ``min_gap`` seconds, so a burst of cards goes in one batch), and every ``interval`` seconds anyway. ``timeout``: a
     link that has not completed a pass for this long closes the progressive (the issue's 1 s).
     ``refresh``: seconds between reads of the meter, the table's pending hits and the parameters when
     nothing was shipped. ``heartbeat``: seconds between status reports when nothing shown changed.
@@ -34,6 +36,7 @@ class LinkSettings:
     pit: str
     account: str | None = None
     interval: float = 0.2
+    min_gap: float = 0.05
     timeout: float = 1.0
     refresh: float = 1.0
     heartbeat: float = 2.0
@@ -80,6 +83,8 @@ class FloorLink:
         self.last_ok = 0.0  # time.monotonic() of the last completed pass
         self.failure = ""
         self._stop = threading.Event()
+        self._wake = threading.Event()  # set by every journal entry: ship it now, not at the next interval
+        observe_appends(self.journal, lambda entry, seconds: self._wake.set())
         self._threads: list[threading.Thread] = []
         if table.config.jackpot.enabled:
             table.link_progressive(self._account_view)
@@ -292,7 +297,11 @@ class FloorLink:
             thread.join(timeout=5)
         if self._threads:
             try:
-                self.pass_once()
+                # A pass may journal the floor's answer to a hit: the next one ships it.
+                for _ in range(3):
+                    self.pass_once()
+                    if self.journal.last_seq == self._floor_seq:
+                        break
             except (FloorError, TableError) as exc:
                 log.warning("floor link: the last pass did not complete (the next start backfills): %s", exc)
 
@@ -302,6 +311,7 @@ class FloorLink:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._wake.clear()  # an entry journaled from here on wakes the next pass
             try:
                 self.pass_once()
                 self.link_up, self.failure = True, ""
@@ -317,11 +327,13 @@ class FloorLink:
                 self.link_up, self.failure = False, str(exc)
                 self._close(f"floor link stopped: {exc}")
                 return
-            self._stop.wait(self.settings.interval)
+            if self._stop.wait(self.settings.min_gap):
+                return
+            self._wake.wait(self.settings.interval)
 
     def _watch(self) -> None:
         """A pass stuck on a hung connection does not hold the progressive open."""
-        step = min(0.1, self.settings.timeout / 4)
+        step = self.settings.timeout / 4
         while not self._stop.wait(step):
             if time.monotonic() - self.last_ok > self.settings.timeout:
                 if self.link_up:
