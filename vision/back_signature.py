@@ -59,16 +59,20 @@ def features(patch: ByteImage, valid: ByteImage | None = None, *, least: float =
     if len(px) < least * PATCH_W * PATCH_H:
         return None
     luma = px @ np.array([0.114, 0.587, 0.299], np.float32)
-    ref = float(np.percentile(luma, 95)) + 1.0
+    # The 95th percentile, interpolated as np.percentile does (which costs 50 times more).
+    pos = 0.95 * (len(luma) - 1)
+    k = int(pos)
+    lo_hi = np.partition(luma, [k, min(k + 1, len(luma) - 1)])
+    ref = float(lo_hi[k] + (lo_hi[min(k + 1, len(luma) - 1)] - lo_hi[k]) * (pos - k)) + 1.0
     rel = luma / ref
     total = px.sum(axis=1) + 1.0
     r, g = px[:, 2] / total, px[:, 1] / total
     scale = _CHROMA / (_HI - _LO)
-    ri = np.clip(((r - _LO) * scale).astype(np.int32), 0, _CHROMA - 1)
-    gi = np.clip(((g - _LO) * scale).astype(np.int32), 0, _CHROMA - 1)
+    ri = np.minimum(np.maximum(((r - _LO) * scale).astype(np.int32), 0), _CHROMA - 1)
+    gi = np.minimum(np.maximum(((g - _LO) * scale).astype(np.int32), 0), _CHROMA - 1)
     bins = np.where(rel < _DARK, _CHROMA * _CHROMA, ri * _CHROMA + gi)
     chroma = np.bincount(bins, minlength=_CHROMA * _CHROMA + 1).astype(np.float32)
-    li = np.clip((rel * _LUMA).astype(np.int32), 0, _LUMA - 1)
+    li = np.minimum((rel * _LUMA).astype(np.int32), _LUMA - 1)
     luma_hist = np.bincount(li, minlength=_LUMA).astype(np.float32)
     out = np.concatenate([chroma / chroma.sum(), _LUMA_WEIGHT * luma_hist / luma_hist.sum()])
     # Square roots (Hellinger): the distance of two signatures is then a plain Euclidean one.
@@ -78,7 +82,7 @@ def features(patch: ByteImage, valid: ByteImage | None = None, *, least: float =
 def distances(vector: Floats, refs: Floats) -> Floats:
     """Hellinger-style distance of one signature to each row of ``refs``."""
     diff = refs - vector[None, :]
-    return np.asarray(np.sqrt(np.einsum("ij,ij->i", diff, diff)), np.float32)
+    return np.asarray(np.sqrt((diff * diff).sum(axis=1)), np.float32)
 
 
 @dataclass(frozen=True)
