@@ -164,8 +164,9 @@ class Explainer:
         card_w: float,
     ) -> bool:
         """Whether ``hyp``, close to cards already chosen (``near``), may be a back under a back: backs
-        dealt on one another a few millimetres apart leave each lower card a strip along the
-        offset, a tenth of a card or less. Such a card is counted when the strip is card (not
+        dealt on one another a few millimetres apart leave each lower card only a strip along the
+        offset, its centre a fraction of a card from the one on it (where the same card seen from
+        another corner would be). Such a card is counted when the strip is card (not
         felt), at least 6 % of a card, two of its corners are the outline's own corners (a
         second rectangle drawn for one card has no corners of its own there), the middle of one of
         its sides not under those cards is on the blob's outline (the strip's own edge: a rectangle
