@@ -62,7 +62,11 @@ def _stage_panels(trace: Trace, *, height: int) -> ByteImage | None:
     masks = np.zeros((*m.fg.shape, 3), np.uint8)
     masks[m.fg > 0] = (90, 90, 90)
     masks[m.ink > 0] = (200, 200, 200)
-    masks[m.back > 0] = _BACK
+    for hyp in trace.chosen:  # the cards judged backs (by the deck's back signature, not a mask)
+        if hyp.code == BACK:
+            back = np.zeros(m.fg.shape, np.uint8)
+            cv2.fillConvexPoly(back, np.round(hyp.corners).astype(np.int32), 255)
+            masks[(back > 0) & (m.fg > 0)] = _BACK
     shapes = trace.plane.image.copy() // 2
     for blob in trace.blobs:
         cv2.drawContours(shapes, [blob.contour], -1, (255, 255, 255), 1)
@@ -77,6 +81,6 @@ def _stage_panels(trace: Trace, *, height: int) -> ByteImage | None:
     ph, pw = masks.shape[:2]
     width = max(1, round(pw * height / ph))
     stacked = np.vstack([cv2.resize(masks, (width, height)), cv2.resize(shapes, (width, height))])
-    for k, title in enumerate(("plane: not felt / ink / back colours", "outline corners, cards chosen")):
+    for k, title in enumerate(("plane: not felt / ink / backs", "outline corners, cards chosen")):
         cv2.putText(stacked, title, (8, 22 + k * height), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1)
     return stacked

@@ -16,10 +16,14 @@ import numpy as np
 import numpy.typing as npt
 
 from controller.cards import DECK
+from vision.back_signature import BackSignature, learn_back_signature
 from vision.errors import DeckError, ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, IndexFeature, glyph_bounds, hairlines_cut, index_feature
 
-PROFILE_VERSION: Final = 1
+# Version 2 adds the back's signature learnt at registration; version 1 files (no signature) are
+# still read, the signature then learnt from the back and faces they hold.
+PROFILE_VERSION: Final = 2
+_READABLE_VERSIONS: Final = (1, 2)
 CODES: Final[tuple[str, ...]] = tuple(c.code for c in DECK)
 _IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
 _JPEG_QUALITY: Final = 92
@@ -45,7 +49,8 @@ class DeckProfile:
     suit_model: Discriminant = field(repr=False)
     # Whole-face thumbnails (52, THUMB_W * THUMB_H), unit vectors: a second opinion on a read.
     thumbs: npt.NDArray[np.float32] = field(repr=False)
-    back_palette: npt.NDArray[np.float32] = field(repr=False)  # (k, 3) BGR of the back's body
+    # What the back looks like against the faces, learnt at registration (``vision.back_signature``).
+    back_signature: BackSignature = field(repr=False)
 
     def face(self, code: str) -> ByteImage:
         """The face image of one card.
@@ -138,19 +143,6 @@ def _find_index_box(faces: ByteImage) -> IndexBox:
 def _search_patch(face: ByteImage, box: IndexBox) -> ByteImage:
     w, h = box.search_size()
     return face[:h, :w]
-
-
-def _back_palette(back: ByteImage) -> npt.NDArray[np.float32]:
-    """The main colours of the back's body (the inner part, away from any white border)."""
-    h, w = back.shape[:2]
-    blurred = cv2.GaussianBlur(back, (9, 9), 0)[h // 6 : h - h // 6, w // 6 : w - w // 6]
-    body = blurred.reshape(-1, 3).astype(np.float32)
-    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 1.0)
-    labels0 = np.zeros((len(body), 1), np.int32)
-    _c, labels, centers = cv2.kmeans(body, 3, labels0, criteria, 3, cv2.KMEANS_PP_CENTERS)
-    share = np.bincount(labels.reshape(-1), minlength=3) / len(labels)
-    keep = centers[share >= 0.12]
-    return np.asarray(keep, dtype=np.float32)
 
 
 # -- the index classifier ----------------------------------------------------------------------
@@ -367,7 +359,9 @@ def _train(faces: ByteImage, box: IndexBox, sharp: list[IndexFeature]) -> tuple[
     )
 
 
-def _derive(name: str, faces: ByteImage, back: ByteImage, box: IndexBox) -> DeckProfile:
+def _derive(
+    name: str, faces: ByteImage, back: ByteImage, box: IndexBox, signature: BackSignature | None = None
+) -> DeckProfile:
     sharp: list[IndexFeature] = []
     for code, face in zip(CODES, faces, strict=True):
         feature = index_feature(_search_patch(face, box), box)
@@ -383,7 +377,7 @@ def _derive(name: str, faces: ByteImage, back: ByteImage, box: IndexBox) -> Deck
         rank_model=rank_model,
         suit_model=suit_model,
         thumbs=np.stack([face_thumb(f) for f in faces]),
-        back_palette=_back_palette(back),
+        back_signature=signature or learn_back_signature(back=back, faces=faces),
     )
     # Every registered face must read back as itself, clearly: otherwise the design's indices
     # cannot be told apart and the deck is refused rather than misread at the table.
@@ -452,6 +446,7 @@ def save_deck(profile: DeckProfile, path: Path) -> None:
                 index_box=np.array([box.x0, box.y0, box.x1, box.y1], dtype=np.float64),
                 images=np.concatenate(blobs),
                 offsets=offsets,
+                back_signature=profile.back_signature.to_array(),
             )
     except OSError as exc:
         raise DeckError(f"{path}: cannot write deck profile: {exc.strerror or exc}") from exc
@@ -478,8 +473,8 @@ def load_deck(source: Path | bytes) -> DeckProfile:
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as data:
             version = int(data["version"])
-            if version != PROFILE_VERSION:
-                raise DeckError(f"{what}: deck profile version {version}, expected {PROFILE_VERSION}")
+            if version not in _READABLE_VERSIONS:
+                raise DeckError(f"{what}: deck profile version {version}, expected {PROFILE_VERSION} or older")
             codes = tuple(str(c) for c in data["codes"])
             if codes != CODES:
                 raise DeckError(f"{what}: the profile's cards are not the 52 in canonical order")
@@ -487,6 +482,11 @@ def load_deck(source: Path | bytes) -> DeckProfile:
             bx = [float(v) for v in data["index_box"]]
             images = np.asarray(data["images"], dtype=np.uint8)
             offsets = np.asarray(data["offsets"], dtype=np.int64)
+            signature = (
+                BackSignature.from_array(np.asarray(data["back_signature"], np.float32), what=what)
+                if version >= 2
+                else None
+            )
     except DeckError:
         raise
     except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile, EOFError) as exc:
@@ -497,7 +497,7 @@ def load_deck(source: Path | bytes) -> DeckProfile:
         raise DeckError(f"{what}: index box {bx} is not in the top-left corner")
     decoded = [_decode(images[offsets[i] : offsets[i + 1]], what) for i in range(53)]
     box = IndexBox(x0=bx[0], y0=bx[1], x1=bx[2], y1=bx[3])
-    return _derive(name, np.stack(decoded[:52]), decoded[52], box)
+    return _derive(name, np.stack(decoded[:52]), decoded[52], box, signature)
 
 
 # Kennard's design in the package's four variants: two or four suit colours, standard or large index.

@@ -3,12 +3,13 @@
 The recognizer is a pipeline of stages, each its own module in :mod:`vision.pipeline`:
 
 1. ``plane``: the frame shrunk (rectified top-down at a calibrated table) for detection;
-2. ``masks``: felt, white paper, the registered back's colours, ink;
+2. ``masks``: felt, white paper, ink;
 3. ``outline``: the blobs of not-felt and their right-angled outline corners;
 4. ``hypotheses``: the card rectangles those corners propose, fitted to the outline;
 5. ``corners`` and ``decide``: index reads against the deck's own learnt classifier, and the
    decision with its confidence (whole-face checks);
-6. ``fans`` and ``backs``: cards among others (fans, overlaps) and face-down cards, stacks included;
+6. ``fans`` and ``backs``: cards among others (fans, overlaps) and face-down cards (by the deck's
+   back signature), stacks included;
 7. ``explain``: which hypotheses are the blob's cards.
 
 ``Recognizer.read(frame, trace=Trace())`` keeps every stage's output for
@@ -131,7 +132,7 @@ class Recognizer:
         self.deck = deck
         self.settings = settings or RecognizerSettings()
         self.calibration = calibration
-        self._masks = MaskMaker(deck=deck, felt_hue=self.settings.felt_hue)
+        self._masks = MaskMaker(felt_hue=self.settings.felt_hue)
         self.corners = CornerReader(deck=deck, settings=self.settings)
         self.decider = decider = CardDecider(deck=deck, settings=self.settings, corners=self.corners)
         self.fans = FanReader(settings=self.settings, corners=self.corners, decider=decider)
@@ -140,7 +141,7 @@ class Recognizer:
             corners=self.corners,
             decider=decider,
             fans=self.fans,
-            backs=BackTester(settings=self.settings),
+            backs=BackTester(signature=deck.back_signature),
         )
 
     def read(self, image: ByteImage, *, timed: bool = False, trace: Trace | None = None) -> FrameReading:

@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.back_signature import PATCH_H, PATCH_W, features
 from vision.deck import CODES, DeckProfile, load_deck, match_index, register_deck, save_deck
 from vision.errors import DeckError, ImageError
 from vision.index import _split_rank_suit, index_feature
@@ -126,3 +127,28 @@ def test_rank_and_suit_run_together_are_cut_at_the_least_ink() -> None:
     assert split is not None
     rank, suit = split
     assert rank[1] == 5 and rank[3] <= 21 and suit[1] >= 18 and suit[3] == 33
+
+
+def test_format_2_stores_the_back_signature_and_format_1_is_still_read(kennard: DeckProfile, tmp_path: Path) -> None:
+    path = tmp_path / "deck.npz"
+    save_deck(kennard, path)
+    with np.load(path) as data:
+        parts = dict(data)
+    assert int(parts["version"]) == 2
+    stored = load_deck(path).back_signature  # read from the file, not learnt again
+    assert np.array_equal(stored.backs, kennard.back_signature.backs)
+    assert stored.limit == pytest.approx(kennard.back_signature.limit)
+    # A format-1 profile (no signature): read, the signature learnt from the back and faces it holds.
+    old = dict(parts)
+    del old["back_signature"]
+    old["version"] = np.array(1)
+    np.savez(tmp_path / "v1.npz", **old)
+    learnt = load_deck(tmp_path / "v1.npz").back_signature
+    assert learnt.backs.shape == stored.backs.shape and learnt.limit > 0
+    vector = features(cv2.resize(kennard.back, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA))
+    assert vector is not None and learnt.judge(vector)[0]
+    # A damaged signature is refused by name.
+    parts["back_signature"] = parts["back_signature"][:7]
+    np.savez(tmp_path / "bad.npz", **parts)
+    with pytest.raises(DeckError, match="back signature in the profile is malformed"):
+        load_deck(tmp_path / "bad.npz")

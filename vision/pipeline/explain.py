@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,7 +14,7 @@ from vision.pipeline.backs import BACK, BackTester
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
-from vision.pipeline.geometry import area, on_outline, quad_shares, share, shrink
+from vision.pipeline.geometry import area, on_outline, quad_shares, share, shrink, unit
 from vision.pipeline.hypotheses import Hypothesis, near_index, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
@@ -21,6 +22,7 @@ from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 
 ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
 
 
 @dataclass
@@ -38,7 +40,7 @@ class Explainer:
     ) -> list[Hypothesis]:
         """The cards of one blob (plane pixels); ``covered`` gets every chosen card drawn in."""
         contour, corners = blob.contour, blob.corners
-        fg, paper, back, ink = masks.fg, masks.paper, masks.back, masks.ink
+        fg, paper, ink = masks.fg, masks.paper, masks.ink
         card_w = card_h / CARD_ASPECT
         # A blob no bigger than one card holds that card alone: its whole face is visible.
         alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
@@ -48,15 +50,6 @@ class Explainer:
             for hyp, fill in zip(hyps, fills, strict=True):
                 hyp.fill = fill
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
-        # A back needs its colour over most of a card's middle; a blob (and a margin round it)
-        # holding far less of it than that has no back to find, so none of its hypotheses is
-        # tested one by one (most blobs are face-up cards).
-        bx, by, bw, bh = cv2.boundingRect(contour)
-        pad = round(0.2 * card_h)
-        back_px = cv2.countNonZero(back[max(by - pad, 0) : by + bh + pad, max(bx - pad, 0) : bx + bw + pad])
-        if back_px < 0.9 * self.settings.back_share * 0.36 * card_w * card_h:
-            for hyp in hyps:
-                hyp.back = False
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
@@ -64,7 +57,7 @@ class Explainer:
         for hyp in hyps:
             if any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in read):
                 continue
-            if self.backs.is_back(hyp, masks):
+            if self.backs.is_back(hyp, plane.image, masks):
                 continue  # a back: nothing to read, the selection below counts it
             if alone:
                 hyp.code, hyp.confidence = self.decider.read_alone(image, plane.to_frame(hyp.corners))
@@ -139,17 +132,83 @@ class Explainer:
                     chosen.append(hyp)
                     cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
-            if any(float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w for o in chosen):
-                continue
+            near = [o for o in chosen if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w]
             poly = np.round(hyp.corners).astype(np.int32)
             new = share(fg, hyp.corners, exclude=covered) * area(hyp.corners)
-            if new < 0.25 * card_area:
+            if near:
+                if not self._under_back(hyp, near, new, contour, card_w=card_w):
+                    continue
+            elif new < 0.25 * card_area:
                 continue
-            if self.backs.is_back(hyp, masks):
-                back_share = share(back, shrink(hyp.corners, 0.6))
-                hyp.code, hyp.confidence = BACK, min(1.0, back_share / self.settings.back_share * 0.5)
-            elif share(paper, hyp.corners) < self.settings.paper_share:
-                continue  # neither a face nor a back: a hand, a chip, a cloth
+            # A card partly under chosen ones is judged by what of it shows.
+            overlaps = new < 0.9 * area(hyp.corners)
+            if self.backs.is_back(hyp, plane.image, masks) or (
+                overlaps and self.backs.visible_back(hyp, plane.image, masks, covered)
+            ):
+                if near and not card_shaped(hyp.corners, card_w=card_w, card_h=card_h):
+                    continue  # corners of two stacked backs snapped into one skewed quad
+                hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
+            elif near or share(paper, hyp.corners) < self.settings.paper_share:
+                continue  # only a back is counted under a back; else neither a face nor a back
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, poly, 255)
         return chosen
+
+    def _under_back(
+        self,
+        hyp: Hypothesis,
+        near: list[Hypothesis],
+        new: float,
+        contour: ByteImage,
+        *,
+        card_w: float,
+    ) -> bool:
+        """Whether ``hyp``, close to cards already chosen (``near``), may be a back under a back: backs
+        dealt on one another a few millimetres apart leave each lower card only a strip along the
+        offset, its centre a fraction of a card from the one on it (where the same card seen from
+        another corner would be). Such a card is counted when the strip is card (not
+        felt), at least 6 % of a card, two of its corners are the outline's own corners (a
+        second rectangle drawn for one card has no corners of its own there), the middle of one of
+        its sides not under those cards is on the blob's outline (the strip's own edge: a rectangle
+        drawn between corners of two different cards has none), and it lies at least 8 % of a
+        card's width from every card near it, all of them backs lying parallel to it.
+        """
+        card_h = card_w * CARD_ASPECT
+        if hyp.anchors < 2 or new < 0.06 * card_w * card_h:
+            return False
+        short = unit(hyp.corners[1] - hyp.corners[0])
+        for other in near:
+            if other.code != BACK or float(np.hypot(*(hyp.center - other.center))) < 0.08 * card_w:
+                return False
+            # Backs dealt on one another lie nearly parallel (a few degrees apart); a rectangle
+            # turned a quarter about a corner whose long side spans two cards' short sides is not
+            # a card (their widths and the offset can add up to a card's length).
+            if abs(float(np.dot(short, unit(other.corners[1] - other.corners[0])))) < 0.95:
+                return False
+        c = hyp.corners
+        tol = 0.05 * card_w
+        for k in range(4):
+            mid = (c[k] + c[(k + 1) % 4]) * 0.5
+            hidden = any(
+                cv2.pointPolygonTest(o.corners.astype(np.float32), (float(mid[0]), float(mid[1])), False) > 0
+                for o in near
+            )
+            if not hidden and on_outline(contour, mid, tol):
+                return True
+        return False
+
+
+def card_shaped(quad: Vec, *, card_w: float, card_h: float) -> bool:
+    """Whether a quad is a card's rectangle: sides within 12 % of a card's, diagonals within 6 % of
+    each other. Snapping a rectangle's corners to a stack's outline corners can take corners of
+    two different cards and make a skewed quad that matches neither.
+    """
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = quad.tolist()
+    sides = (
+        math.hypot(bx - ax, by - ay) / card_w,
+        math.hypot(cx - bx, cy - by) / card_h,
+        math.hypot(dx - cx, dy - cy) / card_w,
+        math.hypot(ax - dx, ay - dy) / card_h,
+    )
+    d1, d2 = math.hypot(cx - ax, cy - ay), math.hypot(dx - bx, dy - by)
+    return all(0.88 <= v <= 1.12 for v in sides) and abs(d1 - d2) <= 0.06 * max(d1, d2)

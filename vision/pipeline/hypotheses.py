@@ -39,7 +39,8 @@ class Hypothesis:
     confidence: float = 0.0
     seen: bool = False  # an index was seen where this card's should be, too unsure to read: a card is there
     anchors: int = 0  # how many of its corners are right-angled corners of the outline
-    back: bool | None = None  # face down (the back's colours in its middle); None until tested
+    back: bool | None = None  # face down (its interior looks like the deck's back); None until tested
+    back_score: float = 0.0  # how clearly its interior is the back (0..1), once tested
     whole: bool = False  # read at both index corners: it lies on top of its neighbours
     examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
     center: Vec = field(init=False)  # the mean of the corners

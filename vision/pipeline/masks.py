@@ -1,4 +1,4 @@
-"""Masks of the detection plane: what is not felt, what is white paper, what has the registered back's colours."""
+"""Masks of the detection plane: what is not felt, what is white paper, what is ink."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.deck import DeckProfile
-
 ByteImage = npt.NDArray[Any]
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
@@ -18,35 +16,24 @@ _SQUARE_5: Final = np.ones((5, 5), np.uint8)
 
 @dataclass(frozen=True)
 class Masks:
-    """The plane's masks (255 = set): ``fg`` not felt, ``paper`` white paper, ``back`` the back's
-    colours, ``ink`` neither felt nor paper (glyphs, pips, pictures).
+    """The plane's masks (255 = set): ``fg`` not felt, ``paper`` white paper, ``ink`` neither felt
+    nor paper (glyphs, pips, pictures). Backs are told by the deck's back signature (``backs``).
     """
 
     fg: ByteImage
     paper: ByteImage
-    back: ByteImage
     ink: ByteImage
     felt_hue: int
 
 
 class MaskMaker:
-    """Makes the masks for one registered deck: the back's hues are learnt from its own image."""
+    """Makes the masks of the detection plane (the felt's hue given, or found in each frame)."""
 
-    def __init__(self, *, deck: DeckProfile, felt_hue: int | None = None) -> None:
+    def __init__(self, *, felt_hue: int | None = None) -> None:
         self.felt_hue = felt_hue
-        hsv = cv2.cvtColor(deck.back_palette.reshape(-1, 1, 3).astype(np.uint8), cv2.COLOR_BGR2HSV)
-        # Only saturated back colours are told apart by hue; white borders are not "back" colour.
-        hues = [int(h) for h, s, _v in hsv.reshape(-1, 3) if s >= 70]
-        # The bands 12 either side of those hues, overlapping ones joined: one test per band.
-        self.back_bands: list[tuple[int, int]] = []
-        for bh in sorted(set(hues)):
-            if self.back_bands and bh - 12 <= self.back_bands[-1][1] + 1:
-                self.back_bands[-1] = (self.back_bands[-1][0], bh + 12)
-            else:
-                self.back_bands.append((bh - 12, bh + 12))
 
     def make(self, image: ByteImage, valid: ByteImage | None = None) -> Masks:
-        """Foreground (not felt), white paper, back-coloured and ink masks of a plane image;
+        """Foreground (not felt), white paper and ink masks of a plane image;
         pixels outside ``valid`` (not seen by the camera) are felt.
         """
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
@@ -67,13 +54,8 @@ class MaskMaker:
         if valid is not None:
             fg = cv2.bitwise_and(fg, valid)
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
-        back: ByteImage | None = None
-        for lo, hi in self.back_bands:
-            band = hue_range(hue, lo, hi)
-            back = band if back is None else cv2.bitwise_or(back, band)
-        back = cv2.bitwise_and(back, cv2.inRange(sat, 70, 255)) if back is not None else np.zeros_like(fg)
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
-        return Masks(fg=fg, paper=paper, back=back, ink=ink, felt_hue=felt_hue)
+        return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
 
 
 def hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:

@@ -17,7 +17,6 @@ class RecognizerSettings:
     accept_score: float = 0.72  # least fit of the index to its rank and suit (0..1) for a read
     accept_margin: float = 0.17  # least lead over the best other rank and the best other suit
     min_fill: float = 0.86  # share of a card hypothesis that must be non-felt
-    back_share: float = 0.45  # share of the card's middle in the back's colours to call it a back
     paper_share: float = 0.30  # share of white paper for an unreadable thing to count as a card
     felt_hue: int | None = None  # OpenCV hue (0-179) of the felt; None = the frame's main hue
     card_height_px: float | None = None  # expected card height in the frame; None = measured

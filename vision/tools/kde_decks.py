@@ -53,7 +53,8 @@ _SUITS: Final = {"c": "club", "d": "diamond", "h": "heart", "s": "spade"}
 # Rendered card width in pixels (the profile keeps 160 x 224; rendering larger and shrinking
 # gives the smooth edges a camera's optics do).
 _WIDTH_PX: Final = 480
-_CACHE_VERSION: Final = 1
+# 2: profiles of format 2, with the back signature learnt at registration.
+_CACHE_VERSION: Final = 2
 
 
 def element_id(code: str) -> str:

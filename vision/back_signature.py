@@ -1,0 +1,171 @@
+"""The registered back's signature: colour and brightness make-up of a card's interior, back against faces."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.errors import DeckError
+
+# 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
+ByteImage = npt.NDArray[Any]
+Floats = npt.NDArray[np.float32]
+
+# A card's interior is compared at this size (width, height): enough pixels for a histogram of
+# its colours, few enough that a test costs a few tens of microseconds.
+PATCH_W: Final = 20
+PATCH_H: Final = 28
+# The outer band of a card hypothesis is left out (felt or a neighbour where the outline is a
+# pixel or two off); the back's own border stays in, and its share of paper-white with it.
+_MARGIN: Final = 0.08
+# Chromaticity r = R / (R + G + B), g = G / (R + G + B) in _CHROMA x _CHROMA bins over
+# [_LO, _HI]: independent of the light's level, and a tint moves every card alike.
+_CHROMA: Final = 8
+_LO: Final = 0.12
+_HI: Final = 0.60
+# Brightness relative to the interior's own brightest part, in _LUMA bins: how much is paper-white
+# border or background and how much darker body a card shows, whatever the lamp.
+_LUMA: Final = 6
+_DARK: Final = 0.25  # below this share of the reference brightness a pixel's hue is noise
+FEATURE_LEN: Final = _CHROMA * _CHROMA + 1 + _LUMA
+_LUMA_WEIGHT: Final = 0.6
+# Looks of the back and the faces learnt at registration: light levels, tints, blur, noise and a
+# glare spot as the table's camera sees them (seeded: a profile always reads the same way).
+_LOOKS: Final = 24
+_SEED: Final = 15
+
+
+def interior_mask() -> ByteImage:
+    """The patch's pixels a signature is taken over (its outer band left out)."""
+    mask = np.zeros((PATCH_H, PATCH_W), np.uint8)
+    mx, my = round(_MARGIN * PATCH_W), round(_MARGIN * PATCH_H)
+    mask[my : PATCH_H - my, mx : PATCH_W - mx] = 255
+    return mask
+
+
+_INTERIOR: Final = interior_mask()
+
+
+def features(patch: ByteImage, valid: ByteImage | None = None, *, least: float = 0.25) -> Floats | None:
+    """The signature vector of a card interior (a ``PATCH_H`` x ``PATCH_W`` BGR patch), over the
+    interior's ``valid`` pixels (None: all); None when fewer than ``least`` of the patch are valid.
+    """
+    keep = _INTERIOR if valid is None else cv2.bitwise_and(_INTERIOR, valid)
+    px = patch.reshape(-1, 3)[keep.reshape(-1) > 0].astype(np.float32)
+    if len(px) < least * PATCH_W * PATCH_H:
+        return None
+    luma = px @ np.array([0.114, 0.587, 0.299], np.float32)
+    # The 95th percentile, interpolated as np.percentile does (which costs 50 times more).
+    pos = 0.95 * (len(luma) - 1)
+    k = int(pos)
+    lo_hi = np.partition(luma, [k, min(k + 1, len(luma) - 1)])
+    ref = float(lo_hi[k] + (lo_hi[min(k + 1, len(luma) - 1)] - lo_hi[k]) * (pos - k)) + 1.0
+    rel = luma / ref
+    total = px.sum(axis=1) + 1.0
+    r, g = px[:, 2] / total, px[:, 1] / total
+    scale = _CHROMA / (_HI - _LO)
+    ri = np.minimum(np.maximum(((r - _LO) * scale).astype(np.int32), 0), _CHROMA - 1)
+    gi = np.minimum(np.maximum(((g - _LO) * scale).astype(np.int32), 0), _CHROMA - 1)
+    bins = np.where(rel < _DARK, _CHROMA * _CHROMA, ri * _CHROMA + gi)
+    chroma = np.bincount(bins, minlength=_CHROMA * _CHROMA + 1).astype(np.float32)
+    li = np.minimum((rel * _LUMA).astype(np.int32), _LUMA - 1)
+    luma_hist = np.bincount(li, minlength=_LUMA).astype(np.float32)
+    out = np.concatenate([chroma / chroma.sum(), _LUMA_WEIGHT * luma_hist / luma_hist.sum()])
+    # Square roots (Hellinger): the distance of two signatures is then a plain Euclidean one.
+    return np.asarray(np.sqrt(out), np.float32)
+
+
+def distances(vector: Floats, refs: Floats) -> Floats:
+    """Hellinger-style distance of one signature to each row of ``refs``."""
+    diff = refs - vector[None, :]
+    return np.asarray(np.sqrt((diff * diff).sum(axis=1)), np.float32)
+
+
+@dataclass(frozen=True)
+class BackSignature:
+    """What a registered back looks like to the camera, against what the deck's faces look like.
+
+    ``backs`` are signatures of the back seen under varied light, ``faces`` those of the 52 faces
+    (several looks each); ``limit`` is the farthest a look at the back may lie from the nearest
+    back look and still be a back, learnt from the deck itself: three quarters of the way from the
+    back's looks' own spread to the nearest face look.
+    """
+
+    backs: Floats  # (n, FEATURE_LEN)
+    faces: Floats  # (m, FEATURE_LEN)
+    limit: float
+
+    def judge(self, vector: Floats) -> tuple[bool, float]:
+        """Whether a card interior's signature is this deck's back, and how clearly (0..1): nearer
+        the back's looks than any face's, and within the deck's limit.
+        """
+        d_back = float(distances(vector, self.backs).min())
+        d_face = float(distances(vector, self.faces).min())
+        likeness = max(0.0, 1.0 - d_back / (2.0 * self.limit))
+        return d_back <= self.limit and d_back < 0.85 * d_face, likeness
+
+    def to_array(self) -> Floats:
+        """One flat array for a profile file: counts, limit, then the signatures row by row."""
+        head = np.array([len(self.backs), len(self.faces), self.limit], np.float32)
+        return np.concatenate([head, self.backs.reshape(-1), self.faces.reshape(-1)])
+
+    @classmethod
+    def from_array(cls, flat: Floats, *, what: str) -> BackSignature:
+        """The signature a profile file stored with :meth:`to_array`.
+
+        Raises:
+            DeckError: the array is not a signature of this format (``what`` names the file).
+        """
+        if flat.ndim != 1 or len(flat) < 3:
+            raise DeckError(f"{what}: the back signature in the profile is malformed")
+        n, m, limit = int(flat[0]), int(flat[1]), float(flat[2])
+        if n < 1 or m < 1 or len(flat) != 3 + (n + m) * FEATURE_LEN or not limit > 0:
+            raise DeckError(f"{what}: the back signature in the profile is malformed")
+        rows = flat[3:].reshape(n + m, FEATURE_LEN).astype(np.float32)
+        return cls(backs=rows[:n], faces=rows[n:], limit=limit)
+
+
+def _looks(card: ByteImage, rng: np.random.Generator, count: int) -> list[Floats]:
+    """Signatures of one canonical card image as the camera may see it."""
+    small = cv2.resize(card, (PATCH_W, PATCH_H), interpolation=cv2.INTER_AREA).astype(np.float32)
+    out: list[Floats] = []
+    for k in range(count):
+        img: Floats = small.copy()
+        if k > 0:  # the first look is the card itself
+            level = float(rng.uniform(0.45, 1.15))
+            warmth = float(rng.uniform(0.0, 0.2)) if rng.random() < 0.5 else 0.0
+            tint = np.array([1.0 - 1.5 * warmth, 1.0 - 0.3 * warmth, 1.0 + 0.5 * warmth], np.float32)
+            img = img * level * tint
+            if rng.random() < 0.5:
+                img = np.asarray(cv2.GaussianBlur(img, (0, 0), float(rng.uniform(0.3, 0.8))), np.float32)
+            img = img + rng.normal(0.0, float(rng.uniform(0.0, 6.0)), img.shape).astype(np.float32)
+            if rng.random() < 0.3:  # a glare spot: a bright patch washing part of the card out
+                cx, cy = float(rng.uniform(0, PATCH_W)), float(rng.uniform(0, PATCH_H))
+                yy, xx = np.mgrid[0:PATCH_H, 0:PATCH_W]
+                spot = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2.0 * 3.0**2)).astype(np.float32)
+                img = img + 140.0 * spot[:, :, None]
+        vec = features(np.clip(img, 0, 255).astype(np.uint8))
+        if vec is not None:
+            out.append(vec)
+    return out
+
+
+def learn_back_signature(*, back: ByteImage, faces: ByteImage) -> BackSignature:
+    """Learn the back's signature from the registered back and the 52 faces (canonical BGR)."""
+    rng = np.random.default_rng(_SEED)
+    backs = np.stack(_looks(back, rng, _LOOKS))
+    face_looks = [v for face in faces for v in _looks(face, rng, 4)]
+    face_arr = np.stack(face_looks)
+    # How far the back's own looks stray from each other, and how near the faces come to them:
+    # the limit lies three quarters of the way from the first to the second, so a back seen worse
+    # than any look at registration (a wider glare, a deeper shadow, only a strip of it under
+    # another card) is still a back; a face is kept out by being nearer the faces' looks (judge).
+    spread = np.array([np.sort(distances(v, backs))[1] for v in backs], np.float32)
+    nearest_face = float(np.min([distances(v, backs).min() for v in face_arr]))
+    own = float(np.percentile(spread, 90))
+    limit = own + 0.75 * (nearest_face - own) if nearest_face > own else own
+    return BackSignature(backs=backs, faces=face_arr, limit=max(limit, 1e-3))
