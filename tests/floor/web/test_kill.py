@@ -56,7 +56,8 @@ def test_sigkill_of_the_floor_service_loses_nothing_and_its_sessions_survive(pg_
     with open_store(url) as store:
         store.open_account(name="linked", scope="game", scope_value="oasis", reset=1000, increment=2, cap=10**9)
         FloorAccountStore(store=store).add(name="sam", role="supervisor", password=PASSWORD, by="test")
-    jackpot = {"enabled": True, "reset": 1000, "contribution": 2, "hit_hands": {"two-pair": 5}}
+    # Hits common enough that three come within seconds (a pair wins 1 % of the meter).
+    jackpot = {"enabled": True, "reset": 1000, "contribution": 2, "hit_hands": {"pair": 1, "two-pair": 5}}
     config = build_config({"game": "oasis", "name": "Oasis 9", "jackpot": jackpot})
     table = TableService(config=config, store=SqliteJournal(path=tmp_path / "journal.sqlite3", durable=False))
     rng = random.Random(3)
@@ -78,7 +79,7 @@ def test_sigkill_of_the_floor_service_loses_nothing_and_its_sessions_survive(pg_
             me = sam.post("/api/login", json={"name": "sam", "password": PASSWORD}).json()
             sam.headers[me["csrf_header"]] = me["csrf"]
             for _ in range(3):
-                hit = until(lambda: _pending(sam), what="a pending hit on the floor panel")[0]
+                hit = until(lambda: _pending(sam), what="a pending hit on the floor panel", tries=2400)[0]
                 answer = sam.post(f"/api/floor/jackpots/linked/{hit['hit_no']}/confirm")
                 assert answer.status_code == 200, answer.text
                 confirmed += 1
@@ -86,7 +87,11 @@ def test_sigkill_of_the_floor_service_loses_nothing_and_its_sessions_survive(pg_
                 service.kill()
                 threading.Event().wait(0.5)
                 service = Service(url, port=service.port)
-                until(lambda: sam.get("/api/floor/tables").status_code == 200, what="the same session after the kill")
+                until(
+                    lambda: sam.get("/api/floor/tables").status_code == 200,
+                    what="the same session after the kill",
+                    tries=1200,
+                )
     finally:
         player.stop()
         service.kill()
