@@ -480,6 +480,14 @@ const DealerView = (() => {
     $("bets").hidden = !idle;
     $("open-panel").hidden = !idle;
     $("limits").textContent = `Limits ${fmt(t.min_bet)} – ${fmt(t.max_bet)} · maximum payout ${fmt(t.max_payout)}`;
+    // A closed linked progressive takes no bonus bet (the table refuses it): the fields say so.
+    const closed = view.jackpot.enabled && view.jackpot.progressive === "closed";
+    for (const field of $("bets").querySelectorAll("input[name^='bonus']")) {
+      if (field.dataset.placeholder === undefined) field.dataset.placeholder = field.placeholder;
+      field.disabled = closed;
+      field.placeholder = closed ? "closed" : field.dataset.placeholder;
+      field.title = closed ? "The progressive is closed: no bonus bet until it reopens." : "";
+    }
     $("repeat-bets").disabled = !view.last_bets || Boolean(view.shuffle_due);
     $("open-round").disabled = Boolean(view.shuffle_due);
     const tools = $("round-tools");
