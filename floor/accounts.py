@@ -15,10 +15,11 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
+from controller.sql import Cursor
 from floor import open_store
 from floor.base import FloorStore
 from floor.errors import FloorError, FloorUnavailable
-from web_display.accounts import AccountTables, Cursor, SqlAccountStore, session_key
+from web_display.accounts import AccountTables, SqlAccountStore, session_key
 from web_display.core.security import Role, Session
 from web_display.errors import AccountError, AccountStoreUnavailable
 

@@ -12,26 +12,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
 from controller.journal.base import Entry
+from controller.sql import Cursor
 from floor.errors import FloorConfigError, FloorIntegrityError, FloorRefused
 from floor.migrations import MIGRATIONS
 from floor.status import JACKPOT, StatusStore
 
 FULL_SHARE_BP = 10_000  # a hit's share of the meter in basis points: 10,000 = the whole meter
 SCOPES = ("floor", "pit", "game")
-
-
-class Cursor(Protocol):
-    """What the shared SQL needs of a backend's cursor (``%s`` placeholders on both backends)."""
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-
-    @property
-    def rowcount(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)

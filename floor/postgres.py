@@ -9,7 +9,8 @@ from contextlib import contextmanager
 import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from floor.base import Cursor, FloorStore
+from controller.sql import Cursor
+from floor.base import FloorStore
 from floor.errors import FloorUnavailable
 from floor.status import CHANNEL
 

@@ -3,35 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
-from floor.base import Cursor, FloorStore
+from controller.sql import Cursor, QmarkCursor
+from floor.base import FloorStore
 from floor.errors import FloorUnavailable
 
 BUSY_TIMEOUT_MS = 30_000
-
-
-class _QmarkCursor:
-    """Runs the shared ``%s`` SQL on sqlite3's ``?`` placeholders."""
-
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
-        self._cursor = cursor
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self._cursor.execute(sql.replace("%s", "?"), tuple(params))
-
-    def fetchone(self) -> Any:
-        return self._cursor.fetchone()
-
-    def fetchall(self) -> list[Any]:
-        return self._cursor.fetchall()
-
-    @property
-    def rowcount(self) -> int:
-        return self._cursor.rowcount
 
 
 class SqliteFloorStore(FloorStore):
@@ -65,7 +45,7 @@ class SqliteFloorStore(FloorStore):
             raise FloorUnavailable(f"floor unavailable: cannot open {self.path}: {exc}") from exc
         try:
             conn.execute("BEGIN IMMEDIATE" if lock else "BEGIN")
-            yield _QmarkCursor(conn.cursor())
+            yield QmarkCursor(conn.cursor())
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
             if conn.in_transaction:

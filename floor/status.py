@@ -21,7 +21,7 @@ from controller.tilts import TiltKind
 from floor.errors import FloorConfigError
 
 if TYPE_CHECKING:
-    from floor.base import Cursor
+    from controller.sql import Cursor
 
 CHANNEL = "floor_changes"  # PostgreSQL NOTIFY channel: payload = a table id, or JACKPOT
 JACKPOT = "jackpot"  # the payload of any change to the floor's hits (new, approved, confirmed) or meters' corrections

@@ -17,13 +17,14 @@ import sqlite3
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
+from controller.sql import Cursor, QmarkCursor
 from web_display.core.security import ROLES, Role, Session, hash_password, needs_rehash, new_token, verify_password
 from web_display.errors import AccountError
 
@@ -194,17 +195,6 @@ class AccountStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
-
-
-class Cursor(Protocol):
-    """What the shared account SQL needs of a cursor: ``%s`` placeholders whatever the database."""
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any: ...
-    def fetchone(self) -> Any: ...
-    def fetchall(self) -> list[Any]: ...
-
-    @property
-    def rowcount(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,26 +420,6 @@ class SqlAccountStore(AccountStore):
         return bytes.fromhex(secret)
 
 
-class _QmarkCursor:
-    """Runs the shared ``%s`` SQL on sqlite3's ``?`` placeholders."""
-
-    def __init__(self, cursor: sqlite3.Cursor) -> None:
-        self._cursor = cursor
-
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self._cursor.execute(sql.replace("%s", "?"), tuple(params))
-
-    def fetchone(self) -> Any:
-        return self._cursor.fetchone()
-
-    def fetchall(self) -> list[Any]:
-        return self._cursor.fetchall()
-
-    @property
-    def rowcount(self) -> int:
-        return self._cursor.rowcount
-
-
 class SqliteAccountStore(SqlAccountStore):
     """The table's own store in one SQLite file (WAL), shared safely with other processes (the ``user`` CLI)."""
 
@@ -483,7 +453,7 @@ class SqliteAccountStore(SqlAccountStore):
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                yield _QmarkCursor(self._db.cursor())
+                yield QmarkCursor(self._db.cursor())
                 self._db.execute("COMMIT")
             except sqlite3.Error as exc:
                 if self._db.in_transaction:

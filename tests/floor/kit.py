@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
 
+from controller.journal.base import JournalStore
+from controller.sql import Cursor
 from floor import FloorStore, FloorUnavailable
-from floor.base import Cursor
 
 
 class FlakyStore(FloorStore):
@@ -33,3 +35,23 @@ class FlakyStore(FloorStore):
 
     def close(self) -> None:
         self.inner.close()
+
+
+def floor_agrees(store: FloorStore, account: str, journals: Iterable[JournalStore]) -> None:
+    """Each table's journal is on the floor entry for entry, and the linked account holds exactly what the
+    journals say was contributed (settled rounds) and won (the floor's amounts, journaled back):
+    ``meter = seeded + contributions - won + corrections``."""
+    acc = store.account(account)
+    contributed = won = hits = 0
+    for journal in journals:
+        entries = list(journal.entries())
+        assert [(e.seq, e.hash) for e in store.journal(journal.table_id)] == [(e.seq, e.hash) for e in entries]
+        contributed += sum(
+            e.data["settlement"]["jackpot"]["contribution"] for e in entries if e.kind == "round-settled"
+        )
+        floor_hits = [e for e in entries if e.kind == "jackpot-floor-hit"]
+        won += sum(e.data["amount"] for e in floor_hits)
+        hits += len(floor_hits)
+    assert acc.contributions + acc.overflow == contributed
+    assert (acc.won, acc.hits) == (won, hits)
+    assert acc.meter == acc.seeded + acc.contributions - acc.won + acc.corrections
