@@ -202,7 +202,9 @@ def _field_errors(exc: RequestValidationError) -> str:
     return "; ".join(parts) or "invalid request"
 
 
-def _error_handlers(app: FastAPI) -> None:
+def add_error_handlers(app: FastAPI) -> None:
+    """The refusals every dealer-assist web app answers alike, as ``{"error": ...}`` (the floor service too)."""
+
     @app.exception_handler(WebError)
     async def web_error(request: Request, exc: WebError) -> JSONResponse:
         headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyAttempts | ServerBusy) else None
@@ -219,16 +221,6 @@ def _error_handlers(app: FastAPI) -> None:
             message = "request body: JSON nested too deeply"
         return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
 
-    @app.exception_handler(ControllerError)
-    async def table_refused(request: Request, exc: ControllerError) -> JSONResponse:
-        # A refusal may name a card (a tilt's message does): shown only if that card is face up at the
-        # table the request was for; with no table known, no card at all.
-        state: AppState = request.app.state.web
-        table = state.tables.get(request.path_params.get("name", ""))
-        # In a worker thread: reading what is face up takes the table's lock, which a command may hold.
-        message = await asyncio.to_thread(for_display, table, str(exc))
-        return JSONResponse({"error": message}, status_code=_status(exc))
-
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"error": _field_errors(exc)}, status_code=422)
@@ -238,3 +230,17 @@ def _error_handlers(app: FastAPI) -> None:
         # Logged for the operator; the display gets a message, never a traceback.
         log.exception("internal error on %s %s", request.method, request.url.path)
         return JSONResponse({"error": f"internal error ({type(exc).__name__}): see the server log"}, status_code=500)
+
+
+def _error_handlers(app: FastAPI) -> None:
+    add_error_handlers(app)
+
+    @app.exception_handler(ControllerError)
+    async def table_refused(request: Request, exc: ControllerError) -> JSONResponse:
+        # A refusal may name a card (a tilt's message does): shown only if that card is face up at the
+        # table the request was for; with no table known, no card at all.
+        state: AppState = request.app.state.web
+        table = state.tables.get(request.path_params.get("name", ""))
+        # In a worker thread: reading what is face up takes the table's lock, which a command may hold.
+        message = await asyncio.to_thread(for_display, table, str(exc))
+        return JSONResponse({"error": message}, status_code=_status(exc))

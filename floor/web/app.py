@@ -15,10 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from controller.telemetry import TableMetrics
 from floor.base import FloorStore
@@ -34,9 +32,9 @@ from web_display.api.deps import CurrentUser, User, session_of
 from web_display.api.routes import auth
 from web_display.core.config import Settings
 from web_display.core.middleware import BodyLimit, SecurityHeaders
-from web_display.core.throttle import Backoff, FailedSignIns, HashGate, LoginThrottle, ServerBusy, TooManyAttempts
-from web_display.errors import Forbidden, WebError
-from web_display.main import SECURITY_HEADERS, _field_errors, _sweep
+from web_display.core.throttle import Backoff, FailedSignIns, HashGate, LoginThrottle
+from web_display.errors import Forbidden
+from web_display.main import SECURITY_HEADERS, _sweep, add_error_handlers
 from web_display.state import AppState
 
 log = logging.getLogger("floor.web")
@@ -148,28 +146,9 @@ def _floor_status(exc: FloorError) -> int:
 
 
 def _error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(WebError)
-    async def web_error(request: Request, exc: WebError) -> JSONResponse:
-        headers = {"Retry-After": str(exc.retry_after)} if isinstance(exc, TooManyAttempts | ServerBusy) else None
-        return JSONResponse({"error": exc.message}, status_code=exc.status, headers=headers)
+    add_error_handlers(app)
 
     @app.exception_handler(FloorError)
     async def floor_error(request: Request, exc: FloorError) -> JSONResponse:
         # The floor's messages name accounts, hits, tables and people: never a card.
         return JSONResponse({"error": str(exc)}, status_code=_floor_status(exc))
-
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        message = {404: "no such page", 405: f"{request.method} is not allowed on {request.url.path}"}.get(
-            exc.status_code, str(exc.detail)
-        )
-        return JSONResponse({"error": message}, status_code=exc.status_code, headers=exc.headers)
-
-    @app.exception_handler(RequestValidationError)
-    async def bad_request(request: Request, exc: RequestValidationError) -> JSONResponse:
-        return JSONResponse({"error": _field_errors(exc)}, status_code=422)
-
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("internal error on %s %s", request.method, request.url.path)
-        return JSONResponse({"error": f"internal error ({type(exc).__name__}): see the server log"}, status_code=500)
