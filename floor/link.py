@@ -168,8 +168,6 @@ class FloorLink:
                 self._journal_hit(hit)
             self._fresh.clear()
             pending = self.store.table_pending_hits(account=self.account, table_id=self.table_id)
-            for hit in pending:  # a hit sent before a restart, its entry not yet journaled here
-                self._journal_hit(hit)
             self._pending = tuple(r for h in pending for r in self._records(h))
             self._take_parameters(reset=account.reset, increment=account.increment)
             self._refreshed = now
@@ -224,10 +222,7 @@ class FloorLink:
 
     def _journal_hit(self, hit: Hit) -> None:
         """Journal the floor's amount of a hit once, split over the boxes as the table's settlement claimed."""
-        if hit.seq in self._recorded:
-            return
-        if self._already_journaled(hit.seq):
-            self._recorded.add(hit.seq)
+        if hit.seq in self._recorded:  # complete since the join read what was journaled (_journal_missed_hits)
             return
         self.table.record_floor_hit(
             settled=hit.seq,
@@ -249,12 +244,6 @@ class FloorLink:
             found = (entry.data["round"], {h["box"]: h["hand"] for h in hits}, {h["box"]: h["amount"] for h in hits})
             self._hit_rounds[seq] = found
         return found
-
-    def _already_journaled(self, seq: int) -> bool:
-        for entry in self.journal.entries(after=seq):
-            if entry.kind == "jackpot-floor-hit" and entry.data["settled"] == seq:
-                return True
-        return False
 
     def _records(self, hit: Hit) -> list[JackpotHitRecord]:
         """A floor hit as the table's pending hits: one per box, each with its share of the floor's amount."""
