@@ -87,6 +87,22 @@ def _hammer(url: str, span: tuple[int, int], seconds: float, queue: Any) -> None
     queue.put((done[0], latencies))
 
 
+def _in_processes(target: Any, tables: int, processes: int, *args: Any) -> tuple[list[Any], float]:
+    """Run ``target(*args[:1], span, *args[1:], queue)`` for the tables cut into ``processes`` spans of
+    (first, count); each puts its result on the queue. Returns the results and the wall time."""
+    queue: Any = mp.Queue()
+    per = tables // processes
+    spans = [(p * per, per if p < processes - 1 else tables - p * per) for p in range(processes)]
+    procs = [mp.Process(target=target, args=(*args[:1], span, *args[1:], queue)) for span in spans]
+    started = time.perf_counter()
+    for proc in procs:
+        proc.start()
+    results = [queue.get() for _ in procs]
+    for proc in procs:
+        proc.join()
+    return results, time.perf_counter() - started
+
+
 def jackpot_ops(url: str, *, tables: int, processes: int, seconds: float) -> dict[str, Any]:
     from floor import open_store
 
@@ -94,21 +110,7 @@ def jackpot_ops(url: str, *, tables: int, processes: int, seconds: float) -> dic
         for n in range(tables):
             store.add_table(table_id=f"bench-{n:04d}", pit=f"P{n // 50}", game="oasis")
         store.open_account(name="floor-wide", scope="floor", reset=1_000_000, increment=1, cap=10**12)
-    queue: Any = mp.Queue()
-    per = tables // processes
-    procs = [
-        mp.Process(
-            target=_hammer, args=(url, (p * per, per if p < processes - 1 else tables - p * per), seconds, queue)
-        )
-        for p in range(processes)
-    ]
-    started = time.perf_counter()
-    for proc in procs:
-        proc.start()
-    results = [queue.get() for _ in procs]
-    for proc in procs:
-        proc.join()
-    elapsed = time.perf_counter() - started
+    results, elapsed = _in_processes(_hammer, tables, processes, url, seconds)
     ops = sum(r[0] for r in results)
     latencies = [x for r in results for x in r[1]]
     with open_store(url, migrate=False) as store:
@@ -153,7 +155,7 @@ class _TimedStore:
         return added
 
 
-def _play_tables(url: str, folder: str, span: tuple[int, int], timing: tuple[float, float], queue: Any) -> None:
+def _play_tables(url: str, span: tuple[int, int], folder: str, timing: tuple[float, float], queue: Any) -> None:
     import random
 
     from controller.autoplay import AutoplayConfig, AutoPlayer
@@ -298,23 +300,8 @@ def played_floor(
     displays = _Displays(url, clients=clients) if clients else None
     started_at = time.time()
     work = Path(tempfile.mkdtemp(prefix="bench-floor-tables-"))
-    queue: Any = mp.Queue()
-    per = tables // processes
-    procs = [
-        mp.Process(
-            target=_play_tables,
-            args=(url, str(work), (p * per, per if p < processes - 1 else tables - p * per), (seconds, rate), queue),
-        )
-        for p in range(processes)
-    ]
     cpu0 = _postgres_cpu(cluster_folder)
-    started = time.perf_counter()
-    for proc in procs:
-        proc.start()
-    results = [queue.get() for _ in procs]
-    for proc in procs:
-        proc.join()
-    elapsed = time.perf_counter() - started
+    results, elapsed = _in_processes(_play_tables, tables, processes, url, str(work), (seconds, rate))
     cpu = _postgres_cpu(cluster_folder) - cpu0
     shutil.rmtree(work, ignore_errors=True)
     lag = [x for _, s in results for x in s["lag"]]
