@@ -19,6 +19,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +45,12 @@ hit_hands = { "four-of-a-kind" = 10, "royal-flush" = 100 }
 class Service:
     """One run of `dealer-assist run --control stdio`."""
 
-    def __init__(self, *, config: Path, data: Path, shoe: str) -> None:
+    def __init__(self, *, config: Path, data: Path, shoe: str, extra: Sequence[str] = ()) -> None:
+        """``extra``: more ``run`` options (``--floor URL --pit P``)."""
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--shoe", shoe),
-                *("--data", str(data), "--control", "stdio", "--no-web"),
+                *("--data", str(data), "--control", "stdio", "--no-web", *extra),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,

@@ -17,7 +17,7 @@ from controller.view import snapshot
 from floor import FloorStore, FloorUnavailable, open_store
 from floor.link import FloorLink, LinkSettings
 from tests.controller.roundkit import passes
-from tests.floor.kit import FlakyStore
+from tests.floor.kit import FlakyStore, floor_agrees
 from tests.waiting import wait_for
 
 DEALER = Actor("dana", "dealer")
@@ -73,23 +73,7 @@ def floor(url: str) -> Iterator[FloorStore]:
 
 
 def journals_agree(store: FloorStore, tables: list[Table]) -> None:
-    """meter = seeded + contributions - won, and both sums are what the tables' journals say."""
-    account = store.account("oasis-link")
-    contributed = won = 0
-    for table in tables:
-        for entry in table.t.journal_store.entries():
-            if entry.kind == "round-settled":
-                contributed += entry.data["settlement"]["jackpot"]["contribution"]
-            if entry.kind == "jackpot-floor-hit":
-                won += entry.data["amount"]
-    assert account.contributions == contributed
-    assert account.won == won
-    assert account.meter == account.seeded + account.contributions - account.won + account.corrections
-    floor_entries = {
-        t.t.journal_store.table_id: [e.hash for e in store.journal(t.t.journal_store.table_id)] for t in tables
-    }
-    for table in tables:
-        assert floor_entries[table.t.journal_store.table_id] == [e.hash for e in table.t.journal_store.entries()]
+    floor_agrees(store, "oasis-link", [t.t.journal_store for t in tables])
 
 
 def link(table: Table, store: FloorStore, pit: str = "A") -> FloorLink:

@@ -9,10 +9,7 @@ journal says was contributed and won.
 
 from __future__ import annotations
 
-import json
 import random
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -23,8 +20,9 @@ import pytest
 from controller.journal import SqliteJournal
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
 from floor import open_store
-from tests.controller.test_crash import sim_counter
+from tests.controller.test_crash import Service, sim_counter
 from tests.floor.conftest import PgCluster
+from tests.floor.kit import floor_agrees
 
 pytestmark = pytest.mark.hil
 
@@ -38,43 +36,6 @@ reset = 10000
 contribution = 1
 hit_hands = { "two-pair" = 1, "three-of-a-kind" = 2, "four-of-a-kind" = 10, "royal-flush" = 100 }
 """
-
-
-class Service:
-    """One run of `dealer-assist run --floor URL --control stdio`."""
-
-    def __init__(self, *, config: Path, data: Path, shoe: str, floor: str) -> None:
-        self.proc = subprocess.Popen(
-            [
-                *(sys.executable, "-m", "controller.cli", "run", "--config", str(config), "--shoe", shoe),
-                *("--data", str(data), "--control", "stdio", "--no-web", "--floor", floor, "--pit", "B"),
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            bufsize=1,
-        )
-        ready = self._read()
-        assert ready is not None and ready.get("ready"), (ready, self.proc.stderr and self.proc.stderr.read())
-
-    def _read(self) -> dict[str, Any] | None:
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        return json.loads(line) if line else None
-
-    def ask(self, command: dict[str, Any]) -> dict[str, Any] | None:
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(json.dumps(command) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            return None
-        return self._read()
-
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait()
 
 
 def step(service: Service, sim: SimulatedShoeProcess, rng: random.Random, seen: set[str]) -> bool:
@@ -130,7 +91,7 @@ def test_sigkill_and_a_postgresql_outage_lose_and_double_nothing_on_the_floor(
     seen: set[str] = set()
     try:
         for run in range(6):
-            service = Service(config=config, data=data, shoe=sim.device_path, floor=url)
+            service = Service(config=config, data=data, shoe=sim.device_path, extra=("--floor", url, "--pit", "B"))
             outage = run == 2
             if outage:
                 # The floor's database goes away mid-play and comes back while the table plays on.
@@ -147,7 +108,7 @@ def test_sigkill_and_a_postgresql_outage_lose_and_double_nothing_on_the_floor(
                 assert closed_during_outage, "the progressive stayed open while the floor was down"
                 pg_cluster.start()
         # A last clean run catches up with the floor and plays until the progressive is open again.
-        service = Service(config=config, data=data, shoe=sim.device_path, floor=url)
+        service = Service(config=config, data=data, shoe=sim.device_path, extra=("--floor", url, "--pit", "B"))
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             assert step(service, sim, rng, seen)
@@ -167,19 +128,13 @@ def test_sigkill_and_a_postgresql_outage_lose_and_double_nothing_on_the_floor(
 
     journal = SqliteJournal(path=data / "journal.sqlite3", read_only=True)
     entries = list(journal.entries())
+    settled = [e for e in entries if e.kind == "round-settled"]
     with open_store(url) as store:
-        floor = list(store.journal(journal.table_id))
-        assert [(e.seq, e.hash) for e in floor] == [(e.seq, e.hash) for e in entries]
+        floor_agrees(store, "holdem-link", [journal])
         account = store.account("holdem-link")
-        settled = [e for e in entries if e.kind == "round-settled"]
-        contributed = sum(e.data["settlement"]["jackpot"]["contribution"] for e in settled)
-        won = sum(e.data["amount"] for e in entries if e.kind == "jackpot-floor-hit")
-        assert account.contributions + account.overflow == contributed
-        assert account.won == won
-        assert account.meter == account.seeded + account.contributions - account.won + account.corrections
-        hits = store.hits("holdem-link")
-        assert len(hits) == sum(1 for e in entries if e.kind == "jackpot-floor-hit")
     journal.close()
     assert {"open", "closed"} <= seen
-    assert len(settled) >= 5 and hits, "no round played or no hit made: the test exercised too little"
-    print(f"floor crash test: {len(entries)} entries, {len(settled)} rounds, {len(hits)} hits, meter {account.meter}")
+    assert len(settled) >= 5 and account.hits, "no round played or no hit made: the test exercised too little"
+    print(
+        f"floor crash test: {len(entries)} entries, {len(settled)} rounds, {account.hits} hits, meter {account.meter}"
+    )

@@ -126,6 +126,7 @@ def test_run_with_a_bad_configuration_or_shoe_is_one_line(tmp_path: Path) -> Non
 def test_demo_tables_share_one_linked_jackpot_and_replicate_every_entry(tmp_path: Path) -> None:
     from controller.journal.sqlite import SqliteJournal
     from floor import open_store
+    from tests.floor.kit import floor_agrees
 
     args = ["demo", "--data", str(tmp_path), "--tables", "3", "--pace", "0", "--no-browser", "--no-camera"]
     args += ["--rounds", "3", "--port", "0", "--seed", "5"]
@@ -133,19 +134,11 @@ def test_demo_tables_share_one_linked_jackpot_and_replicate_every_entry(tmp_path
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     assert "Table 2: casino-holdem in pit A" in done.stdout
+    journals = [SqliteJournal(path=tmp_path / f"table-0{n}" / "journal.sqlite3", read_only=True) for n in (1, 2, 3)]
     with open_store(str(tmp_path / "floor.sqlite3"), migrate=False) as store:
-        account = store.account("demo-progressive")
-        contributed = 0
-        for n in (1, 2, 3):
-            journal = SqliteJournal(path=tmp_path / f"table-0{n}" / "journal.sqlite3", read_only=True)
-            entries = list(journal.entries())
-            # Every entry on the floor once, as the table wrote it (the last pass ran at the stop).
-            assert [e.hash for e in store.journal(journal.table_id)] == [e.hash for e in entries]
-            contributed += sum(
-                e.data["settlement"]["jackpot"]["contribution"] for e in entries if e.kind == "round-settled"
-            )
-            journal.close()
-        assert account.contributions == contributed
-        assert account.meter == account.seeded + account.contributions - account.won
+        # Every entry on the floor once, as the table wrote it (the last pass ran at the stop).
+        floor_agrees(store, "demo-progressive", journals)
+    for journal in journals:
+        journal.close()
     show = subprocess.run(cli("jackpot", "show", "--data", str(tmp_path)), capture_output=True, text=True, check=True)
     assert json.loads(show.stdout)["accounts"][0]["name"] == "demo-progressive"

@@ -22,6 +22,7 @@ from controller.table import TableService
 from floor import open_store
 from floor.accounts import FloorAccountStore
 from floor.link import FloorLink, LinkSettings
+from tests.floor.kit import floor_agrees
 from tests.floor.web.kit import PASSWORD, until
 
 pytestmark = pytest.mark.hil
@@ -98,13 +99,7 @@ def test_sigkill_of_the_floor_service_loses_nothing_and_its_sessions_survive(pg_
         link.stop()
     with open_store(url, migrate=False) as store:
         journal = table.journal_store
-        entries = list(journal.entries())
-        assert [e.hash for e in store.journal(journal.table_id)] == [e.hash for e in entries]
-        account = store.account("linked")
-        contributed = sum(e.data["settlement"]["jackpot"]["contribution"] for e in entries if e.kind == "round-settled")
-        won = sum(e.data["amount"] for e in entries if e.kind == "jackpot-floor-hit")
-        assert (account.contributions + account.overflow, account.won) == (contributed, won)
-        assert account.meter == account.seeded + account.contributions - account.won + account.corrections
+        floor_agrees(store, "linked", [journal])
         hits = store.hits("linked")
         assert sum(1 for h in hits if h.status == "confirmed" and h.confirmed_by == "sam") == confirmed == 3
     table_store.close()
