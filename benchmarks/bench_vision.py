@@ -17,6 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import numpy.typing as npt
+from threadpoolctl import threadpool_limits
 
 from drivers.camera.sim import Scene, SimCard, SimHand, TableRenderer, TableView
 from vision.calibration import Calibration, ZoneMap
@@ -229,9 +230,13 @@ def main() -> int:
     parser.add_argument("--designs", default=",".join(DESIGNS), help="comma-separated designs to measure")
     parser.add_argument("--tuned", default=",".join(TUNED), help="the designs to label as tuned on")
     args = parser.parse_args()
-    # One core, one OpenCV thread: the 30 fps target is per table on one core.
+    # One core, one OpenCV thread, one BLAS thread: the 30 fps target is per table on one core.
+    # (The affinity binds this thread only: OpenBLAS's workers, started at import, would still run
+    # on the other core, and process_time counted their spinning too.) `dealer-assist` itself
+    # limits BLAS the same way.
     os.sched_setaffinity(0, {0})
     cv2.setNumThreads(1)
+    threadpool_limits(limits=1, user_api="blas")
     tuned = set(args.tuned.split(","))
     print(f"vision benchmark: {args.scenes} random 1920x1080 tables x 20 cards per design, seed {args.seed}")
     print("tables: singles at any angle incl. 180, fans of 3 (spread or turned), stacks of 2-3 backs offset")

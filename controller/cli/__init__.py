@@ -12,6 +12,12 @@ from typing import Protocol
 
 from controller.errors import ControllerError
 
+# The camera's recognizer multiplies small matrices every frame (the face check); OpenBLAS's worker
+# threads then spin on the other cores for each of them, which doubled the CPU time a frame costs and
+# took it from the rest of the table computer. Nothing here wants them. Set before anything loads
+# numpy (this module is the entry point's first import); a technician's own setting wins.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 # Each module has register(subparsers) and ERRORS, the exception bases it turns into one-line
 # messages. Modules are imported only to build the parser, so keep their top level light.
 COMMAND_MODULES: tuple[str, ...] = (
