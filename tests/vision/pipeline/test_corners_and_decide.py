@@ -1,0 +1,84 @@
+"""Index corners read against the deck's learnt classifier, and the card decided from both corners and its face."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from drivers.camera.sim import Optics, Scene, SimCard, TableRenderer, TableView
+from vision.deck import DeckProfile
+from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.decide import CardDecider
+from vision.pipeline.settings import RecognizerSettings
+
+VIEW = TableView(tilt_deg=15.0)
+CARDS = (
+    SimCard(code="Qh", x_mm=200, y_mm=250, angle_deg=20),
+    SimCard(code="Tc", x_mm=450, y_mm=250, angle_deg=200),  # upside down
+    SimCard(code="8d", x_mm=700, y_mm=250, angle_deg=95),
+    SimCard(code="2s", x_mm=320, y_mm=250, angle_deg=-30, face_up=False),
+)
+
+
+def _stages(deck: DeckProfile) -> tuple[CornerReader, CardDecider]:
+    settings = RecognizerSettings()
+    corners = CornerReader(deck=deck, settings=settings)
+    return corners, CardDecider(deck=deck, settings=settings, corners=corners)
+
+
+def _frame(deck: DeckProfile, *, optics: Optics | None = None) -> tuple[TableRenderer, np.ndarray]:
+    renderer = TableRenderer(deck=deck, view=VIEW)
+    scene = Scene(cards=tuple(c for c in CARDS if c.code != "2s"), optics=optics or Optics())
+    return renderer, renderer.render(scene, seed=5)
+
+
+@pytest.mark.parametrize("design", ["kennard", "hershey"])
+def test_both_index_corners_of_a_card_read_its_code(design: str, request: pytest.FixtureRequest) -> None:
+    deck: DeckProfile = request.getfixturevalue(design)
+    corners, _decider = _stages(deck)
+    renderer, frame = _frame(deck)
+    for card in CARDS[:3]:
+        q = renderer.card_quad_px(card)  # clockwise from the printed top-left: an index corner
+        assert corners.read(frame, q[0], q[1] - q[0], q[3] - q[0]).code == card.code
+        assert corners.read(frame, q[2], q[3] - q[2], q[1] - q[2]).code == card.code
+        # A corner with no index (the card's other two) reads nothing with confidence.
+        assert corners.read(frame, q[1], q[2] - q[1], q[0] - q[1]).code == UNKNOWN
+
+
+def test_a_corner_is_read_once_a_frame(kennard: DeckProfile) -> None:
+    corners, _decider = _stages(kennard)
+    renderer, frame = _frame(kennard)
+    q = renderer.card_quad_px(CARDS[0])
+    for _ in range(3):
+        corners.read(frame, q[0], q[1] - q[0], q[3] - q[0])
+    assert corners.count == 1
+    corners.new_frame()
+    corners.read(frame, q[0], q[1] - q[0], q[3] - q[0])
+    assert corners.count == 1
+
+
+@pytest.mark.parametrize("design", ["kennard", "hershey"])
+def test_the_decider_names_each_card_and_agrees_with_its_face(design: str, request: pytest.FixtureRequest) -> None:
+    deck: DeckProfile = request.getfixturevalue(design)
+    _corners, decider = _stages(deck)
+    renderer, frame = _frame(deck)
+    for card in CARDS[:3]:
+        code, confidence = decider.read_alone(frame, renderer.card_quad_px(card))
+        assert code == card.code and confidence >= 0.5
+
+
+def test_a_face_that_is_not_the_index_card_is_refused(kennard: DeckProfile) -> None:
+    """The face check: the index says one card, the face shows another: never a read."""
+    _corners, decider = _stages(kennard)
+    renderer, frame = _frame(kennard)
+    q = renderer.card_quad_px(CARDS[0])  # a Qh: its face is no 8d's
+    assert decider.face_agrees(frame, q, "Qh", alone=True)
+    assert not decider.face_agrees(frame, q, "8d", alone=True)
+
+
+def test_a_blurred_index_gives_unknown_never_another_card(kennard: DeckProfile) -> None:
+    _corners, decider = _stages(kennard)
+    renderer, frame = _frame(kennard, optics=Optics(blur_sigma_px=3.0))
+    codes = [decider.read_alone(frame, renderer.card_quad_px(card))[0] for card in CARDS[:3]]
+    assert all(code in (card.code, UNKNOWN) for code, card in zip(codes, CARDS, strict=False))
+    assert UNKNOWN in codes  # this blur is past what the deck's classifier learnt from

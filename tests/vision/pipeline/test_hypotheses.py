@@ -1,0 +1,60 @@
+"""Card hypotheses: the rectangles a blob's outline corners propose, snapped to the outline and merged."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tests.vision.pipeline.shapes import H, W, card_quad, mask_of
+from vision.pipeline.hypotheses import Hypothesis, merge, near_index, propose
+from vision.pipeline.outline import find_blobs
+
+
+def _matches(hyp: Hypothesis, quad: np.ndarray, tol: float) -> bool:
+    """The hypothesis is the quad's card, either way up (corner 0 an index corner: 0 or 2)."""
+    for start in (0, 2):
+        turned = np.roll(quad, -start, axis=0)
+        if np.abs(hyp.corners - turned).max() < tol:
+            return True
+    return False
+
+
+@pytest.mark.parametrize("angle", [0, 23, 61, 90, 145])
+def test_a_lone_card_is_one_rectangle_on_its_corners(angle: float) -> None:
+    quad = card_quad(240, 160, angle)
+    (blob,) = find_blobs(mask_of(quad, radius=3), min_area=1000)
+    hyps = propose(blob.corners, card_w=W, card_h=H, alone=True)
+    right = [h for h in hyps if _matches(h, quad, 2.5)]
+    assert len(right) == 1  # its four corners' rectangles merged into one
+    assert right[0].anchors == 4 and right[0].support >= 2
+    # Nothing else is proposed as a whole card: a lone card's long side is never taken for its short one.
+    assert all(h is right[0] or h.anchors < 2 for h in hyps)
+
+
+def test_a_card_a_little_bigger_than_the_frame_average_is_fitted_to_its_own_corners() -> None:
+    # A tilted camera makes near cards a few per cent bigger than the frame's card height.
+    quad = card_quad(240, 160, 30, w=W * 1.06, h=H * 1.06)
+    (blob,) = find_blobs(mask_of(quad, radius=3), min_area=1000)
+    hyps = propose(blob.corners, card_w=W, card_h=H, alone=True)
+    assert any(_matches(h, quad, 2.5) for h in hyps)
+
+
+def test_each_card_of_a_fan_is_proposed() -> None:
+    quads = [card_quad(180 + k * 0.3 * W, 200, 0) for k in range(3)]
+    (blob,) = find_blobs(mask_of(*quads, radius=3), min_area=1000)
+    hyps = propose(blob.corners, card_w=W, card_h=H, alone=False)
+    # The bottom and top cards show corners of their own; the middle card's are all inside the
+    # fan's outline (it is found by its index, not here).
+    assert any(_matches(h, quads[0], 2.5) for h in hyps)
+    assert any(_matches(h, quads[2], 2.5) for h in hyps)
+
+
+def test_the_same_card_proposed_twice_is_merged_either_way_up() -> None:
+    quad = card_quad(100, 100, 10)
+    a = Hypothesis(corners=quad.copy(), anchors=2)
+    b = Hypothesis(corners=np.roll(quad, 2, axis=0) + 1.0, anchors=4)  # the same card, read from its far corner
+    c = Hypothesis(corners=quad + 40.0, anchors=1)  # another card
+    merged = merge([a, b, c], [h.corners.reshape(-1).tolist() for h in (a, b, c)], 0.15 * W)
+    assert len(merged) == 2
+    assert merged[0].support == 2 and merged[0].anchors == 4  # the better-anchored geometry kept
+    assert near_index(merged[0], quad[2], 2.0) and not near_index(merged[0], quad[1], 2.0)
