@@ -1,0 +1,161 @@
+"""The camera's health on the dealer display and the table's floor view, in Chromium, from a simulated
+camera (the sim:// backend) run by a real camera link: fps, the last frame's age, zones and the cards
+counted per zone beside the shoe's lamp; the lamp turns stale when the frames stop, and back. A table
+with no camera shows no camera lamp; a table whose camera deals shows no shoe lamp."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from controller.table import TableService
+from drivers.camera.base import ByteImage, FrameSource
+from drivers.camera.sim import Scene, SimCard, SimulatedCamera, TableView
+from tests.web_display.browser import screenshot, sign_in
+from tests.web_display.kit import live_server, make_app, make_table
+from tests.web_display.layout import problems, settle
+from vision.calibration import Calibration
+from vision.camera_only import CameraOnlySettings
+from vision.config import ZoneConfig
+from vision.deck import default_deck
+from vision.link import CameraLink, LinkSettings
+
+pytestmark = pytest.mark.browser
+VIEW = TableView(width_px=1280, height_px=720, table_w_mm=700, table_h_mm=394)
+HIDDEN = ("9h", "Kd")  # face down under the camera: counted, never named
+
+
+def rect(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
+    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
+
+
+ZONES = [
+    ZoneConfig(name="dealer", kind="dealer", polygon_mm=rect(200, 10, 500, 120)),
+    ZoneConfig(name="board", kind="board", polygon_mm=rect(150, 128, 550, 232)),
+    *(ZoneConfig(name=f"box{n}", polygon_mm=rect(x, 260, x + 200, 390)) for n, x in ((1, 20), (2, 250), (3, 480))),
+]
+SCENE = Scene(
+    cards=(
+        SimCard(code="9h", x_mm=300, y_mm=325, face_up=False),
+        SimCard(code="Kd", x_mm=370, y_mm=325, face_up=False),
+        SimCard(code="4c", x_mm=330, y_mm=65, face_up=True),
+    )
+)
+
+
+class Gate(FrameSource):
+    """The simulated camera until the gate closes: then no frame comes (a camera that froze)."""
+
+    def __init__(self, camera: SimulatedCamera) -> None:
+        super().__init__(name="sim:// (gated)")
+        self.camera = camera
+        self.open = threading.Event()
+        self.open.set()
+
+    def _grab(self) -> ByteImage | None:
+        self.open.wait()
+        frame = self.camera.read()
+        return None if frame is None else frame.image
+
+    def _release(self) -> None:
+        self.open.set()
+
+
+def camera_link(table: TableService, *, deals: bool = False) -> tuple[CameraLink, Gate]:
+    deck = default_deck()
+    camera = SimulatedCamera(deck=deck, view=VIEW, scene=SCENE, seed=1)
+    gate = Gate(camera)
+    settings = LinkSettings(max_fps=10.0, camera_only=CameraOnlySettings() if deals else None)
+    calibration = Calibration(homography=VIEW.homography(), rms_px=0.0)
+    link = CameraLink(table=table, source=gate, deck=deck, calibration=calibration, zones=ZONES, settings=settings)
+    return link, gate
+
+
+@pytest.fixture
+def watched(tmp_path: Path) -> Iterator[tuple[TableService, CameraLink, Gate]]:
+    table = make_table(tmp_path / "journal", "casino-holdem", "T1", boxes=3)
+    link, gate = camera_link(table)
+    link.start()
+    try:
+        yield table, link, gate
+    finally:
+        link.stop()
+
+
+def test_the_dealer_display_shows_the_cameras_health_and_a_stale_camera(
+    tmp_path: Path, page: Page, watched: tuple[TableService, CameraLink, Gate]
+) -> None:
+    table, _, gate = watched
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        camera = page.locator("#dev-camera")
+        expect(camera).to_be_visible()
+        expect(camera).to_have_attribute("data-camera", "ok", timeout=60_000)
+        expect(camera).to_have_attribute("data-state", "ok")
+        expect(camera.locator(".state")).to_have_text("OK")
+        expect(page.locator(".cam-fps")).to_have_text(re.compile(r"^[1-9]\d* fps$"))
+        expect(page.locator(".cam-age")).to_contain_text("frame ")
+        expect(page.locator(".cam-zones")).to_have_text("5 zones")
+        # The counts the camera settled on: two cards face down in box 2, one face up at the dealer.
+        expect(page.locator(".cam-zone[data-zone=box2] b")).to_have_text("2", timeout=30_000)
+        expect(page.locator(".cam-zone[data-zone=dealer] b")).to_have_text("1")
+        expect(page.locator(".cam-zone[data-zone=box1] b")).to_have_text("0")
+        # Beside the shoe's lamp (this table reports no shoe of its own: its tilts speak for it).
+        expect(page.locator("#dev-shoe")).to_be_visible()
+        settle(page)
+        assert problems(page, required=("#dev-camera", "#dev-shoe", "#expected")) == []
+        screenshot(page, "camera-health-dealer-ok-1280x800", full_page=False)
+        text = page.locator("body").inner_text()
+        assert not [code for code in HIDDEN if code in text]
+
+        # The frames stop: no report comes any more, the display ages the last frame itself.
+        gate.open.clear()
+        expect(camera).to_have_attribute("data-camera", "stale", timeout=30_000)
+        expect(camera).to_have_attribute("data-state", "alarm")
+        expect(camera.locator(".state")).to_have_text("stale")
+        expect(page.locator(".cam-age")).to_contain_text("no frame for")
+        expect(page.locator(".cam-fps")).to_have_count(0)  # the rate of frames that no longer come is history
+        settle(page)
+        assert problems(page, required=("#dev-camera", "#expected")) == []
+        screenshot(page, "camera-health-dealer-stale-1280x800", full_page=False)
+
+        # Frames again: OK again.
+        gate.open.set()
+        expect(camera).to_have_attribute("data-camera", "ok", timeout=60_000)
+
+        # The table's own floor view carries the same lamp, with its rate and zones.
+        page.goto(f"{server.url}/floor")
+        devices = page.locator(".tile .devices")
+        expect(devices.locator(".dev-camera")).to_have_attribute("data-camera", "ok", timeout=30_000)
+        expect(devices.locator(".dev-camera b")).to_have_text(re.compile(r"^OK [1-9]\d* fps$"))
+        expect(devices.locator(".dev-camera")).to_contain_text("fps")
+        expect(devices.locator(".dev-camera")).to_contain_text("5 zones")
+        screenshot(page, "camera-health-table-floor", full_page=False)
+
+
+def test_no_camera_lamp_without_a_camera_and_no_shoe_lamp_when_the_camera_deals(tmp_path: Path, page: Page) -> None:
+    bare = make_table(tmp_path / "bare", "casino-holdem", "T1", boxes=3)
+    dealt = make_table(tmp_path / "dealt", "casino-holdem", "T2", boxes=3)
+    link, _ = camera_link(dealt, deals=True)  # not started: the lamp says "starting"
+    with live_server(make_app(tmp_path, {"T1": bare, "T2": dealt})) as server:
+        sign_in(page, server.url, "dealer", next_path="/tables/T1")
+        expect(page.locator("#dev-shoe")).to_be_visible()
+        expect(page.locator("#dev-camera")).to_be_hidden()
+        assert "Camera" not in page.locator(".status-bar").inner_text()
+        page.goto(f"{server.url}/tables/T2")
+        expect(page.locator("#dev-camera")).to_have_attribute("data-camera", "starting")
+        expect(page.locator("#dev-shoe")).to_be_hidden()
+        assert "Shoe" not in page.locator(".status-bar").inner_text()
+        screenshot(page, "camera-health-dealer-camera-only", full_page=False)
+        page.goto(f"{server.url}/floor")
+        tiles = page.locator(".tile")
+        expect(tiles).to_have_count(2)
+        expect(page.locator(".tile", has_text="T1").locator(".devices")).to_have_text("Shoe OK")
+        expect(page.locator(".tile", has_text="T2").locator(".devices")).to_have_text("Camera starting")
+    link.stop()
