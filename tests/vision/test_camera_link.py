@@ -7,7 +7,6 @@ The link is stepped frame by frame, so what it has seen is exact; one test runs 
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +23,7 @@ from controller.table import Actor
 from drivers.camera.base import ByteImage, FrameSource
 from drivers.camera.sim import Scene, SimCard, SimulatedCamera, TableView, to_px
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from tests.vision.camera_kit import Gate
 from tests.waiting import wait_for
 from vision.calibration import Calibration
 from vision.checks import CheckSettings
@@ -295,27 +295,6 @@ def test_the_links_health_gives_the_frame_rate_the_last_frames_age_zones_and_car
     assert rig.link.health().last_frame_age >= health.last_frame_age + 0.15  # type: ignore[operator]
 
 
-class _Gate(FrameSource):
-    """The simulated camera, until the test closes the gate: then no frame comes (a frozen camera)."""
-
-    def __init__(self, camera: SimulatedCamera) -> None:
-        super().__init__(name="gated sim")
-        self.camera = camera
-        self.open = threading.Event()
-        self.open.set()
-        self.waiting = threading.Event()
-
-    def _grab(self) -> ByteImage | None:
-        if not self.open.is_set():
-            self.waiting.set()
-            self.open.wait()
-        frame = self.camera.read()
-        return None if frame is None else frame.image
-
-    def _release(self) -> None:
-        self.open.set()
-
-
 def test_the_tables_snapshot_shows_the_cameras_health_with_counts_and_no_card(rig: Rig) -> None:
     views: list[dict[str, object]] = []
     unsubscribe = rig.table.subscribe(views.append)
@@ -341,7 +320,7 @@ def test_the_tables_snapshot_shows_the_cameras_health_with_counts_and_no_card(ri
 def test_a_camera_whose_frames_stop_turns_stale_and_back(tmp_path: Path, kennard: DeckProfile) -> None:
     config = build_config({"game": "casino-holdem"})
     live = LiveTable(config=LiveConfig(data=tmp_path, shoe=None, table=config))
-    gate = _Gate(SimulatedCamera(deck=kennard, view=VIEW, seed=1))
+    gate = Gate(SimulatedCamera(deck=kennard, view=VIEW, seed=1))
     link = CameraLink(
         table=live.table,
         source=gate,
@@ -361,7 +340,7 @@ def test_a_camera_whose_frames_stop_turns_stale_and_back(tmp_path: Path, kennard
         # No frame for longer than the stale limit: the lamp turns stale, the age keeps growing.
         wait_for(lambda: live.table.view()["camera"]["state"] == "stale", "the lamp to turn stale", timeout=30)
         stale = live.table.view()["camera"]
-        assert stale["last_frame_age_s"] > stale["stale_after_s"] == 2.0
+        assert stale["last_frame_age_s"] >= stale["stale_after_s"] == 2.0  # (rounded to 0.01 s)
         gate.open.set()
         wait_for(lambda: live.table.view()["camera"]["state"] == "ok", "frames again", timeout=60)
         # The displays were sent the camera's reports while it ran (at least once a second).
@@ -369,5 +348,6 @@ def test_a_camera_whose_frames_stop_turns_stale_and_back(tmp_path: Path, kennard
     finally:
         unsubscribe()
         link.stop()
-        assert live.table.view()["camera"]["state"] == "stopped"
+        # (The thread ends after the frame in hand, which a busy machine may still be reading.)
+        wait_for(lambda: live.table.view()["camera"]["state"] == "stopped", "the camera to stop", timeout=60)
         live.stop()

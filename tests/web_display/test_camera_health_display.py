@@ -6,7 +6,6 @@ with no camera shows no camera lamp; a table whose camera deals shows no shoe la
 from __future__ import annotations
 
 import re
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,66 +13,14 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from controller.table import TableService
-from drivers.camera.base import ByteImage, FrameSource
-from drivers.camera.sim import Scene, SimCard, SimulatedCamera, TableView
+from tests.vision.camera_kit import Gate, camera_link
 from tests.web_display.browser import screenshot, sign_in
 from tests.web_display.kit import live_server, make_app, make_table
 from tests.web_display.layout import problems, settle
-from vision.calibration import Calibration
-from vision.camera_only import CameraOnlySettings
-from vision.config import ZoneConfig
-from vision.deck import default_deck
-from vision.link import CameraLink, LinkSettings
+from vision.link import CameraLink
 
 pytestmark = pytest.mark.browser
-VIEW = TableView(width_px=1280, height_px=720, table_w_mm=700, table_h_mm=394)
-HIDDEN = ("9h", "Kd")  # face down under the camera: counted, never named
-
-
-def rect(x0: float, y0: float, x1: float, y1: float) -> list[tuple[float, float]]:
-    return [(x0, y0), (x1, y0), (x1, y1), (x0, y1)]
-
-
-ZONES = [
-    ZoneConfig(name="dealer", kind="dealer", polygon_mm=rect(200, 10, 500, 120)),
-    ZoneConfig(name="board", kind="board", polygon_mm=rect(150, 128, 550, 232)),
-    *(ZoneConfig(name=f"box{n}", polygon_mm=rect(x, 260, x + 200, 390)) for n, x in ((1, 20), (2, 250), (3, 480))),
-]
-SCENE = Scene(
-    cards=(
-        SimCard(code="9h", x_mm=300, y_mm=325, face_up=False),
-        SimCard(code="Kd", x_mm=370, y_mm=325, face_up=False),
-        SimCard(code="4c", x_mm=330, y_mm=65, face_up=True),
-    )
-)
-
-
-class Gate(FrameSource):
-    """The simulated camera until the gate closes: then no frame comes (a camera that froze)."""
-
-    def __init__(self, camera: SimulatedCamera) -> None:
-        super().__init__(name="sim:// (gated)")
-        self.camera = camera
-        self.open = threading.Event()
-        self.open.set()
-
-    def _grab(self) -> ByteImage | None:
-        self.open.wait()
-        frame = self.camera.read()
-        return None if frame is None else frame.image
-
-    def _release(self) -> None:
-        self.open.set()
-
-
-def camera_link(table: TableService, *, deals: bool = False) -> tuple[CameraLink, Gate]:
-    deck = default_deck()
-    camera = SimulatedCamera(deck=deck, view=VIEW, scene=SCENE, seed=1)
-    gate = Gate(camera)
-    settings = LinkSettings(max_fps=10.0, camera_only=CameraOnlySettings() if deals else None)
-    calibration = Calibration(homography=VIEW.homography(), rms_px=0.0)
-    link = CameraLink(table=table, source=gate, deck=deck, calibration=calibration, zones=ZONES, settings=settings)
-    return link, gate
+HIDDEN = ("9h", "Kd")  # face down under the camera (camera_kit.SCENE): counted, never named
 
 
 @pytest.fixture
