@@ -56,11 +56,23 @@ class Gate(FrameSource):
         self.open.set()
 
 
-def camera_link(table: TableService, *, deals: bool = False) -> tuple[CameraLink, Gate]:
+# Seven boxes side by side (a full table's zones, for the widest camera strip a display shows).
+SEVEN_BOXES = [
+    *ZONES[:2],
+    *(
+        ZoneConfig(name=f"box{n}", polygon_mm=rect(10 + 97 * (n - 1), 260, 100 + 97 * (n - 1), 390))
+        for n in range(1, 8)
+    ),
+]
+
+
+def camera_link(
+    table: TableService, *, deals: bool = False, zones: list[ZoneConfig] = ZONES
+) -> tuple[CameraLink, Gate]:
     deck = default_deck()
     camera = SimulatedCamera(deck=deck, view=VIEW, scene=SCENE, seed=1)
     gate = Gate(camera)
     settings = LinkSettings(max_fps=10.0, camera_only=CameraOnlySettings() if deals else None)
     calibration = Calibration(homography=VIEW.homography(), rms_px=0.0)
-    link = CameraLink(table=table, source=gate, deck=deck, calibration=calibration, zones=ZONES, settings=settings)
+    link = CameraLink(table=table, source=gate, deck=deck, calibration=calibration, zones=zones, settings=settings)
     return link, gate

@@ -13,10 +13,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from controller.table import TableService
-from tests.vision.camera_kit import Gate, camera_link
+from tests.vision.camera_kit import SEVEN_BOXES, Gate, camera_link
 from tests.web_display.browser import screenshot, sign_in
 from tests.web_display.kit import live_server, make_app, make_table
-from tests.web_display.layout import problems, settle
+from tests.web_display.layout import SIZES, problems, settle
 from vision.link import CameraLink
 
 pytestmark = pytest.mark.browser
@@ -106,3 +106,28 @@ def test_no_camera_lamp_without_a_camera_and_no_shoe_lamp_when_the_camera_deals(
         expect(page.locator(".tile", has_text="T1").locator(".devices")).to_have_text("Shoe OK")
         expect(page.locator(".tile", has_text="T2").locator(".devices")).to_have_text("Camera starting")
     link.stop()
+
+
+def test_a_full_tables_camera_strip_fits_the_screen(tmp_path: Path, page: Page) -> None:
+    """Seven boxes, nine zones: the widest camera strip, with a round open, at both table display sizes."""
+    table = make_table(tmp_path / "journal", "casino-holdem", "T1", boxes=7)
+    link, _ = camera_link(table, zones=SEVEN_BOXES)
+    link.start()
+    try:
+        with live_server(make_app(tmp_path, {"T1": table})) as server:
+            sign_in(page, server.url, "dealer", next_path="/tables/T1")
+            for box in range(1, 8):
+                page.fill(f"input[name=ante-{box}]", "10")
+            page.click("#open-round")
+            expect(page.locator("#phase")).to_have_text("dealing")
+            expect(page.locator("#dev-camera")).to_have_attribute("data-camera", "ok", timeout=60_000)
+            expect(page.locator(".cam-zone")).to_have_count(9)
+            expect(page.locator(".cam-zones")).to_have_text("9 zones")
+            for width, height in SIZES:
+                page.set_viewport_size({"width": width, "height": height})
+                settle(page)
+                found = problems(page, required=("#dev-camera", "#dev-shoe", "#expected", ".box"))
+                screenshot(page, f"camera-health-dealer-7-boxes-{width}x{height}", full_page=False)
+                assert found == [], f"{width}x{height}: " + "; ".join(found)
+    finally:
+        link.stop()
