@@ -76,6 +76,10 @@ class LiveTable:
             self.store.close()
             raise
         self.link_up = threading.Event()
+        self._shoe_state = "connecting"  # until its first LinkUp; "ok" while linked, "lost" after a LinkDown
+        if self.driver is not None:
+            # The displays show the shoe's lamp from this (a table without a shoe attaches none).
+            self.table.attach_device("shoe", lambda: {"state": self._shoe_state})
 
     def start(self) -> None:
         if self.driver is not None:
@@ -111,10 +115,14 @@ class LiveTable:
                     table.on_draw_gap(event.first, event.last, shoe=event.shoe_id)
                 case LinkDown():
                     self.link_up.clear()
+                    self._shoe_state = "lost"
+                    table.device_changed()
                     log.warning("shoe link down: %s", event.reason)
                     table.on_link(False, detail=event.reason)
                 case LinkUp():
                     self.link_up.set()
+                    self._shoe_state = "ok"
+                    table.device_changed()
                     resumed = f", resuming after draw {table.last_counter}" if event.resumed else ""
                     log.info("shoe %s connected (firmware %s%s)", event.shoe_id, event.firmware, resumed)
                     table.on_link(True)

@@ -51,6 +51,8 @@ from controller.settlement import RoundSettlement
 from controller.tilts import ROUND_ENDING, Resolution, Tilt, TiltKind
 
 Role = Literal["dealer", "supervisor", "admin", "system", "shoe", "camera"]
+# Devices that report their own health to the displays (TableService.attach_device).
+Device = Literal["shoe", "camera"]
 RECALL = 10
 # A checkpoint every this many rounds: a restart replays at most this many rounds' entries.
 CHECKPOINT_EVERY = 25
@@ -226,6 +228,8 @@ class TableService:
         self.progressive: Literal["none", "open", "closed"] = "none"
         self.progressive_detail = ""
         self._linked_account: Callable[[], JackpotAccount] | None = None
+        # The devices' own reports for the displays (not journaled): what :meth:`attach_device` gave.
+        self._devices: dict[Device, Callable[[], dict[str, Any]]] = {}
         checkpoint = store.latest_checkpoint()
         if checkpoint is not None:
             self._restore(checkpoint)
@@ -380,6 +384,26 @@ class TableService:
             if (state, detail) != (self.progressive, self.progressive_detail):
                 self.progressive, self.progressive_detail = state, detail
                 self._publish()
+
+    def attach_device(self, device: Device, report: Callable[[], dict[str, Any]]) -> None:
+        """Show a device's own health on the displays: ``report`` gives it as JSON-ready values (never a
+        card's identity: counts and states only), called under the table's lock at every snapshot, so it
+        must be cheap and must not call the table. The device calls :meth:`device_changed` when what it
+        reports has changed (the displays are sent a snapshot only then)."""
+        with self._lock:
+            self._devices[device] = report
+            self._publish()
+
+    def device_report(self, device: Device) -> dict[str, Any] | None:
+        """The device's report as of now (None: the table has no such device attached)."""
+        with self._lock:
+            report = self._devices.get(device)
+            return None if report is None else report()
+
+    def device_changed(self) -> None:
+        """A device's report changed: send the displays a fresh snapshot (the table's version is unchanged)."""
+        with self._lock:
+            self._publish()
 
     def record_floor_hit(
         self, *, settled: int, round_no: int, account: str, hit_no: int, amount: int, boxes: Mapping[int, int]

@@ -106,6 +106,10 @@ def snapshot(table: TableService) -> dict[str, Any]:
             "rounds_today": table.rounds_since(now.replace(hour=0, minute=0, second=0, microsecond=0)),
             "rounds_last_hour": table.rounds_since(now - timedelta(hours=1)),
         },
+        # The devices' own health as they report it (None: the table has no such device): states and
+        # counts only, scrubbed like every other display-bound value (a failure message could name a card).
+        "shoe": vis.scrub(table.device_report("shoe")),
+        "camera": vis.scrub(table.device_report("camera")),
     }
     if rnd is None:
         return view

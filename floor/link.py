@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from controller.journal.base import Entry, JackpotAccount, JackpotHitRecord
 from controller.settlement import split
@@ -40,6 +41,20 @@ class LinkSettings:
     timeout: float = 1.0
     refresh: float = 1.0
     heartbeat: float = 2.0
+
+
+def floor_camera(report: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The compact camera health the status heartbeat carries, from the table's camera report
+    (vision.link.CameraLink.report): state, fps, the last frame's age now, zones watched and covered."""
+    if report is None:
+        return None
+    return {
+        "state": report.get("state"),
+        "fps": report.get("fps", 0.0),
+        "age_s": report.get("last_frame_age_s"),
+        "zones": report.get("zones", 0),
+        "covered": len(report.get("covered") or ()),
+    }
 
 
 class FloorLink:
@@ -182,14 +197,27 @@ class FloorLink:
         report = getattr(self.store, "report_status", None)
         if report is None:
             return
-        status = self.table.inspect(
-            lambda t: (t.phase(), t.round_no, tuple(tilt.kind for tilt in t.tilts.values()), t.progressive)
+        status, camera = self.table.inspect(
+            lambda t: (
+                (t.phase(), t.round_no, tuple(tilt.kind for tilt in t.tilts.values()), t.progressive),
+                floor_camera(t.device_report("camera")),
+            )
         )
-        if status == self._reported and now - self._reported_at < self.settings.heartbeat:
+        # The camera's state, zones and covered count are reported at once when they change; its rate and
+        # the last frame's age go with the heartbeat (the floor ages the last frame from the write's time).
+        shown = (*status, None if camera is None else (camera["state"], camera["zones"], camera["covered"]))
+        if shown == self._reported and now - self._reported_at < self.settings.heartbeat:
             return
         phase, round_no, tilts, progressive = status
-        report(table_id=self.table_id, phase=phase, round_no=round_no, tilts=list(tilts), progressive=progressive)
-        self._reported, self._reported_at = status, now
+        report(
+            table_id=self.table_id,
+            phase=phase,
+            round_no=round_no,
+            tilts=list(tilts),
+            progressive=progressive,
+            camera=camera,
+        )
+        self._reported, self._reported_at = shown, now
 
     def _feed(self, entries: Sequence[Entry]) -> None:
         """The linked progressive's share of a batch about to be replicated: idempotent by (table, seq)."""

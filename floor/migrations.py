@@ -144,4 +144,12 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "ALTER TABLE floor_tables ADD COLUMN name TEXT NOT NULL DEFAULT ''",
         ),
     ),
+    (
+        5,
+        (
+            # The table's camera as its status report gives it (JSON text: state, fps, the last frame's age
+            # at the write and the write's time, zones watched and covered); NULL: the table has no camera.
+            "ALTER TABLE table_status ADD COLUMN camera TEXT",
+        ),
+    ),
 )

@@ -14,7 +14,9 @@ import time
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from controller.engine import Deal
 from controller.errors import ControllerError
@@ -36,6 +38,10 @@ from vision.tracking import Tracker, TrackerSettings, TrackerUpdate
 
 log = logging.getLogger(__name__)
 
+# A running camera with no frame for this long shows "stale" (longer when its frame rate is slower: see
+# CameraLink.stale_after). The displays age the last frame's time themselves between reports.
+STALE_AFTER = 2.0
+
 
 @dataclass(frozen=True, kw_only=True)
 class LinkSettings:
@@ -51,6 +57,10 @@ class LinkSettings:
     max_fps: float | None = 30.0
     # A table with no reading shoe: the camera deals and reveals the cards (vision.camera_only).
     camera_only: CameraOnlySettings | None = None
+    # Seconds between the health reports sent to the displays while frames come (a change of the
+    # covered zones or of the card counts is sent at once): often enough that the last frame's time
+    # they show is never near STALE_AFTER old while the camera runs.
+    report_every: float = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +71,8 @@ class LinkHealth:
     why); ``covered``: zones the last frame skipped (a hand, or a camera that is blocked);
     ``cards``: committed cards per zone after the last frame; ``fps``: frames processed per
     second over the last few seconds; ``last_frame_age``: seconds since the last frame was
-    processed (None before the first).
+    processed (None before the first); ``zones``: every zone the camera watches; ``running_for``:
+    seconds since :meth:`CameraLink.start` (None before).
     """
 
     state: str
@@ -72,6 +83,23 @@ class LinkHealth:
     tilts: int = 0
     fps: float = 0.0
     last_frame_age: float | None = None
+    zones: tuple[str, ...] = ()
+    running_for: float | None = None
+
+    def lamp(self, *, stale_after: float = STALE_AFTER) -> str:
+        """The state a display's camera lamp shows: ``starting`` (not started, or no frame yet),
+        ``ok``, ``stale`` (running, but no frame for more than ``stale_after`` seconds), ``stopped``
+        (the source ended or the link was stopped) or ``lost`` (failed for good)."""
+        if self.state == "failed":
+            return "lost"
+        if self.state == "stopped":
+            return "stopped"
+        if self.state != "running":
+            return "starting"
+        age = self.last_frame_age if self.last_frame_age is not None else self.running_for
+        if age is not None and age > stale_after:
+            return "stale"
+        return "ok" if self.last_frame_age is not None else "starting"
 
     def as_dict(self) -> dict[str, object]:
         """Plain JSON-ready values (zones sorted), for a display or a technician's console."""
@@ -182,6 +210,7 @@ class CameraLink:
         if self.settings.camera_only is not None:
             self.dealer = CameraDealer(table=table, places=self.places, settings=self.settings.camera_only, actor=actor)
         self.frames = 0  # frames processed
+        self.zones = tuple(z.name for z in zones)
         self.last: TrackerUpdate | None = None  # the last frame's update, for health()
         self._frame_times: deque[float] = deque(maxlen=64)  # monotonic times of the last frames
         self.reported: list[Entry] = []
@@ -189,7 +218,13 @@ class CameraLink:
         self.failed = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
+        self._started: float | None = None  # monotonic time of start()
         self._lock = threading.Lock()  # one frame at a time, whether stepped or threaded
+        self._reported: tuple[object, ...] | None = None  # the covered zones and counts last sent
+        self._reported_at = 0.0
+        # The displays show this camera's health beside the shoe's (the one place a table's camera is
+        # made known to them, whoever runs the link: `run`, the demo, a test).
+        table.attach_device("camera", self.report)
 
     @classmethod
     def from_config(
@@ -265,7 +300,12 @@ class CameraLink:
                     entries.append(entry)
             self.frames += 1
             self.last = update
-            self._frame_times.append(time.monotonic())
+            now = time.monotonic()
+            self._frame_times.append(now)
+            shown = (update.covered, tuple(sorted((z, c.total) for z, c in update.counts.items())))
+            if shown != self._reported or now - self._reported_at >= self.settings.report_every:
+                self._reported, self._reported_at = shown, now
+                self.table.device_changed()
             return LinkStep(update=update, findings=tuple(findings), entries=tuple(entries))
 
     def _report(self, finding: Finding) -> Entry | None:
@@ -305,7 +345,44 @@ class CameraLink:
             tilts=len(self.reported),
             fps=fps,
             last_frame_age=now - times[-1] if times else None,
+            zones=self.zones,
+            running_for=None if self._started is None else now - self._started,
         )
+
+    @property
+    def stale_after(self) -> float:
+        """Seconds without a frame after which the camera shows "stale": :data:`STALE_AFTER`, or three
+        frame periods when the link is paced slower than that allows (a demo camera at 0.5 frames/s)."""
+        fps = self.settings.max_fps
+        return max(STALE_AFTER, 3.0 / fps) if fps else STALE_AFTER
+
+    def report(self) -> dict[str, Any]:
+        """The camera's health as the displays show it (TableService.attach_device): the lamp's state,
+        frames per second, when the last frame was read (UTC) and its age now, the zones watched and
+        covered, and how many cards lie in each zone. Counts only: never a card's identity."""
+        health = self.health()
+        age = health.last_frame_age
+        at = None if age is None else datetime.now(UTC) - timedelta(seconds=age)
+        return {
+            "state": health.lamp(stale_after=self.stale_after),
+            "role": "checks" if self.dealer is None else "deals",
+            "fps": round(health.fps, 1),
+            "last_frame_at": None if at is None else at.isoformat(timespec="milliseconds"),
+            "last_frame_age_s": None if age is None else round(age, 2),
+            "stale_after_s": self.stale_after,
+            "frames": health.frames,
+            "zones": len(health.zones),
+            "covered": sorted(health.covered),
+            "cards": {zone: health.cards.get(zone, 0) for zone in health.zones},
+            "failure": health.failure,
+        }
+
+    def _changed(self) -> None:
+        """Tell the displays the camera's state changed (started, stopped, failed)."""
+        try:
+            self.table.device_changed()
+        except ControllerError as exc:  # the table's journal closed first: nothing left to show it on
+            log.warning("camera state not shown: %s", exc)
 
     def start(self) -> None:
         """Run :meth:`step` in a thread until :meth:`stop`, the source's end or a failure
@@ -316,8 +393,10 @@ class CameraLink:
         """
         if self._thread is not None:
             raise RuntimeError("the camera link is already running")
+        self._started = time.monotonic()
         self._thread = threading.Thread(target=self._run, name="camera-link", daemon=True)
         self._thread.start()
+        self._changed()
 
     def stop(self, *, timeout: float = 5.0) -> None:
         """Stop the thread (after the frame in hand) and close the source."""
@@ -325,6 +404,7 @@ class CameraLink:
         if self._thread is not None:
             self._thread.join(timeout)
         self.source.close()
+        self._changed()
 
     def _run(self) -> None:
         period = 1.0 / self.settings.max_fps if self.settings.max_fps else 0.0
@@ -347,3 +427,4 @@ class CameraLink:
                 except ControllerError as report_exc:
                     log.critical("the camera's failure could not be recorded: %s", report_exc)
             self.failed.set()
+            self._changed()

@@ -108,7 +108,17 @@ def floor_summary(view: Mapping[str, Any], *, large: list[dict[str, Any]]) -> di
         "jackpot": {"enabled": view["jackpot"]["enabled"], "meter": view["jackpot"]["meter"]},
         "pending_hits": view["jackpot"]["pending"],
         "large_payouts": large,
+        "shoe": view["shoe"],
+        "camera": camera_summary(view["camera"]),
     }
+
+
+def camera_summary(camera: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The camera as a floor shows it: its state, rate, last frame's age and zones covered (no per-zone counts)."""
+    if camera is None:
+        return None
+    keep = ("state", "role", "fps", "last_frame_age_s", "stale_after_s", "zones")
+    return {**{k: camera.get(k) for k in keep}, "covered": len(camera.get("covered") or ())}
 
 
 class Hub:

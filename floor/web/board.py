@@ -3,7 +3,7 @@
 Refreshed from the store (only what changed, on a signal; link states from the heartbeats every second;
 everything now and then), it says which tiles changed so the live feed sends only those. A tile carries
 no card at all: table id, pit, game, phase, round, rounds in the last hour, tilt kinds, pending hits,
-link state, progressive state.
+link state, progressive state, the camera's health (``camera``) and its lamp's state (``camera_state``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,22 @@ from typing import Any
 from floor.base import Account, Hit
 from floor.status import LINK_LOST_S, TableStatus, link_state
 
-FLAGS = ("tilt", "jackpot", "lost")  # the filter's checkboxes: has a tilt, has a pending hit, link lost
+# The filter's checkboxes: has a tilt, has a pending hit, link lost, camera not working (CAMERA_TROUBLE).
+FLAGS = ("tilt", "jackpot", "lost", "camera")
+CAMERA_TROUBLE = ("stale", "stopped", "lost", "disagrees")
+
+
+def camera_state(camera: dict[str, Any] | None, tilts: Iterable[str]) -> str:
+    """The camera's lamp on a tile: its tilts first (``lost``: failed for good, ``disagrees``: it read
+    another card than the shoe), then its own report (starting, ok, stale, stopped, lost); ``none``: no camera."""
+    kinds = set(tilts)
+    if "camera-link-lost" in kinds:
+        return "lost"
+    if "camera-mismatch" in kinds:
+        return "disagrees"
+    return "none" if camera is None else str(camera["state"])
+
+
 MAX_QUERY = 64
 
 
@@ -51,6 +66,8 @@ class TileFilter:
             return False
         if "jackpot" in self.flags and not tile["pending_hits"]:
             return False
+        if "camera" in self.flags and tile["camera_state"] not in CAMERA_TROUBLE:
+            return False
         return "lost" not in self.flags or tile["link"] in ("lost", "none")
 
 
@@ -67,6 +84,7 @@ class Board:
     def _tile(self, status: TableStatus, now: datetime) -> dict[str, Any]:
         tile = status.to_json()
         tile["link"] = status.link(now=now, lost_after=self.link_lost_after)
+        tile["camera_state"] = camera_state(status.camera, status.tilts)
         return tile
 
     def _put(self, tiles: Iterable[dict[str, Any]]) -> set[str]:
@@ -154,6 +172,7 @@ class Board:
             "tilts": sum(1 for t in tiles if t["tilts"]),
             "pending": len(self.jackpots["hits"]),
             "lost": sum(1 for t in tiles if t["link"] in ("lost", "none")),
+            "cameras": sum(1 for t in tiles if t["camera_state"] in CAMERA_TROUBLE),
             "pits": sorted({t["pit"] for t in tiles}),
             "games": sorted({t["game"] for t in tiles}),
             "database": self.database,

@@ -166,3 +166,62 @@ def test_statuses_and_approvals_survive_a_restart(floor_url: str) -> None:
             2,
         )
         assert again.hits("big")[0].approved_by == "sam"
+
+
+CAMERA = {"state": "ok", "fps": 29.64, "age_s": 0.031, "zones": 9, "covered": 0}
+
+
+def test_the_cameras_health_is_kept_its_state_bumps_the_version_its_rate_goes_with_the_heartbeat(
+    store: FloorStore,
+) -> None:
+    store.add_table(table_id="a1", pit="A", game="oasis")
+    store.add_table(table_id="b1", pit="B", game="oasis")
+    store.report_status(table_id="b1", phase="idle", round_no=0, tilts=[], progressive="none")
+    assert store.statuses(tables=["b1"])[0].camera is None  # no camera: none shown
+    store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none", camera=CAMERA)
+    first = store.statuses(tables=["a1"])[0]
+    assert first.camera is not None and first.version == 1
+    assert {k: first.camera[k] for k in CAMERA} == {**CAMERA, "fps": 29.6, "age_s": 0.03}
+    assert first.camera["at"] == first.updated_at  # the write's time: the floor ages the last frame from it
+    assert first.to_json()["camera"] == first.camera
+    # Another rate and age: kept, but not a change to signal (a heartbeat).
+    store.report_status(
+        table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none", camera={**CAMERA, "fps": 30.2}
+    )
+    beat = store.statuses(tables=["a1"])[0]
+    assert beat.version == 1 and beat.camera is not None and beat.camera["fps"] == 30.2
+    # The frames stopped: a change the floor is told about at once.
+    stale = {**CAMERA, "state": "stale", "age_s": 3.5}
+    store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none", camera=stale)
+    after = store.statuses(tables=["a1"])[0]
+    assert after.version == 2 and after.camera is not None and after.camera["state"] == "stale"
+    assert after.camera["age_s"] == 3.5
+    # A hand over a zone is shown too; a camera that goes away is.
+    covered = {**CAMERA, "covered": 2}
+    store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none", camera=covered)
+    assert store.statuses(tables=["a1"])[0].version == 3
+    store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none")
+    gone = store.statuses(tables=["a1"])[0]
+    assert gone.version == 4 and gone.camera is None
+
+
+@pytest.mark.parametrize(
+    ("camera", "message"),
+    [
+        ({**CAMERA, "state": "fine"}, "camera state 'fine': one of"),
+        ({**CAMERA, "fps": -1}, "never negative"),
+        ({**CAMERA, "fps": float("nan")}, "finite"),
+        ({**CAMERA, "age_s": "soon"}, "are numbers"),
+        ({**CAMERA, "covered": 10}, "10 zones covered of 9"),
+        ({**CAMERA, "cards": {"box1": 2}}, "unknown field 'cards'"),
+    ],
+)
+def test_a_camera_report_that_is_not_one_is_refused_and_nothing_recorded(
+    store: FloorStore, camera: dict[str, object], message: str
+) -> None:
+    store.add_table(table_id="a1", pit="A", game="oasis")
+    store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none", camera=CAMERA)
+    with pytest.raises(FloorConfigError, match=message):
+        store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none", camera=camera)
+    kept = store.statuses(tables=["a1"])[0]
+    assert kept.version == 1 and kept.camera is not None and kept.camera["state"] == "ok"

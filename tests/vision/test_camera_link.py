@@ -6,9 +6,11 @@ The link is stepped frame by frame, so what it has seen is exact; one test runs 
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from controller.table import Actor
 from drivers.camera.base import ByteImage, FrameSource
 from drivers.camera.sim import Scene, SimCard, SimulatedCamera, TableView, to_px
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
+from tests.vision.camera_kit import Gate
 from tests.waiting import wait_for
 from vision.calibration import Calibration
 from vision.checks import CheckSettings
@@ -290,3 +293,61 @@ def test_the_links_health_gives_the_frame_rate_the_last_frames_age_zones_and_car
     assert shown["zones_covered"] == [] and shown["state"] == "idle"
     time.sleep(0.2)
     assert rig.link.health().last_frame_age >= health.last_frame_age + 0.15  # type: ignore[operator]
+
+
+def test_the_tables_snapshot_shows_the_cameras_health_with_counts_and_no_card(rig: Rig) -> None:
+    views: list[dict[str, object]] = []
+    unsubscribe = rig.table.subscribe(views.append)
+    try:
+        rig.camera.scene = Scene(cards=(SimCard(code="9h", x_mm=330, y_mm=325, face_up=False),))
+        rig.frames(6)
+    finally:
+        unsubscribe()
+    # The first frame's counts went out at once; nothing else changed after it, within a second.
+    assert views, "the camera's frames reached no display"
+    camera = rig.table.view()["camera"]
+    assert camera["state"] == "starting"  # stepped, not started: the lamp says so
+    assert camera["role"] == "checks" and camera["zones"] == 5 and camera["frames"] == 6 and camera["fps"] > 0
+    assert camera["cards"] == {"dealer": 0, "board": 0, "box1": 0, "box2": 1, "box3": 0}
+    assert camera["covered"] == [] and camera["last_frame_age_s"] is not None and camera["last_frame_at"]
+    # The card face down under the camera is a count, never an identity, in anything a display gets.
+    assert all("9h" not in json.dumps(view) for view in views)
+    assert "9h" not in json.dumps(rig.table.view())
+    # The shoe beside it reports its link.
+    assert rig.table.view()["shoe"] == {"state": "ok"}
+
+
+def test_a_camera_whose_frames_stop_turns_stale_and_back(tmp_path: Path, kennard: DeckProfile) -> None:
+    config = build_config({"game": "casino-holdem"})
+    live = LiveTable(config=LiveConfig(data=tmp_path, shoe=None, table=config))
+    gate = Gate(SimulatedCamera(deck=kennard, view=VIEW, seed=1))
+    link = CameraLink(
+        table=live.table,
+        source=gate,
+        deck=kennard,
+        calibration=Calibration(homography=VIEW.homography(), rms_px=0.0),
+        zones=ZONES,
+        settings=LinkSettings(checks=CHECKS, max_fps=10.0),
+    )
+    views: list[dict[str, Any]] = []
+    unsubscribe = live.table.subscribe(views.append)
+    try:
+        assert live.table.view()["shoe"] is None  # no shoe on this table: no shoe lamp
+        link.start()
+        wait_for(lambda: live.table.view()["camera"]["state"] == "ok", "frames from the camera", timeout=60)
+        gate.open.clear()
+        assert gate.waiting.wait(30)
+        # No frame for longer than the stale limit: the lamp turns stale, the age keeps growing.
+        wait_for(lambda: live.table.view()["camera"]["state"] == "stale", "the lamp to turn stale", timeout=30)
+        stale = live.table.view()["camera"]
+        assert stale["last_frame_age_s"] >= stale["stale_after_s"] == 2.0  # (rounded to 0.01 s)
+        gate.open.set()
+        wait_for(lambda: live.table.view()["camera"]["state"] == "ok", "frames again", timeout=60)
+        # The displays were sent the camera's reports while it ran (at least once a second).
+        assert sum(1 for v in views if v["camera"] and v["camera"]["state"] == "ok") >= 2
+    finally:
+        unsubscribe()
+        link.stop()
+        # (The thread ends after the frame in hand, which a busy machine may still be reading.)
+        wait_for(lambda: live.table.view()["camera"]["state"] == "stopped", "the camera to stop", timeout=60)
+        live.stop()

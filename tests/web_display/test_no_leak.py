@@ -47,6 +47,12 @@ def test_no_message_or_response_reveals_a_card_before_it_is_face_up(tmp_path: Pa
     table = make_table(tmp_path / "journal", game, "T1", **script.settings)
     app = make_app(tmp_path, {"T1": table})
     fed = fed_cards(script)
+    # The devices' own reports reach every display too: a camera's (counts, and a failure text that
+    # here names every card of the round, as a camera's error could quote what it read) goes through
+    # the same redaction as the rest of the snapshot.
+    table.attach_device(
+        "camera", lambda: {"state": "lost", "failure": "misread " + " ".join(fed), "cards": {"box1": 2}, "zones": 5}
+    )
     allowed_at: dict[int, set[str]] = {}
     shown: set[str] = set()
     # One client (one app loop); the supervisor's sockets open with the supervisor's session cookie.
@@ -106,6 +112,9 @@ def test_no_message_or_response_reveals_a_card_before_it_is_face_up(tmp_path: Pa
     final = [text for _, where, text in rec.items if where == "ws dealer" and '"phase":"showdown"' in text][-1]
     assert set(leaked(final, shown)) == shown
     assert checked > 3 * len(script.steps)
+    # The camera's report was in the messages, its counts kept and its hidden cards scrubbed.
+    first = json.loads(next(text for _, where, text in rec.items if where == "ws dealer"))["view"]["camera"]
+    assert first["cards"] == {"box1": 2} and first["failure"].startswith("misread a card")
 
 
 def test_the_leak_check_finds_a_hidden_card(tmp_path: Path) -> None:

@@ -27,6 +27,30 @@ const DA = (() => {
     return Date.now() + clockOffset;
   }
 
+  // A camera's health as a lamp shows it (docs/web-display.md, "Camera health"): {state, age}, state one
+  // of ok, stale, lost, disagrees, stopped, starting; age: seconds since its last frame (null: none yet).
+  // The table sends the camera's report when something in it changes and at least once a second while
+  // frames come; ``received`` (performance.now() when that report arrived) ages it here in between, so a
+  // camera whose frames stop turns stale on the screen although nothing more is sent. The tilts win:
+  // a camera that failed for good is lost, one that read another card than the shoe disagrees.
+  function cameraState(camera, kinds, received) {
+    const age = camera && camera.last_frame_age_s !== null && camera.last_frame_age_s !== undefined
+      ? camera.last_frame_age_s + Math.max(0, performance.now() - received) / 1000
+      : null;
+    if (kinds.has("camera-link-lost")) return { state: "lost", age };
+    if (kinds.has("camera-mismatch")) return { state: "disagrees", age };
+    let state = camera ? camera.state : "starting";
+    if (state === "ok" && age !== null && age > camera.stale_after_s) state = "stale";
+    return { state, age };
+  }
+
+  // Seconds as a lamp's detail says them: "0.3 s", "12 s", "4 min".
+  function seconds(value) {
+    if (value < 10) return `${value.toFixed(1)} s`;
+    if (value < 120) return `${Math.floor(value)} s`;
+    return `${Math.floor(value / 60)} min`;
+  }
+
   // Every change carries the session's CSRF token; every refusal comes back as {"error": "..."}.
   // A body is sent as JSON unless another content type is given (then it is sent as the text it is).
   async function api(method, path, body, contentType) {
@@ -179,5 +203,5 @@ const DA = (() => {
     return me;
   }
 
-  return { whoami, serverNow, api, showError, clearError, money, parseMoney, cardElement, handName, live, el, signOut, user };
+  return { whoami, serverNow, cameraState, seconds, api, showError, clearError, money, parseMoney, cardElement, handName, live, el, signOut, user };
 })();

@@ -10,6 +10,7 @@ const DealerView = (() => {
   const FIVE_CARD_GAMES = new Set(["oasis"]); // five cards a box: smaller cards than the hold'em games' two
   const MONEY_KEYS = new Set(["min_bet", "max_bet", "max_payout", "bonus.min_bet", "bonus.max_bet", "jackpot.reset", "jackpot.contribution"]);
   let view = null;
+  let cameraReceived = 0; // performance.now() when the camera's last report arrived
   let me = null;
   let online = false;
   const discard = new Set();
@@ -56,15 +57,69 @@ const DealerView = (() => {
     $("expected").classList.toggle("alert", Boolean(tilt));
     const kinds = new Set(view.tilts.map((t) => t.kind));
     const shoeFault = view.tilts.find((t) => t.kind === "shoe-fault");
-    device("dev-shoe", kinds.has("shoe-link-lost") ? ["alarm", "link lost"] : shoeFault ? ["alarm", "fault"] : ["ok", "OK"],
-      shoeFault ? shoeFault.message : "no shoe fault reported");
-    const camera = view.camera || null; // the camera's own health, when the table reports it
-    let cam = ["unknown", "–", "no camera report"];
-    if (camera && camera.state) cam = [camera.state === "ok" || camera.state === "running" ? "ok" : "alarm", camera.state, ""];
-    if (kinds.has("camera-mismatch")) cam = ["alarm", "disagrees", "the camera and the shoe disagree"];
-    if (kinds.has("camera-link-lost")) cam = ["alarm", "lost", "the camera over the table is not working"];
-    device("dev-camera", cam.slice(0, 2), cam[2]);
-    $("camera-health").textContent = camera && camera.summary ? camera.summary : "";
+    // The shoe's lamp: its tilts first, then its link as the table reports it. A table whose camera
+    // deals (no reading shoe) has no shoe lamp; a table that reports no shoe at all keeps the tilts' word.
+    const shoe = view.shoe;
+    const cameraDeals = view.camera && view.camera.role === "deals";
+    const shoeTilt = kinds.has("shoe-link-lost") || Boolean(shoeFault);
+    $("dev-shoe").hidden = !shoe && cameraDeals && !shoeTilt;
+    let shoeLamp = ["ok", "OK", "no shoe fault reported"];
+    if (shoe && shoe.state === "connecting") shoeLamp = ["unknown", "connecting", "waiting for the shoe's link"];
+    if (shoe && shoe.state === "lost") shoeLamp = ["alarm", "link lost", "lost the link to the shoe"];
+    if (kinds.has("shoe-link-lost")) shoeLamp = ["alarm", "link lost", "lost the link to the shoe"];
+    if (shoeFault) shoeLamp = ["alarm", "fault", shoeFault.message];
+    device("dev-shoe", shoeLamp.slice(0, 2), shoeLamp[2]);
+    renderCamera();
+  }
+
+  const CAMERA_LAMP = {
+    ok: ["ok", "OK"],
+    starting: ["unknown", "starting"],
+    stale: ["alarm", "stale"],
+    stopped: ["alarm", "stopped"],
+    lost: ["alarm", "lost"],
+    disagrees: ["alarm", "disagrees"],
+  };
+
+  // The camera's lamp and its health beside it; run at every report and between reports (its age).
+  // A table with no camera (and no camera tilt) shows no camera lamp at all.
+  function renderCamera() {
+    const kinds = new Set(view.tilts.map((t) => t.kind));
+    const camera = view.camera;
+    const node = $("dev-camera");
+    node.hidden = !camera && !kinds.has("camera-link-lost") && !kinds.has("camera-mismatch");
+    if (node.hidden) return;
+    const { state, age } = DA.cameraState(camera, kinds, cameraReceived);
+    const [lamp, text] = CAMERA_LAMP[state] || ["unknown", state];
+    const titles = {
+      disagrees: "the camera and the shoe disagree about a card",
+      lost: camera && camera.failure ? `the camera failed: ${camera.failure}` : "the camera over the table is not working",
+      stale: "no frame from the camera lately: its checks are not running",
+      stopped: "the camera stopped",
+      starting: "waiting for the camera's first frame",
+      ok: "the camera reads the table",
+    };
+    device("dev-camera", [lamp, text], titles[state] || "");
+    node.dataset.camera = state;
+    const health = $("camera-health");
+    if (!camera) {
+      health.replaceChildren();
+      return;
+    }
+    const ageText = age === null ? "no frame yet" : state === "ok" ? `frame ${DA.seconds(age)} ago` : `no frame for ${DA.seconds(age)}`;
+    const covered = camera.covered.length;
+    const counts = Object.entries(camera.cards);
+    health.replaceChildren(
+      // The rate is the last few seconds': shown only while frames come (a stale camera's is history).
+      state === "ok" ? el("span", { class: "cam-fps", text: `${Math.round(camera.fps)} fps` }) : null,
+      el("span", { class: "cam-age", text: ageText }),
+      el("span", { class: "cam-zones", text: `${camera.zones} zones${covered ? ` · ${covered} covered` : ""}`, title: covered ? `covered now: ${camera.covered.join(", ")}` : "no zone covered" }),
+      el(
+        "span",
+        { class: "cam-cards", title: "cards the camera counts in each zone" },
+        ...counts.map(([zone, count]) => el("span", { class: `cam-zone${camera.covered.includes(zone) ? " covered" : ""}`, "data-zone": zone }, `${zone} `, el("b", { text: String(count) }))),
+      ),
+    );
   }
 
   function device(id, [state, text], title) {
@@ -550,6 +605,11 @@ const DealerView = (() => {
     document.body.dataset.version = String(view.version);
   }
 
+  function sameTable(a, b) {
+    const other = (v) => JSON.stringify({ ...v, shoe: null, camera: null });
+    return a.version === b.version && other(a) === other(b);
+  }
+
   async function openRound() {
     let bets;
     try {
@@ -577,14 +637,22 @@ const DealerView = (() => {
     $("repeat-bets").addEventListener("click", () => command("POST", "/rounds/repeat"));
     $("clear-bets").addEventListener("click", () => DealerBets.clear());
     $("open-recall").addEventListener("click", () => view && Recall.open(tableName, view.table));
-    setInterval(tickCountdown, 250);
+    setInterval(() => {
+      tickCountdown();
+      if (view) renderCamera();
+    }, 250);
     new ResizeObserver(() => view && fitBoxes()).observe($("layout"));
     DA.live(
       `/ws/tables/${encodeURIComponent(tableName)}`,
       (message) => {
         if (message.type !== "table") return;
+        // A device's report alone (the camera's, about once a second): only the status strip changes, so
+        // the rest of the screen (and whatever the dealer is typing in it) is left as it is.
+        const devicesOnly = view !== null && sameTable(view, message.view);
         view = message.view;
-        render();
+        cameraReceived = performance.now();
+        if (devicesOnly) renderStatus();
+        else render();
       },
       (up) => {
         online = up;

@@ -7,20 +7,38 @@
   const $ = (id) => document.getElementById(id);
   const PAYOUTS = 3; // the newest large payouts a tile shows
 
-  // The shoe and the camera as the table's tilts report them.
-  // Camera health details (frames per second, last frame) from the floor summary go beside these.
+  const received = new Map(); // table name -> performance.now() when its summary arrived (ages the camera's report)
+
+  // The shoe and the camera: their tilts, and their own reports. A table whose camera deals has no shoe;
+  // a table with no camera shows none.
   function devices(t) {
     const kinds = new Set(t.tilts.map((x) => x.kind));
-    const shoe = kinds.has("shoe-link-lost") ? "link lost" : kinds.has("shoe-fault") ? "fault" : "OK";
-    const camera = kinds.has("camera-link-lost") ? "lost" : kinds.has("camera-mismatch") ? "disagrees" : t.camera && t.camera.state ? t.camera.state : "–";
-    return el(
-      "p",
-      { class: "devices" },
-      "Shoe ",
-      el("b", { class: shoe === "OK" ? "" : "alarm", text: shoe }),
-      " · Camera ",
-      el("b", { class: camera === "lost" || camera === "disagrees" ? "alarm" : "", text: camera }),
-    );
+    const parts = [];
+    const cameraDeals = t.camera && t.camera.role === "deals";
+    if (t.shoe || !cameraDeals || kinds.has("shoe-link-lost") || kinds.has("shoe-fault")) {
+      let shoe = t.shoe && t.shoe.state === "connecting" ? "connecting" : t.shoe && t.shoe.state === "lost" ? "link lost" : "OK";
+      if (kinds.has("shoe-link-lost")) shoe = "link lost";
+      if (kinds.has("shoe-fault")) shoe = "fault";
+      parts.push(el("span", { class: "dev-shoe" }, "Shoe ", el("b", { class: shoe === "OK" ? "" : shoe === "connecting" ? "" : "alarm", text: shoe })));
+    }
+    if (t.camera || kinds.has("camera-link-lost") || kinds.has("camera-mismatch")) {
+      const { state, age } = DA.cameraState(t.camera, kinds, received.get(t.name) || performance.now());
+      let text = state === "ok" ? "OK" : state;
+      if (state === "ok" && t.camera) text = `OK ${Math.round(t.camera.fps)} fps`;
+      if (state === "stale" && age !== null) text = `stale ${DA.seconds(age)}`;
+      const zones = t.camera ? ` · ${t.camera.zones} zones${t.camera.covered ? `, ${t.camera.covered} covered` : ""}` : "";
+      parts.push(
+        el(
+          "span",
+          { class: "dev-camera", "data-camera": state },
+          "Camera ",
+          el("b", { class: state === "ok" ? "" : state === "starting" ? "" : "alarm", text }),
+          state === "ok" ? zones : "",
+        ),
+      );
+    }
+    if (!parts.length) return null;
+    return el("p", { class: "devices" }, ...parts.flatMap((p, i) => (i ? [" · ", p] : [p])));
   }
 
   function tile(t) {
@@ -152,10 +170,15 @@
       (message) => {
         if (message.type !== "floor-table") return;
         tables.set(message.name, message.table);
+        received.set(message.name, performance.now());
         schedule();
       },
       link,
     );
+    // A camera's last frame ages between reports (a camera whose frames stop turns stale here).
+    setInterval(() => {
+      if ([...tables.values()].some((t) => t.camera)) schedule();
+    }, 1000);
   }
 
   start();

@@ -26,7 +26,7 @@
 
   function currentFilter() {
     if (wall) return { pit: params.get("pit") || "", game: params.get("game") || "", q: params.get("q") || "", flags: (params.get("flags") || "").split(",").filter(Boolean) };
-    const flags = ["f-tilt", "f-jackpot", "f-lost"].filter((id) => $(id).checked).map((id) => $(id).value);
+    const flags = ["f-tilt", "f-jackpot", "f-lost", "f-camera"].filter((id) => $(id).checked).map((id) => $(id).value);
     // Before the first summary the selects have no options yet: the URL's pit and game still hold.
     const pit = $("pit").options.length > 1 ? $("pit").value : params.get("pit") || "";
     const game = $("game").options.length > 1 ? $("game").value : params.get("game") || "";
@@ -36,7 +36,7 @@
   function applyFilterFromUrl() {
     $("q").value = params.get("q") || "";
     const flags = (params.get("flags") || "").split(",");
-    for (const id of ["f-tilt", "f-jackpot", "f-lost"]) $(id).checked = flags.includes($(id).value);
+    for (const id of ["f-tilt", "f-jackpot", "f-lost", "f-camera"]) $(id).checked = flags.includes($(id).value);
   }
 
   let sendTimer = null;
@@ -62,6 +62,26 @@
 
   // -- tiles --------------------------------------------------------------------------------------
 
+  // The camera's lamp on a tile: "Cam 29 fps", "Cam stale 12 s", "Cam lost". A stale camera's last frame
+  // ages from the table's report: its age then plus the time since the table wrote it (``at``).
+  function cameraText(t) {
+    const cam = t.camera;
+    const state = t.camera_state;
+    if (state === "ok" && cam) return `Cam ${Math.round(cam.fps)} fps`;
+    if (state === "stale" && cam && cam.age_s !== null) {
+      const age = cam.age_s + Math.max(0, (DA.serverNow() - Date.parse(cam.at)) / 1000);
+      return `Cam stale ${DA.seconds(age)}`;
+    }
+    return `Cam ${state}`;
+  }
+
+  function cameraChip(t) {
+    if (t.camera_state === "none") return null;
+    const cam = t.camera;
+    const title = cam ? `camera ${t.camera_state}: ${cam.zones} zones watched, ${cam.covered} covered` : `camera ${t.camera_state}`;
+    return el("span", { class: "cam", "data-camera": t.camera_state, title, text: cameraText(t) });
+  }
+
   function tileElement(t) {
     const alerts = el("ul", { class: "alerts" });
     for (const kind of t.tilts) alerts.append(el("li", { class: "tilt", text: "TILT " + kind.replace(/-/g, " ") }));
@@ -74,7 +94,7 @@
     return el(
       "article",
       { class: classes.join(" "), "data-table": t.table, "data-phase": t.phase, "data-link": t.link, "data-version": String(t.version) },
-      el("div", { class: "head" }, el("span", { class: "id", text: t.name || t.table, title: t.table }), el("span", { class: "lamp", title: "link " + t.link })),
+      el("div", { class: "head" }, el("span", { class: "id", text: t.name || t.table, title: t.table }), cameraChip(t), el("span", { class: "lamp", title: "link " + t.link })),
       el("div", { class: "game", text: t.game, title: `${t.game} · pit ${t.pit}` }),
       el("div", { class: "row" }, el("span", { class: "phase", text: t.phase }), el("span", { class: "num", text: `#${t.round}` })),
       el(
@@ -216,6 +236,7 @@
       $("n-tilts").textContent = String(s.tilts);
       $("n-pending").textContent = String(s.pending);
       $("n-lost").textContent = String(s.lost);
+      $("n-cameras").textContent = String(s.cameras);
       if (!wall) {
         fillSelect($("pit"), s.pits, params.get("pit"));
         fillSelect($("game"), s.games, params.get("game"));
@@ -276,6 +297,13 @@
       $("filters").addEventListener("submit", (event) => event.preventDefault());
     }
     connect();
+    // A stale camera's age counts up between reports.
+    setInterval(() => {
+      for (const chip of document.querySelectorAll('.tile .cam[data-camera="stale"]')) {
+        const t = tiles.get(chip.closest(".tile").dataset.table);
+        if (t) chip.textContent = cameraText(t);
+      }
+    }, 1000);
   }
 
   start();

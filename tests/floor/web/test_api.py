@@ -42,8 +42,9 @@ def test_the_tables_api_filters_by_pit_game_text_and_flags(floor_url: str, tmp_p
             assert _tiles(dana, filter="lost") == []
             assert set(tilted) == {
                 "table", "name", "pit", "game", "phase", "round", "tilts", "progressive", "updated_at", "version",
-                "last_seq", "rounds_last_hour", "pending_hits", "link",
+                "last_seq", "rounds_last_hour", "pending_hits", "link", "camera", "camera_state",
             }  # fmt: skip
+            assert (tilted["camera"], tilted["camera_state"]) == (None, "none")  # this table reports no camera
             summary = dana.get("/api/floor/tables").json()["summary"]
             assert (summary["tables"], summary["tilts"], summary["pending"], summary["pits"]) == (
                 12,
@@ -54,7 +55,7 @@ def test_the_tables_api_filters_by_pit_game_text_and_flags(floor_url: str, tmp_p
             bad = dana.get("/api/floor/tables", params={"filter": "tilt,cards"})
             assert (bad.status_code, bad.json()) == (
                 422,
-                {"error": "filter: unknown filter 'cards' (one of tilt, jackpot, lost)"},
+                {"error": "filter: unknown filter 'cards' (one of tilt, jackpot, lost, camera)"},
             )
         anonymous = httpx.get(f"{floor.url}/api/floor/tables")
         assert (anonymous.status_code, anonymous.json()) == (401, {"error": "sign in first"})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -53,3 +54,27 @@ def test_filters_combine_and_refuse_unknown_flags() -> None:
         TileFilter.parse(flags=["cards"])
     with pytest.raises(ValueError, match="at most 64 characters"):
         TileFilter.parse(q="x" * 65)
+
+
+def test_a_tiles_camera_lamp_comes_from_its_report_and_its_tilts_and_filters() -> None:
+    def cam(state: str) -> dict[str, object]:
+        return {"state": state, "fps": 29.5, "age_s": 0.1, "zones": 9, "covered": 0, "at": NOW.isoformat()}
+
+    board = Board(link_lost_after=10)
+    statuses = [
+        _status("a1"),  # no camera
+        replace(_status("a2"), camera=cam("ok")),
+        replace(_status("a3"), camera=cam("stale")),
+        replace(_status("a4", tilts=("camera-mismatch",)), camera=cam("ok")),
+        replace(_status("a5", tilts=("camera-link-lost",)), camera=cam("lost")),
+    ]
+    board.apply_statuses(statuses, now=NOW, complete=True)
+    states = {t: tile["camera_state"] for t, tile in board.tiles.items()}
+    assert states == {"a1": "none", "a2": "ok", "a3": "stale", "a4": "disagrees", "a5": "lost"}
+    assert board.tiles["a2"]["camera"]["fps"] == 29.5
+    down = TileFilter.parse(flags=["camera"])
+    assert [t["table"] for t in board.shown(down)] == ["a3", "a4", "a5"]
+    assert board.summary()["cameras"] == 3
+    # The rate alone moving is a tile change to send (the floor read it with something else).
+    moved = replace(_status("a2"), camera={**cam("ok"), "fps": 12.0})
+    assert board.apply_statuses([moved], now=NOW) == {"a2"}

@@ -10,9 +10,10 @@ import pytest
 from playwright.sync_api import Browser, Page
 
 from tests.floor.web.kit import PASSWORD, floor_of, running
-from tests.web_display.browser import chromium
+from tests.web_display.browser import ARTIFACTS, chromium
 
 pytestmark = pytest.mark.browser
+CAMERA_OK = {"state": "ok", "fps": 29.8, "age_s": 0.04, "zones": 9, "covered": 0}
 
 
 @pytest.fixture(scope="module")
@@ -39,16 +40,41 @@ def _count(page: Page, n: int) -> None:
 
 def test_the_floor_display_with_120_tables(browser: Browser, floor_url: str, tmp_path: Path) -> None:
     with running(floor_url, tmp_path / "data") as floor:
-        floor_of(floor.store, pits=4, per_pit=30)  # A: t001-t030, B: t031-t060, C: t061-t090, D: t091-t120
+        tables = floor_of(floor.store, pits=4, per_pit=30)  # A: t001-t030, B: t031-t060, C: t061-t090, D: t091-t120
         report = floor.store.report_status
-        report(table_id="t064", phase="tilt", round_no=3, tilts=["duplicate-card"], progressive="closed")
-        report(table_id="t099", phase="tilt", round_no=5, tilts=["shoe-link-lost"], progressive="closed")
+        # Every table has a camera (the most a tile shows); t010's froze 12 s ago, t020's failed.
+        for table in tables:
+            camera = CAMERA_OK
+            if table == "t010":
+                camera = {**CAMERA_OK, "state": "stale", "age_s": 12.0}
+            if table == "t020":
+                camera = {**CAMERA_OK, "state": "lost", "age_s": 40.0}
+            report(table_id=table, phase="idle", round_no=1, tilts=[], progressive="open", camera=camera)
+        report(
+            table_id="t064", phase="tilt", round_no=3, tilts=["duplicate-card"], progressive="closed", camera=CAMERA_OK
+        )
+        report(
+            table_id="t099", phase="tilt", round_no=5, tilts=["shoe-link-lost"], progressive="closed", camera=CAMERA_OK
+        )
         page = _page(browser, floor.url, "sam", "/floor")
         _count(page, 120)
         assert page.locator("section.pit").evaluate_all("s => s.map(x => x.dataset.pit)") == ["A", "B", "C", "D"]
         assert page.locator("section.pit[data-pit=C] .tile").count() == 30
         assert page.text_content("#n-tables") == "120" and page.text_content("#n-tilts") == "2"
         assert page.get_attribute("#nav-reports", "href") == "/reports"
+        # The camera's lamp on each tile, and the tables whose camera is down at a click.
+        assert page.text_content(".tile[data-table=t001] .cam") == "Cam 30 fps"
+        assert (page.text_content(".tile[data-table=t010] .cam") or "").startswith("Cam stale 1")  # 12 s and on
+        assert page.get_attribute(".tile[data-table=t010] .cam", "data-camera") == "stale"
+        assert page.text_content(".tile[data-table=t020] .cam") == "Cam lost"
+        assert page.text_content("#n-cameras") == "2"
+        page.check("#f-camera")
+        _count(page, 2)
+        assert page.locator(".tile").evaluate_all("ts => ts.map(t => t.dataset.table)") == ["t010", "t020"]
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "floor-camera-down-filter.png"))
+        page.uncheck("#f-camera")
+        _count(page, 120)
 
         page.fill("#q", "t01")
         _count(page, 10)  # t010-t019
@@ -106,5 +132,7 @@ def test_the_floor_display_with_120_tables(browser: Browser, floor_url: str, tmp
         wall.wait_for_selector(".tile[data-table=t100].has-tilt")
         shot = tmp_path / "floor-wall-3840x2160.png"
         wall.screenshot(path=str(shot))
+        ARTIFACTS.mkdir(exist_ok=True)
+        wall.screenshot(path=str(ARTIFACTS / "floor-wall-cameras-3840x2160.png"))
         assert shot.stat().st_size > 50_000
         wall.context.close()

@@ -63,7 +63,8 @@ def test_a_display_gets_only_the_changed_tiles_its_filter_shows(floor_url: str, 
             assert _next(socket, "gone") == {"type": "gone", "table": "t007"}
 
             socket.send(json.dumps({"type": "filter", "flags": ["cards"]}))
-            assert _next(socket, "error")["error"] == "filter: unknown filter 'cards' (one of tilt, jackpot, lost)"
+            refused = _next(socket, "error")["error"]
+            assert refused == "filter: unknown filter 'cards' (one of tilt, jackpot, lost, camera)"
 
 
 def test_a_jackpot_hit_reaches_the_panel_and_the_tile_live(floor_url: str, tmp_path: Path) -> None:
