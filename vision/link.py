@@ -175,7 +175,9 @@ class CameraLink:
         self.actor = actor
         self.places = zone_places(zones)
         recognizer = (self.settings.recognizer or RecognizerSettings()).sized_by(calibration, zones)
-        self.recognizer = Recognizer(deck=deck, settings=recognizer)
+        # The calibrated path, as the benchmark measures it: the frame is rectified to a top-down
+        # view of the layout, where every card is a rectangle of one known size.
+        self.recognizer = Recognizer(deck=deck, settings=recognizer, calibration=calibration)
         self.tracker = Tracker(zones=ZoneMap.build(zones, calibration), settings=self.settings.tracker)
         self.checker = Checker(settings=self.settings.checks)
         self.dealer: CameraDealer | None = None
