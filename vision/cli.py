@@ -58,13 +58,14 @@ def _register_deck(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from vision.calibration import ZoneMap, calibrate_markers, calibrate_points
+    from vision.calibration import Calibration, ZoneMap, calibrate_markers, calibrate_points
     from vision.config import load_table_vision
     from vision.deck import default_deck, load_deck, read_image
     from vision.errors import ConfigError
     from vision.recognize import Recognizer, RecognizerSettings
 
     zones = None
+    calibration: Calibration | None = None
     settings = RecognizerSettings()
     deck_path: Path | None = args.deck
     if args.config is not None:
@@ -86,7 +87,8 @@ def _read(args: argparse.Namespace) -> int:
     from vision.recognize import Trace
 
     trace = Trace()
-    reading = Recognizer(deck=deck, settings=settings).read(image, trace=trace)
+    # With a configuration, the calibrated path a table's camera link runs (the plane rectified).
+    reading = Recognizer(deck=deck, settings=settings, calibration=calibration).read(image, trace=trace)
     if args.debug is not None:
         from vision.debug import draw_debug
 

@@ -40,7 +40,7 @@ from drivers.camera.sim import (
 )
 from vision.checks import CheckSettings, ZonePlace, zone_places
 from vision.config import TableVision, ZoneConfig, load_table_vision
-from vision.deck import DeckProfile, default_deck
+from vision.deck import DeckProfile, default_deck, load_deck
 from vision.link import CameraLink, LinkHealth
 
 DEMO_LAYOUT: Final = Path(__file__).parent / "data" / "demo_table.toml"
@@ -312,21 +312,26 @@ class DemoCamera:
 
         Raises:
             ConfigError: the layout cannot be read or its zones are refused.
-            DeckError: the shipped deck profile cannot be loaded.
+            DeckError: the deck profile (the layout's, else the shipped one) cannot be loaded.
             CalibrationError: the layout's markers are not found in the first frame.
             CameraError: the simulated camera cannot render its first frame.
         """
         vision = layout or load_table_vision(DEMO_LAYOUT)
+        if deck is None:
+            deck = load_deck(Path(vision.vision.deck)) if vision.vision.deck else default_deck()
         markers = [Marker(id=m.id, x_mm=m.x_mm, y_mm=m.y_mm, size_mm=m.size_mm) for m in vision.vision.markers]
         self.camera = SimulatedCamera(
-            deck=deck or default_deck(),
+            deck=deck,
             view=view or TableView(),
             zones=[np.asarray(z.polygon_mm, dtype=np.float64) for z in vision.zones],
             markers=markers,
             seed=0 if director is None or director.seed is None else director.seed,
         )
         self.director = SceneDirector(table=table, camera=self.camera, zones=vision.zones, settings=director)
-        self.link = CameraLink.from_config(table=table, vision=vision, source=self.camera, checks=checks, max_fps=fps)
+        # The link reads the deck the camera shows (a layout's configured deck is only the default).
+        self.link = CameraLink.from_config(
+            table=table, vision=vision, source=self.camera, deck=deck, checks=checks, max_fps=fps
+        )
 
     def start(self) -> None:
         """Lay the table's cards and run the camera, each in its own thread."""

@@ -203,7 +203,9 @@ class CameraLink:
         self.actor = actor
         self.places = zone_places(zones)
         recognizer = (self.settings.recognizer or RecognizerSettings()).sized_by(calibration, zones)
-        self.recognizer = Recognizer(deck=deck, settings=recognizer)
+        # The calibrated path, as the benchmark measures it: the frame is rectified to a top-down
+        # view of the layout, where every card is a rectangle of one known size.
+        self.recognizer = Recognizer(deck=deck, settings=recognizer, calibration=calibration)
         self.tracker = Tracker(zones=ZoneMap.build(zones, calibration), settings=self.settings.tracker)
         self.checker = Checker(settings=self.settings.checks)
         self.dealer: CameraDealer | None = None
@@ -234,13 +236,15 @@ class CameraLink:
         vision: TableVision,
         source: FrameSource | None = None,
         calibration: Calibration | None = None,
+        deck: DeckProfile | None = None,
         checks: CheckSettings | None = None,
         max_fps: float | None = 30.0,
         camera_only: CameraOnlySettings | None = None,
     ) -> CameraLink:
         """A link as a table configuration's ``[vision]`` and ``[[zones]]`` describe it.
 
-        ``source`` defaults to the configured camera; ``camera_only`` makes the camera deal and
+        ``source`` defaults to the configured camera and ``deck`` to the configured deck profile
+        (else the shipped default); ``camera_only`` makes the camera deal and
         reveal the cards (a table with no reading shoe). Calibration, unless given: the configured
         points, else the configured markers found in the source's first frame, else (simulated
         camera only) the simulated view's own geometry.
@@ -254,7 +258,8 @@ class CameraLink:
         s = vision.vision
         if not vision.zones:
             raise ConfigError("zones: the camera link needs the table's zones (boxes, dealer, board)")
-        deck = load_deck(Path(s.deck)) if s.deck else default_deck()
+        if deck is None:
+            deck = load_deck(Path(s.deck)) if s.deck else default_deck()
         source = source or open_frame_source(s.camera)
         try:
             calibration = calibration or _calibrate(source, vision)

@@ -31,6 +31,7 @@ from vision.config import PointConfig, TableVision, VisionSettings, ZoneConfig
 from vision.deck import DeckProfile
 from vision.errors import ConfigError
 from vision.link import CameraLink, LinkSettings
+from vision.tracking import CardTurnedUp
 
 pytestmark = pytest.mark.hil
 DEALER = Actor("dana", "dealer")
@@ -253,6 +254,53 @@ def test_cards_are_sized_by_the_calibration_so_a_frame_of_fans_alone_is_read(rig
     assert rig.link.last is not None and rig.link.last.counts["box2"].total == 3
     reading = rig.link.recognizer.read(rig.camera.read().image)  # type: ignore[union-attr]
     assert sorted(c.code for c in reading.cards) == ["3s", "7c", "Qd"]
+
+
+def test_an_oblique_camera_is_read_as_the_benchmark_measures_it(rig: Rig, kennard: DeckProfile) -> None:
+    """A camera 30 degrees off vertical with a barrel lens: the far cards look much smaller than the
+    near ones. The link reads in the plane its calibration rectifies (every card one known size);
+    sized by one height for the whole frame, as it once was, it left the dealer's and the board's
+    cards unread. The readings' corners are image pixels, so each card lands in its zone."""
+    view = TableView(width_px=1280, height_px=720, table_w_mm=700, table_h_mm=394, tilt_deg=30, distortion_k1=-0.05)
+    camera = SimulatedCamera(deck=kennard, view=view, seed=1)
+    link = CameraLink(
+        table=rig.table,
+        source=camera,
+        deck=kennard,
+        calibration=Calibration(homography=view.homography(), rms_px=0.0),
+        zones=ZONES,
+        settings=LinkSettings(checks=CHECKS, max_fps=None),
+    )
+    up = {"dealer": ["Qh"], "board": ["9s", "Kc", "4d"], "box1": ["2c", "Ts"], "box3": ["6d", "Jc"]}
+    where = {"dealer": [(300, 65)], "board": [(190, 180), (260, 180), (330, 180)], "box1": [(70, 325), (140, 325)]}
+    where["box3"] = [(530, 325), (600, 325)]
+    cards = [
+        SimCard(code=c, x_mm=x, y_mm=y, angle_deg=3.0 * (k % 3 - 1))
+        for z in up
+        for k, (c, (x, y)) in enumerate(zip(up[z], where[z], strict=True))
+    ]
+    cards += [
+        SimCard(code="7d", x_mm=370, y_mm=65, face_up=False),
+        SimCard(code="8h", x_mm=300, y_mm=325, face_up=False),
+    ]
+    camera.scene = Scene(cards=tuple(cards))
+    read: dict[str, list[str]] = {}
+    for _ in range(6):
+        step = link.step()
+        assert step is not None
+        for event in step.update.events:
+            if isinstance(event, CardTurnedUp):
+                read.setdefault(event.zone, []).append(event.code)
+    assert {zone: sorted(codes) for zone, codes in read.items()} == {zone: sorted(codes) for zone, codes in up.items()}
+    counts = link.tracker.counts()
+    assert {zone: (c.face_up, c.face_down, c.unidentified) for zone, c in counts.items()} == {
+        "dealer": (1, 1, 0),
+        "board": (3, 0, 0),
+        "box1": (2, 0, 0),
+        "box2": (0, 1, 0),
+        "box3": (2, 0, 0),
+    }
+    link.stop()
 
 
 class _Still(FrameSource):

@@ -1,6 +1,7 @@
 """Misdeals end to end for every game: the simulated shoe in its own process feeds the live table,
 the demo layout's simulated camera shows the cards as the director lays them, except for the one
-mistake a scenario makes, and the camera link raises its tilt; a clean round raises none.
+mistake a scenario makes, and the camera link raises its tilt; a clean round raises none. Every
+scenario runs on the shipped design and on one the recognizer was not developed on.
 
 The link is stepped frame by frame, so what the camera has seen is exact.
 """
@@ -138,8 +139,9 @@ class Rig:
 
 
 @pytest.fixture(params=GAMES)
-def rig(request: pytest.FixtureRequest, tmp_path: Path, kennard: DeckProfile) -> Iterator[Rig]:
-    r = Rig(tmp_path, kennard, request.param)
+def rig(request: pytest.FixtureRequest, tmp_path: Path, design: DeckProfile) -> Iterator[Rig]:
+    """One game's rig, on each design in turn (tests/vision/conftest.py: DESIGNS)."""
+    r = Rig(tmp_path, design, request.param)
     yield r
     r.close()
 

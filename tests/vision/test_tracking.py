@@ -164,17 +164,46 @@ def test_settings_are_checked() -> None:
         Tracker(zones=ZONES, settings=TrackerSettings(vote_frames=2, vote_needed=3))
 
 
-def test_rendered_deal_with_a_hand_passing_over(kennard: DeckProfile) -> None:
-    """A video: two cards dealt face down, a hand sweeps over box1, one card turned, then taken."""
+# Without a calibration (a bare Recognizer, `vision read IMAGE`) the card height is voted from the
+# frame's whole card sides. Of a dondorf card here the outline stage finds only the two long sides
+# whole (153 px): the outline corners' legs along its short sides measure 9-14 px (kennard's 99-104),
+# though its not-felt mask is a clean rectangle. So box 2's face-down 4s lying alone (or beside the
+# hand) votes for a card 214 px tall instead of 153 and no card is found; the face-up Jh is lost the
+# same way. A table's camera link reads the rectified plane, where the calibration sizes the card.
+_UNSIZED_DONDORF = pytest.mark.xfail(
+    strict=True,
+    reason="uncalibrated: dondorf cards show only their long sides whole, so the vote sizes a card 214 px not 153",
+)
+RENDERED_DEALS = [
+    pytest.param("kennard", True, id="kennard-rectified"),
+    pytest.param("hershey", True, id="hershey-rectified"),
+    pytest.param("dondorf", True, id="dondorf-rectified"),
+    pytest.param("kennard", False, id="kennard-frame"),
+    pytest.param("hershey", False, id="hershey-frame"),
+    pytest.param("dondorf", False, id="dondorf-frame", marks=_UNSIZED_DONDORF),
+]
+
+
+@pytest.mark.parametrize(("deck_name", "rectified"), RENDERED_DEALS)
+def test_rendered_deal_with_a_hand_passing_over(
+    request: pytest.FixtureRequest, deck_name: str, rectified: bool
+) -> None:
+    """A video: two cards dealt face down, a hand sweeps over box1, one card turned, then taken.
+
+    On the shipped design, the generated one and a KDE design no threshold was set on; read in the
+    plane the calibration rectifies (as a table's camera link reads) and in the frame itself. The
+    hand is found in either plane and the readings land in their zones (image pixels)."""
+    deck: DeckProfile = request.getfixturevalue(deck_name)
     view = TableView(width_px=1280, height_px=720, table_w_mm=700, table_h_mm=394, keystone=0.05)
-    renderer = TableRenderer(deck=kennard, view=view)
+    renderer = TableRenderer(deck=deck, view=view)
     zones_cfg = [
         ZoneConfig(name="box1", polygon_mm=[(60, 120), (260, 120), (260, 300), (60, 300)]),
         ZoneConfig(name="box2", polygon_mm=[(420, 120), (620, 120), (620, 300), (420, 300)]),
     ]
-    zones = ZoneMap.build(zones_cfg, Calibration(homography=view.homography(), rms_px=0.0))
+    calibration = Calibration(homography=view.homography(), rms_px=0.0)
+    zones = ZoneMap.build(zones_cfg, calibration)
     tracker = Tracker(zones=zones)
-    recognizer = Recognizer(deck=kennard)
+    recognizer = Recognizer(deck=deck, calibration=calibration if rectified else None)
     c1_down = SimCard(code="Jh", x_mm=160, y_mm=210, angle_deg=8, face_up=False)
     c1_up = SimCard(code="Jh", x_mm=160, y_mm=210, angle_deg=8, face_up=True)
     c2 = SimCard(code="4s", x_mm=520, y_mm=210, angle_deg=-12, face_up=False)
