@@ -20,7 +20,7 @@ import numpy.typing as npt
 from threadpoolctl import threadpool_limits
 
 from drivers.camera.sim import Scene, SimCard, SimHand, TableRenderer, TableView
-from vision.calibration import Calibration, ZoneMap
+from vision.calibration import ZoneMap
 from vision.config import ZoneConfig
 from vision.deck import CODES, DeckProfile, default_deck, register_deck
 from vision.recognize import Recognizer, RecognizerSettings
@@ -33,6 +33,7 @@ from vision.scenes import (
     render_table,
     smallest_card_px,
     truth_centres,
+    view_calibration,
 )
 from vision.synth import Tally, score_reading, write_second_design
 from vision.tools.kde_decks import kde_deck
@@ -58,8 +59,8 @@ Breakdown = dict[str, Counter[str]]
 
 
 def recognizer_for(deck: DeckProfile, view: TableView) -> Recognizer:
-    """The recognizer as a calibrated table runs it: the layout's homography is known."""
-    calibration = Calibration(homography=view.homography(), rms_px=0.0)
+    """The recognizer as a calibrated table runs it: the layout's homography and lens are known."""
+    calibration = view_calibration(view)
     return Recognizer(deck=deck, settings=RecognizerSettings(), calibration=calibration)
 
 
@@ -162,7 +163,7 @@ def tracking(deck: DeckProfile, *, sequences: int, seed: int) -> dict[str, int]:
         recognizer = recognizer_for(deck, view)
         renderer = TableRenderer(deck=deck, view=view, seed=seed + s)
         frames, zones_cfg = _deal_script(rng, view)
-        zones = ZoneMap.build(zones_cfg, Calibration(homography=view.homography(), rms_px=0.0))
+        zones = ZoneMap.build(zones_cfg, view_calibration(view))
         tracker = Tracker(zones=zones)
         truth = {c.code for f in frames for c in f.cards if c.face_up}
         out["face_up"] += len(truth)

@@ -19,10 +19,9 @@ from pathlib import Path
 import numpy as np
 from bench_vision import load_design
 
-from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.recognize import Recognizer, RecognizerSettings
-from vision.scenes import random_table, render_table, truth_centres
+from vision.scenes import random_table, render_table, truth_centres, view_calibration
 from vision.synth import Tally, score_reading
 
 PATHS = ("calibrated", "before")
@@ -40,7 +39,7 @@ def compare(
     for i in range(scenes):
         table = random_table(np.random.default_rng(seed + i))
         renderer, frame = render_table(deck, table, seed=seed + i)
-        calibration = Calibration(homography=table.view.homography(), rms_px=0.0)
+        calibration = view_calibration(table.view)
         middle = calibration.card_height_px((table.view.table_w_mm / 2, table.view.table_h_mm / 2))
         recognizers = {
             "calibrated": Recognizer(deck=deck, calibration=calibration),

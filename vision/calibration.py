@@ -1,4 +1,4 @@
-"""Table calibration: the homography from table millimetres to image pixels, and the bumped-camera check."""
+"""Table calibration: table millimetres to image pixels (homography and lens), and the bumped-camera check."""
 
 from __future__ import annotations
 
@@ -20,9 +20,60 @@ CARD_H_MM: Final = 88.0
 Matrix = npt.NDArray[np.float64]
 
 
+@dataclass(frozen=True, slots=True)
+class Lens:
+    """A lens' radial distortion about the frame's centre: a seen (distorted) point d is the ideal
+    (pinhole) point c + (d - c)(1 + k1 r^2), r the distance from the centre in half diagonals.
+
+    With ``k1`` < 0 a point is seen farther from the centre than a pinhole camera would show it,
+    so a card near the frame's edge is drawn several per cent larger than a homography says,
+    enough to put its index corner off its index. One coefficient describes the lenses of table
+    cameras well; the simulated camera's lens (``drivers.camera.effects.Lens``) is the same model.
+    """
+
+    k1: float
+    width: int
+    height: int
+
+    @property
+    def centre(self) -> Matrix:
+        """The frame's centre (pixels), about which the lens bends."""
+        return np.array([(self.width - 1) / 2.0, (self.height - 1) / 2.0])
+
+    @property
+    def norm(self) -> float:
+        """The half diagonal (pixels): the unit of the radius ``k1`` multiplies."""
+        return float(np.hypot(self.width / 2.0, self.height / 2.0))
+
+    def undistort(self, pts_px: npt.ArrayLike) -> Matrix:
+        """Seen image points (..., 2) where the pinhole camera would have seen them."""
+        pts = np.asarray(pts_px, dtype=np.float64)
+        if self.k1 == 0.0:
+            return pts
+        rel = (pts - self.centre) / self.norm
+        r2 = (rel**2).sum(axis=-1, keepdims=True)
+        return np.asarray(self.centre + rel * (1.0 + self.k1 * r2) * self.norm, dtype=np.float64)
+
+    def distort(self, pts_px: npt.ArrayLike) -> Matrix:
+        """Pinhole image points (..., 2) where this lens shows them (the inverse of
+        :meth:`undistort`, by fixed-point steps: a few for the barrels of real lenses).
+        """
+        ideal = np.asarray(pts_px, dtype=np.float64)
+        if self.k1 == 0.0:
+            return ideal
+        seen = ideal.copy()
+        for _ in range(20):
+            step = ideal - self.undistort(seen)
+            seen += step
+            if float(np.abs(step).max(initial=0.0)) < 1e-4:
+                break
+        return seen
+
+
 @dataclass(frozen=True)
 class Calibration:
-    """A table-to-image homography and how well it fits the points it was made from.
+    """Table millimetres to image pixels: a homography, then the lens (None: a pinhole camera), and
+    how well they fit the points they were made from.
 
     ``markers_px`` keeps where each marker's centre was seen, so a later frame can tell whether
     the camera has moved.
@@ -31,17 +82,21 @@ class Calibration:
     homography: Matrix = field(repr=False)
     rms_px: float
     markers_px: dict[int, tuple[float, float]] = field(default_factory=dict)
+    lens: Lens | None = None
 
     def to_px(self, pts_mm: npt.ArrayLike) -> Matrix:
         """Table millimetres (N, 2) to image pixels."""
         pts = np.asarray(pts_mm, dtype=np.float64).reshape(-1, 1, 2)
-        return np.asarray(cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2), dtype=np.float64)
+        ideal = np.asarray(cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2), dtype=np.float64)
+        return ideal if self.lens is None else self.lens.distort(ideal)
 
     def to_mm(self, pts_px: npt.ArrayLike) -> Matrix:
         """Image pixels (N, 2) to table millimetres."""
-        pts = np.asarray(pts_px, dtype=np.float64).reshape(-1, 1, 2)
+        pts = np.asarray(pts_px, dtype=np.float64).reshape(-1, 2)
+        if self.lens is not None:
+            pts = self.lens.undistort(pts)
         inv = np.linalg.inv(self.homography)
-        return np.asarray(cv2.perspectiveTransform(pts, inv).reshape(-1, 2), dtype=np.float64)
+        return np.asarray(cv2.perspectiveTransform(pts.reshape(-1, 1, 2), inv).reshape(-1, 2), dtype=np.float64)
 
     def card_height_px(self, at_mm: tuple[float, float]) -> float:
         """How tall a card lying at ``at_mm`` appears, in pixels."""
@@ -80,16 +135,17 @@ def _fit(mm: Matrix, px: Matrix) -> tuple[Matrix, float]:
     return h, rms
 
 
-def calibrate_points(points: Sequence[PointConfig]) -> Calibration:
-    """Homography from hand-measured points (four or more, not all on one line).
+def calibrate_points(points: Sequence[PointConfig], *, lens: Lens | None = None) -> Calibration:
+    """Homography from hand-measured points (four or more, not all on one line), seen through
+    ``lens`` when the camera's is known (a handful of points cannot measure it).
 
     Raises:
         CalibrationError: too few or degenerate points.
     """
     mm = np.array([[p.x_mm, p.y_mm] for p in points], dtype=np.float64).reshape(-1, 2)
     px = np.array([[p.u_px, p.v_px] for p in points], dtype=np.float64).reshape(-1, 2)
-    h, rms = _fit(mm, px)
-    return Calibration(homography=h, rms_px=rms)
+    h, rms = _fit(mm, px if lens is None else lens.undistort(px))
+    return Calibration(homography=h, rms_px=rms, lens=lens)
 
 
 def detect_markers(image: npt.NDArray[Any]) -> dict[int, Matrix]:
@@ -117,8 +173,12 @@ def _marker_corners_mm(m: MarkerConfig) -> Matrix:
     )
 
 
-def calibrate_markers(image: npt.NDArray[Any], markers: Sequence[MarkerConfig]) -> Calibration:
-    """Homography from the layout's ArUco markers as seen in ``image`` (at least one, better four).
+def calibrate_markers(
+    image: npt.NDArray[Any], markers: Sequence[MarkerConfig], *, lens_k1: float | None = None
+) -> Calibration:
+    """Homography from the layout's ArUco markers as seen in ``image`` (at least one, better four),
+    through a lens of distortion ``lens_k1`` (None: measured from the markers when enough of them
+    spread over the frame, see :func:`measure_lens`; else a pinhole camera).
 
     Raises:
         CalibrationError: no configured marker is visible.
@@ -133,8 +193,58 @@ def calibrate_markers(image: npt.NDArray[Any], markers: Sequence[MarkerConfig]) 
     if not mm_pts:
         wanted = ", ".join(str(m.id) for m in markers) or "none configured"
         raise CalibrationError(f"no calibration marker found in the frame (looking for ids {wanted})")
-    h, rms = _fit(np.concatenate(mm_pts), np.concatenate(px_pts))
-    return Calibration(homography=h, rms_px=rms, markers_px=centres)
+    mm, px = np.concatenate(mm_pts), np.concatenate(px_pts)
+    height, width = image.shape[:2]
+    lens = measure_lens(mm, px, width=width, height=height) if lens_k1 is None else Lens(lens_k1, width, height)
+    h, rms = _fit(mm, px if lens is None else lens.undistort(px))
+    return Calibration(homography=h, rms_px=rms, markers_px=centres, lens=lens)
+
+
+# Measuring a lens: markers enough to tell a barrel from a homography's own freedom (their corners
+# far from the frame's centre, where the barrel shows), the range of k1 searched, and how much
+# better than a pinhole the fit must be to be believed.
+_LENS_LEAST_POINTS: Final = 16
+_LENS_LEAST_REACH: Final = 0.55  # of the half diagonal: the farthest point from the centre
+_LENS_K1_RANGE: Final = (-0.3, 0.15)
+_LENS_LEAST_GAIN: Final = 0.7  # the lens' RMS at most this share of the pinhole's
+
+
+def measure_lens(mm: Matrix, px: Matrix, *, width: int, height: int) -> Lens | None:
+    """The lens a set of marker corners (table mm, seen px) shows: the ``k1`` whose undistorted
+    points a homography fits best, found by golden-section search; None when the points are too
+    few or too central to tell, or a pinhole fits about as well.
+    """
+    if len(mm) < _LENS_LEAST_POINTS:
+        return None
+    probe = Lens(0.0, width, height)
+    reach = float(np.hypot(*((px - probe.centre) / probe.norm).T).max())
+    if reach < _LENS_LEAST_REACH:
+        return None
+
+    def rms(k1: float) -> float:
+        try:
+            return _fit(mm, Lens(k1, width, height).undistort(px))[1]
+        except CalibrationError:
+            return float("inf")
+
+    lo, hi = _LENS_K1_RANGE
+    ratio = (np.sqrt(5.0) - 1.0) / 2.0
+    a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+    fa, fb = rms(a), rms(b)
+    while hi - lo > 1e-4:
+        if fa < fb:
+            hi, b, fb = b, a, fa
+            a = hi - ratio * (hi - lo)
+            fa = rms(a)
+        else:
+            lo, a, fa = a, b, fb
+            b = lo + ratio * (hi - lo)
+            fb = rms(b)
+    k1 = (lo + hi) / 2.0
+    pinhole = rms(0.0)
+    if rms(k1) > _LENS_LEAST_GAIN * pinhole or abs(k1) < 0.003:
+        return None
+    return Lens(round(k1, 5), width, height)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,7 +58,7 @@ def _register_deck(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from vision.calibration import Calibration, ZoneMap, calibrate_markers, calibrate_points
+    from vision.calibration import Calibration, Lens, ZoneMap, calibrate_markers, calibrate_points
     from vision.config import load_table_vision
     from vision.deck import default_deck, load_deck, read_image
     from vision.errors import ConfigError
@@ -76,10 +76,12 @@ def _read(args: argparse.Namespace) -> int:
     deck = load_deck(deck_path) if deck_path is not None else default_deck()
     image = read_image(args.image)
     if args.config is not None:
+        k1 = config.vision.lens_k1
         if config.vision.markers:
-            calibration = calibrate_markers(image, config.vision.markers)
+            calibration = calibrate_markers(image, config.vision.markers, lens_k1=k1)
         elif config.vision.points:
-            calibration = calibrate_points(config.vision.points)
+            lens = None if k1 is None else Lens(k1, image.shape[1], image.shape[0])
+            calibration = calibrate_points(config.vision.points, lens=lens)
         else:
             raise ConfigError(f"{args.config}: [vision] needs markers or points to place the zones")
         zones = ZoneMap.build(config.zones, calibration)

@@ -27,13 +27,14 @@ from drivers.camera import open_frame_source
 from drivers.camera.base import FrameSource
 from drivers.camera.errors import CameraError
 from drivers.camera.sim import SimulatedCamera
-from vision.calibration import Calibration, ZoneMap, calibrate_markers, calibrate_points
+from vision.calibration import Calibration, Lens, ZoneMap, calibrate_markers, calibrate_points
 from vision.camera_only import CameraDealer, CameraOnlySettings
 from vision.checks import Checker, CheckSettings, Expectations, Finding, ZoneExpectation, ZonePlace, zone_places
 from vision.config import TableVision, ZoneConfig
 from vision.deck import DeckProfile, default_deck, load_deck
 from vision.errors import ConfigError
 from vision.recognize import Recognizer, RecognizerSettings
+from vision.scenes import view_calibration
 from vision.tracking import Tracker, TrackerSettings, TrackerUpdate
 
 log = logging.getLogger(__name__)
@@ -163,14 +164,20 @@ def _expectations(table: TableService, places: Mapping[str, ZonePlace]) -> Expec
 def _calibrate(source: FrameSource, vision: TableVision) -> Calibration:
     s = vision.vision
     if s.points:
-        return calibrate_points(s.points)
+        if s.lens_k1 is None:
+            return calibrate_points(s.points)
+        frame = source.read()  # the lens bends about the frame's centre: its size is needed
+        if frame is None:
+            raise CameraError(f"{source.name}: no frame to measure the picture's size on")
+        height, width = frame.image.shape[:2]
+        return calibrate_points(s.points, lens=Lens(s.lens_k1, width, height))
     if s.markers:
         frame = source.read()
         if frame is None:
             raise CameraError(f"{source.name}: no frame to find the calibration markers in")
-        return calibrate_markers(frame.image, s.markers)
+        return calibrate_markers(frame.image, s.markers, lens_k1=s.lens_k1)
     if isinstance(source, SimulatedCamera):
-        return Calibration(homography=source.renderer.homography, rms_px=0.0)
+        return view_calibration(source.renderer.view)
     raise ConfigError("vision: give calibration markers or points (vision.markers or vision.points)")
 
 

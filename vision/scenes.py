@@ -22,6 +22,7 @@ from drivers.camera.sim import (
     TableRenderer,
     TableView,
 )
+from vision.calibration import Calibration, Lens
 from vision.deck import CODES, DeckProfile
 
 # Cloths a table may have (BGR): casino green, blue, burgundy, purple, grey-green.
@@ -30,6 +31,14 @@ CHIP_COLOURS: Final = ((40, 40, 190), (20, 20, 20), (190, 90, 30), (40, 150, 40)
 MIN_CARD_PX: Final = 152.0  # the targets are for cards at least 150 px tall
 # Roles a generated card plays (the benchmark breaks its figures down by them).
 ROLES: Final = ("single", "fan bottom", "fan middle", "fan top", "stacked back", "single back")
+
+
+def view_calibration(view: TableView) -> Calibration:
+    """The calibration of a generated table as a calibrated camera knows it: the layout's exact
+    homography, and its lens (a table's markers measure both, see ``calibrate_markers``).
+    """
+    lens = Lens(view.distortion_k1, view.width_px, view.height_px) if view.distortion_k1 else None
+    return Calibration(homography=view.homography(), rms_px=0.0, lens=lens)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from drivers.camera.sim import Marker, Scene, SimHand, TableRenderer, TableView
-from vision.calibration import ZoneMap, calibrate_markers, calibrate_points, check_camera
+from drivers.camera.sim import Marker, Scene, SimHand, TableRenderer, TableView, to_px
+from vision.calibration import Lens, ZoneMap, calibrate_markers, calibrate_points, check_camera
 from vision.config import MarkerConfig, PointConfig, ZoneConfig, load_table_vision
 from vision.deck import DeckProfile
 from vision.errors import CalibrationError, ConfigError
@@ -164,3 +164,68 @@ def test_bad_config_names_the_key(tmp_path: Path, change: tuple[str, str], messa
 def test_missing_config_file(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read"):
         load_table_vision(tmp_path / "nope.toml")
+
+
+# ------------------------------------------------------------------ the lens
+
+
+def test_a_lens_undistorts_what_it_distorts() -> None:
+    lens = Lens(-0.06, 1920, 1080)
+    pts = np.array([[0.0, 0.0], [1919.0, 1079.0], [960.0, 540.0], [100.0, 900.0]])
+    assert np.allclose(lens.undistort(lens.distort(pts)), pts, atol=1e-3)
+    # k1 < 0: the frame shows points farther from its centre than a pinhole would; the centre
+    # stays put.
+    seen = lens.distort(pts)
+    assert np.linalg.norm(seen[0] - lens.centre) > np.linalg.norm(pts[0] - lens.centre) + 20
+    assert np.allclose(seen[2], pts[2], atol=0.6)
+
+
+WIDE = [
+    *MARKERS,
+    MarkerConfig(id=4, x_mm=500, y_mm=40),
+    MarkerConfig(id=5, x_mm=960, y_mm=280),
+    MarkerConfig(id=6, x_mm=500, y_mm=520),
+    MarkerConfig(id=7, x_mm=40, y_mm=280),
+]
+
+
+def _wide_frame(kennard: DeckProfile, k1: float) -> tuple[TableRenderer, np.ndarray]:
+    view = TableView(tilt_deg=20.0, distortion_k1=k1)
+    markers = [Marker(id=m.id, x_mm=m.x_mm, y_mm=m.y_mm, size_mm=m.size_mm) for m in WIDE]
+    renderer = TableRenderer(deck=kennard, view=view, markers=markers)
+    return renderer, renderer.render(Scene())
+
+
+def test_markers_measure_a_wide_lens_and_then_fit_the_layout(kennard: DeckProfile) -> None:
+    renderer, frame = _wide_frame(kennard, -0.06)
+    cal = calibrate_markers(frame, WIDE)
+    assert cal.lens is not None and cal.lens.k1 == pytest.approx(-0.06, abs=0.012)
+    pinhole = calibrate_markers(frame, WIDE, lens_k1=0.0)
+    assert pinhole.lens is not None and pinhole.lens.k1 == 0.0
+    # Card corners all over the layout: where the simulator put them, within a pixel and a half
+    # through the measured lens; several pixels off through a homography alone.
+    mm = np.array([[x, y] for x in (80.0, 300.0, 500.0, 700.0, 920.0) for y in (60.0, 280.0, 500.0)])
+    truth = renderer.lens.distort(to_px(renderer.homography, mm))
+    assert np.abs(cal.to_px(mm) - truth).max() < 1.5
+    assert np.abs(pinhole.to_px(mm) - truth).max() > 4.0
+    assert cal.to_mm(cal.to_px(mm)) == pytest.approx(mm, abs=1e-3)
+
+
+def test_a_pinhole_camera_is_not_given_a_lens(kennard: DeckProfile) -> None:
+    _renderer, frame = _wide_frame(kennard, 0.0)
+    assert calibrate_markers(frame, WIDE).lens is None
+    # Four markers near the frame's middle cannot tell a barrel from the homography's own freedom.
+    near = [
+        MarkerConfig(id=i, x_mm=x, y_mm=y) for i, (x, y) in enumerate([(400, 200), (600, 200), (600, 360), (400, 360)])
+    ]
+    view = TableView(distortion_k1=-0.06)
+    markers = [Marker(id=m.id, x_mm=m.x_mm, y_mm=m.y_mm, size_mm=m.size_mm) for m in near]
+    frame = TableRenderer(deck=kennard, view=view, markers=markers).render(Scene())
+    assert calibrate_markers(frame, near).lens is None
+
+
+def test_a_configured_lens_is_taken_as_given() -> None:
+    points = [PointConfig(x_mm=x, y_mm=y, u_px=x, v_px=y) for x, y in [(0, 0), (1000, 0), (1000, 500), (0, 500)]]
+    cal = calibrate_points(points, lens=Lens(-0.04, 1920, 1080))
+    assert cal.lens == Lens(-0.04, 1920, 1080)
+    assert cal.to_mm(cal.to_px([[250.0, 125.0]])) == pytest.approx(np.array([[250.0, 125.0]]), abs=1e-3)

@@ -9,6 +9,7 @@ from drivers.camera.sim import CARD_W_MM, Scene, SimCard, TableRenderer, TableVi
 from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.pipeline.plane import CARD_H_MM, PLANE_CARD_PX, make_plane
+from vision.scenes import view_calibration
 
 # A camera 30 degrees off vertical: far cards are visibly smaller and flatter than near ones.
 TILTED = TableView(tilt_deg=30.0, roll_deg=3.0)
@@ -72,3 +73,29 @@ def test_without_a_calibration_the_plane_is_the_frame_at_half_size(kennard: Deck
     assert not plane.rectified and plane.image.shape[:2] == (540, 960)
     assert plane.card_height == pytest.approx(80.0)
     assert np.allclose(plane.to_frame(np.array([[100.0, 50.0]])), [[200.0, 100.0]])
+
+
+def test_through_the_lens_a_card_at_the_frame_edge_is_card_sized_too(kennard: DeckProfile) -> None:
+    view = TableView(tilt_deg=25.0, distortion_k1=-0.06)
+    edge = SimCard(code="2d", x_mm=70, y_mm=480, angle_deg=10)  # near a corner of the frame
+    renderer = TableRenderer(deck=kennard, view=view)
+    frame = renderer.render(Scene(cards=(edge,)), seed=0)
+    with_lens = make_plane(frame, calibration=view_calibration(view), card_height_px=None)
+    without = make_plane(frame, calibration=Calibration(homography=view.homography(), rms_px=0.0), card_height_px=None)
+    assert with_lens.lens is not None and without.lens is None
+    for plane, close in ((with_lens, True), (without, False)):
+        assert plane.card_height is not None
+        quad = plane.to_plane(renderer.card_quad_px(edge))
+        long_side = max(_sides(quad))
+        assert (abs(long_side / plane.card_height - 1.0) < 0.015) is close
+        assert np.allclose(plane.to_frame(quad), renderer.card_quad_px(edge), atol=1e-3)
+    # The picture itself is rectified through the lens: the card's edges are where its corners
+    # say, paper just inside the middle of each side and felt just outside.
+    quad = with_lens.to_plane(renderer.card_quad_px(edge))
+    centre = quad.mean(axis=0)
+    gray = with_lens.image.min(axis=2)
+    for k in range(4):
+        mid = (quad[k] + quad[(k + 1) % 4]) / 2.0
+        inward = (centre - mid) / np.linalg.norm(centre - mid)
+        inside, outside = (np.round(mid + inward * d).astype(int) for d in (2.5, -2.5))
+        assert gray[inside[1], inside[0]] > 150 > gray[outside[1], outside[0]]
