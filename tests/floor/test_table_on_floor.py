@@ -34,7 +34,9 @@ enabled = true
 requires_bonus = true
 reset = 10000
 contribution = 1
-hit_hands = { "two-pair" = 1, "three-of-a-kind" = 2, "four-of-a-kind" = 10, "royal-flush" = 100 }
+# A pair hits too: about every other bonus hand, so hits (and their replays after a kill) are
+# certain in a run, not a 2 % chance of none among the ~60 bonus hands a run deals.
+hit_hands = { "pair" = 1, "two-pair" = 1, "three-of-a-kind" = 2, "four-of-a-kind" = 10, "royal-flush" = 100 }
 """
 
 
