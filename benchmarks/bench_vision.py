@@ -22,8 +22,9 @@ from threadpoolctl import threadpool_limits
 from drivers.camera.sim import Scene, SimCard, SimHand, TableRenderer, TableView
 from vision.calibration import Calibration, ZoneMap
 from vision.config import ZoneConfig
+from vision.debug import draw_debug
 from vision.deck import CODES, DeckProfile, default_deck, register_deck
-from vision.recognize import Recognizer, RecognizerSettings
+from vision.recognize import FrameReading, Recognizer, RecognizerSettings, Trace
 from vision.scenes import (
     ROLES,
     random_lighting,
@@ -70,10 +71,13 @@ def recognizer_for(deck: DeckProfile, view: TableView) -> Recognizer:
     return Recognizer(deck=deck, settings=RecognizerSettings(), calibration=calibration)
 
 
-def accuracy(deck: DeckProfile, *, scenes: int, seed: int) -> tuple[Tally, float, Breakdown]:
+def accuracy(
+    deck: DeckProfile, *, scenes: int, seed: int, dump: Path | None = None, name: str = ""
+) -> tuple[Tally, float, Breakdown]:
     """Random realistic tables (20 cards: singles at any angle, fans, stacked backs, chips) under
     a random camera, light and optics; returns the tally, the smallest card and every outcome
-    broken down by the card's role and the frame's conditions.
+    broken down by the card's role and the frame's conditions. With ``dump``, each table's frame,
+    its debug picture and every card's outcome are written there.
     """
     total = Tally()
     breakdown: Breakdown = defaultdict(Counter)
@@ -82,17 +86,52 @@ def accuracy(deck: DeckProfile, *, scenes: int, seed: int) -> tuple[Tally, float
         rng = np.random.default_rng(seed + i)
         table = random_table(rng)
         renderer, frame = render_table(deck, table, seed=seed + i)
-        reading = recognizer_for(deck, table.view).read(frame)
+        trace = Trace() if dump is not None else None
+        reading = recognizer_for(deck, table.view).read(frame, trace=trace)
         smallest = min(smallest, smallest_card_px(renderer, table.scene))
         outcomes: list[str] = []
         truth = truth_centres(renderer, table.scene)
         total.add(score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes))
+        if dump is not None and trace is not None:
+            _dump(
+                dump / f"{name}-{seed + i}",
+                frame=frame,
+                reading=reading,
+                trace=trace,
+                truth=truth,
+                roles=table.roles,
+                outcomes=outcomes,
+                conditions=table.conditions,
+            )
         for role, outcome in zip(table.roles, outcomes, strict=True):
             breakdown[role][outcome] += 1
             for condition in table.conditions:
                 if role in ("single", "fan bottom", "fan middle", "fan top"):
                     breakdown[condition][outcome] += 1
     return total, smallest, breakdown
+
+
+def _dump(
+    stem: Path,
+    *,
+    frame: npt.NDArray[np.uint8],
+    reading: FrameReading,
+    trace: Trace,
+    truth: list[tuple[SimCard, tuple[float, float]]],
+    roles: tuple[str, ...],
+    outcomes: list[str],
+    conditions: tuple[str, ...],
+) -> None:
+    """One table's frame (JPEG), its debug picture (PNG) and a line per card: code, face up or
+    down, role, outcome, the frame position of its centre."""
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(f"{stem}.jpg", frame)
+    cv2.imwrite(f"{stem}-debug.png", draw_debug(frame, reading, trace))
+    lines = [f"# {', '.join(conditions)}"]
+    for (card, (x, y)), role, outcome in zip(truth, roles, outcomes, strict=True):
+        side = "up" if card.face_up else "down"
+        lines.append(f"{card.code} {side:4s} {role:12s} {outcome:8s} {x:7.1f} {y:7.1f}")
+    Path(f"{stem}.txt").write_text("\n".join(lines) + "\n")
 
 
 def _print_breakdown(breakdown: Breakdown) -> None:
@@ -237,6 +276,7 @@ def main() -> int:
     parser.add_argument("--designs", default=",".join(DESIGNS), help="comma-separated designs to measure")
     parser.add_argument("--tuned", default=",".join(TUNED), help="the designs to label as tuned on")
     parser.add_argument("--no-lens", action="store_true", help="calibrate without the lens (a homography alone)")
+    parser.add_argument("--dump", type=Path, help="write each table's frame, debug picture and card outcomes here")
     args = parser.parse_args()
     LENS["on"] = not args.no_lens
     # One core, one OpenCV thread, one BLAS thread: the 30 fps target is per table on one core.
@@ -260,7 +300,9 @@ def main() -> int:
             label = "tuned" if name in tuned else "untuned"
             row: dict[str, str] = {"design": name, "set": label}
             if args.scenes > 0:
-                tally, smallest, breakdown = accuracy(deck, scenes=args.scenes, seed=args.seed)
+                tally, smallest, breakdown = accuracy(
+                    deck, scenes=args.scenes, seed=args.seed, dump=args.dump, name=name
+                )
                 read_ok = tally.correct / tally.face_up if tally.face_up else 0.0
                 mis = tally.misread / tally.face_up if tally.face_up else 0.0
                 backs = tally.backs_found / tally.face_down if tally.face_down else 0.0

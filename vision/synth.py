@@ -232,19 +232,30 @@ def score_reading(
     tol_px: float,
     outcomes: list[str] | None = None,
 ) -> Tally:
-    """Match detections to true cards by centre (nearest first, within ``tol_px``) and count.
+    """Match detections to true cards by centre (nearest pairs first, within ``tol_px``) and count.
 
     ``outcomes``, when given, gets one word per true card in order: ``correct``, ``unknown``,
     ``misread`` or ``missed`` for a face-up card, ``counted``, ``missed`` or ``other`` for a back.
     """
     tally = Tally()
+    # Nearest pairs first over all cards, not card by card: the cards of a fan turned about a
+    # corner lie within the tolerance of one another, and a card taken first in list order would
+    # take its neighbour's read away from it.
+    pairs = sorted(
+        (math.hypot(rx - tx, ry - ty), t, i)
+        for t, (_card, (tx, ty)) in enumerate(truth_px)
+        for i, (_code, (rx, ry)) in enumerate(reads)
+    )
+    match: dict[int, int] = {}
     used: set[int] = set()
-    for card, (tx, ty) in truth_px:
-        best, best_d = -1, float(tol_px)
-        for i, (_code, (rx, ry)) in enumerate(reads):
-            d = math.hypot(rx - tx, ry - ty)
-            if i not in used and d < best_d:
-                best, best_d = i, d
+    for d, t, i in pairs:
+        if d >= tol_px:
+            break
+        if t not in match and i not in used:
+            match[t] = i
+            used.add(i)
+    for t, (card, _centre) in enumerate(truth_px):
+        best = match.get(t, -1)
         if card.face_up:
             tally.face_up += 1
         else:
@@ -254,7 +265,6 @@ def score_reading(
             if outcomes is not None:
                 outcomes.append("missed")
             continue
-        used.add(best)
         code = reads[best][0]
         if not card.face_up:
             tally.backs_found += code == "back"

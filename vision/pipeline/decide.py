@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.deck import CODES, DeckProfile, IndexMatch, face_thumb, lead_over, match_scores
+from vision.deck import CODES, THUMB_H, THUMB_W, DeckProfile, IndexMatch, face_thumb, lead_over, match_scores
 from vision.index import CARD_PX_H, CARD_PX_W
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.settings import RecognizerSettings
@@ -54,6 +54,8 @@ class CardDecider:
         self._faces = np.stack(
             [face_vector(cv2.resize(face, self._face_size, interpolation=cv2.INTER_AREA)) for face in deck.faces]
         )
+        self._ramps = _ramps(THUMB_W, THUMB_H)
+        self._thumbs = _unramped(deck.thumbs, self._ramps)
 
     def read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
         """Read a card lying alone: one index corner when it is sure, else both (reads are most of
@@ -240,14 +242,35 @@ class CardDecider:
         """
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), _THUMB_DST)
         card = cv2.warpPerspective(image, m, (CARD_PX_W // 4, CARD_PX_H // 4), flags=cv2.INTER_LINEAR)
-        thumb = face_thumb(card)
+        # Light falling off across the card (a lamp to one side, a glare band's edge, a shadow) is
+        # a brightness ramp over the whole face that no registered face has: it is left out of the
+        # comparison, on both sides.
+        thumb = _unramped(face_thumb(card)[None, :], self._ramps)[0]
         turned = np.ascontiguousarray(thumb[::-1])  # the same card half a turn round (a copy: BLAS)
-        scores = np.maximum(self.deck.thumbs @ thumb, self.deck.thumbs @ turned)
+        scores = np.maximum(self._thumbs @ thumb, self._thumbs @ turned)
         claimed = float(scores[CODES.index(code)])
         best = float(scores.max())
         if alone:
             return claimed >= 0.5 and claimed >= best - 0.03
         return not (best >= 0.45 and best > claimed + 0.2)
+
+
+def _ramps(width: int, height: int) -> npt.NDArray[np.float32]:
+    """Two orthonormal brightness ramps (left to right, top to bottom) over a row-major thumbnail,
+    each of zero mean."""
+    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
+    xs, ys = xs.reshape(-1) - xs.mean(), ys.reshape(-1) - ys.mean()
+    xs /= np.linalg.norm(xs)
+    ys -= (ys @ xs) * xs
+    ys /= np.linalg.norm(ys)
+    return np.stack([xs, ys]).astype(np.float32)
+
+
+def _unramped(thumbs: npt.NDArray[np.float32], ramps: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    """Unit thumbnails (rows) with their part along ``ramps`` taken out, made unit again."""
+    flat = thumbs - (thumbs @ ramps.T) @ ramps
+    norms = np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
+    return np.ascontiguousarray(flat / norms, dtype=np.float32)
 
 
 def pooled(fits: Sequence[npt.NDArray[np.floating[Any]]]) -> npt.NDArray[np.float64]:

@@ -11,6 +11,10 @@ import numpy.typing as npt
 from vision.pipeline.outline import Corner
 
 UNKNOWN: Final = "unknown"
+# A quad snapped at four corners further than this (card widths) from a parallelogram has one
+# corner that is not the card's; a corner whose sides are within this share of a card's and
+# whose angle's cosine is below it is the card's own (see square_up).
+_SQUARE_TOL: Final = 0.04
 Vec = npt.NDArray[np.float64]
 ByteImage = npt.NDArray[Any]
 
@@ -86,6 +90,7 @@ def propose(corners: list[Corner], *, card_w: float, card_h: float, alone: bool)
     close = np.take_along_axis(gaps, nearest[:, :, None], axis=2)[:, :, 0] < 0.12 * card_w
     snapped = np.where(close[:, :, None], seen[nearest], quads)
     complete_fourth(snapped, close, seen, 0.12 * card_w)
+    square_up(snapped, close, card_w=card_w, card_h=card_h)
     fit_side(snapped, quads, close, card_w=card_w, card_h=card_h)
     centres = snapped.mean(axis=1)
     anchors = close.sum(axis=1).tolist()
@@ -143,6 +148,37 @@ def complete_fourth(quads: Vec, close: npt.NDArray[np.bool_], seen: Vec, tol: fl
     hit = gaps[np.arange(len(r)), nearest] < tol
     quads[r, k] = np.where(hit[:, None], seen[nearest], completed)
     close[r[hit], k[hit]] = True
+
+
+def square_up(quads: Vec, close: npt.NDArray[np.bool_], *, card_w: float, card_h: float) -> None:
+    """Redraw, in place, the one corner of each quad snapped at all four corners that does not
+    make a rectangle with the other three: an outline corner near a card's corner can be a notch
+    (an index or pip of the felt's colour printed close to the edge, a chip against it) rather
+    than the card's corner. The corner opposite it is the one whose two sides have a card's
+    lengths at a right angle; the bad corner is placed opposite it, as by ``complete_fourth``.
+    """
+    four = np.flatnonzero(close.all(axis=1))
+    if len(four) == 0:
+        return
+    q = quads[four]  # (n, 4, 2)
+    # How far each quad is from a parallelogram: one bad corner moves every corner's completion
+    # from the other three by the same amount.
+    gap = np.hypot(*(q[:, 0] + q[:, 2] - q[:, 1] - q[:, 3]).T)
+    off = np.flatnonzero(gap > _SQUARE_TOL * card_w)
+    for r in off.tolist():
+        c = q[r]
+        best, best_err = -1, _SQUARE_TOL
+        for k in range(4):
+            a, b = c[(k + 3) % 4] - c[k], c[(k + 1) % 4] - c[k]
+            la, lb = float(np.hypot(*a)), float(np.hypot(*b))
+            # Sides k..k+1 are short when k is even (corner 0 is an index corner).
+            want_b, want_a = (card_w, card_h) if k % 2 == 0 else (card_h, card_w)
+            err = max(abs(la / want_a - 1.0), abs(lb / want_b - 1.0), abs(float(a @ b)) / (la * lb))
+            if err < best_err:
+                best, best_err = k, err
+        if best >= 0:
+            bad = (best + 2) % 4
+            quads[four[r], bad] = c[(best + 1) % 4] + c[(best + 3) % 4] - c[best]
 
 
 def merge(hyps: list[Hypothesis], flats: list[list[float]], tol: float) -> list[Hypothesis]:

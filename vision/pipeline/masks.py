@@ -12,6 +12,16 @@ import numpy.typing as npt
 ByteImage = npt.NDArray[Any]
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
+_SQUARE_7: Final = np.ones((7, 7), np.uint8)
+# Paper is at most this saturated under white light; under a tinted one, its own brightest
+# pixels' saturation plus the spread, up to the most (a court card's colours are beyond it).
+_PAPER_SAT: Final = 70
+_PAPER_SAT_SPREAD: Final = 25
+_PAPER_SAT_MOST: Final = 105
+# Felt-coloured pixels this much brighter than the felt around them, with this many times its
+# colour strength or between paper, are ink, not cloth (see _lit_like_felt).
+_BRIGHTER: Final = 1.5
+_MORE_COLOUR: Final = 1.2
 
 
 @dataclass(frozen=True)
@@ -47,15 +57,79 @@ class MaskMaker:
             felt_hue = int(np.argmax(hist))
         felt = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(sat, 45, 255))
         felt = cv2.bitwise_and(felt, cv2.inRange(val, 20, 255))
+        paper = cv2.bitwise_and(cv2.inRange(sat, 0, _paper_sat(sat, val, felt)), cv2.inRange(val, 90, 255))
+        felt = cv2.bitwise_and(felt, cv2.bitwise_not(_lit_like_felt(sat, val, felt, paper)))
         fg = cv2.bitwise_not(felt)
         # A 3x3 opening, then a 3x3 closing: erode, dilate, dilate, erode, and two 3x3 dilations
         # are one 5x5 dilation (the same pixels, one pass fewer over the frame).
         fg = cv2.erode(cv2.dilate(cv2.erode(fg, _SQUARE_3), _SQUARE_5), _SQUARE_3)
         if valid is not None:
             fg = cv2.bitwise_and(fg, valid)
-        paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
+
+
+def _paper_sat(sat: ByteImage, val: ByteImage, felt: ByteImage) -> int:
+    """The most saturation white paper has in this frame: 70, or more under a tinted lamp (warm
+    light gives white card a cream colour of saturation 60-70), taken from the brightest tenth of
+    what is not felt (every fourth pixel), which is mostly the cards' paper.
+    """
+    few = np.ascontiguousarray(felt[::4, ::4]) == 0
+    few_val = np.ascontiguousarray(val[::4, ::4])[few]
+    if few_val.size < 50:
+        return _PAPER_SAT
+    top = few_val >= np.partition(few_val, int(0.9 * (few_val.size - 1)))[int(0.9 * (few_val.size - 1))]
+    tint = float(np.median(np.ascontiguousarray(sat[::4, ::4])[few][top]))
+    return int(min(max(_PAPER_SAT, tint + _PAPER_SAT_SPREAD), _PAPER_SAT_MOST))
+
+
+def _lit_like_felt(sat: ByteImage, val: ByteImage, felt: ByteImage, paper: ByteImage) -> ByteImage:
+    """Pixels of the felt's hue far brighter than the felt around them that are ink of the felt's
+    colour printed on paper (red pips and indices on a red cloth), not cloth: those as saturated
+    as the felt, and those between white paper a few pixels apart. Glare on the cloth brightens
+    it too, but it adds white light, which takes the saturation down as much as it takes the
+    brightness up, and it is a broad patch, not a stroke beside paper (a thin stroke blurred into
+    the paper round it is ink and paper mixed: the same colours as glare on the cloth, so only
+    where it lies tells them apart). The felt's brightness is taken locally (over about a card
+    and a half, from every eighth pixel each way), as uneven light makes one side of the table darker.
+    """
+    h, w = val.shape
+    if cv2.countNonZero(felt) == 0:
+        return np.zeros_like(felt)
+    # Every eighth pixel each way (a strided view, far cheaper than an area resize), blurred.
+    few_felt = np.ascontiguousarray(felt[::8, ::8])
+    weight = cv2.blur(few_felt.astype(np.float32), (15, 15))
+    level = cv2.blur(cv2.bitwise_and(np.ascontiguousarray(val[::8, ::8]), few_felt).astype(np.float32), (15, 15))
+    few = np.ascontiguousarray(sat[::8, ::8])[few_felt > 0]
+    felt_sat = float(np.median(few)) if few.size else 128.0
+    # Where almost no felt is near (a crowd of cards), the frame's felt level stands in.
+    # (weight is 0-255 where level is the felt's brightness times its 0-1 share.)
+    overall = 255.0 * float(level.sum() / max(weight.sum(), 1e-6))
+    local = np.where(weight > 12.0, 255.0 * level / np.maximum(weight, 1e-6), overall)
+
+    def full(small: npt.NDArray[np.float64]) -> ByteImage:
+        return cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
+
+    bright = cv2.compare(val, full(local * _BRIGHTER), cv2.CMP_GT)
+    candidates = cv2.bitwise_and(bright, felt)
+    if cv2.countNonZero(candidates) == 0:
+        return candidates
+    # The rest only where there are candidates (on most felts, none or a few specks).
+    x, y, bw, bh = cv2.boundingRect(candidates)
+    x0, y0 = max(x - 4, 0), max(y - 4, 0)
+    x1, y1 = min(x + bw + 4, w), min(y + bh + 4, h)
+    roi = (slice(y0, y1), slice(x0, x1))
+    # Colour strength (saturation times brightness, the spread of the channels): white glare
+    # leaves the cloth's as it was, ink on paper has more of it.
+    strength = cv2.multiply(sat[roi], val[roi], scale=1.0 / 255.0)
+    colourful = cv2.compare(strength, full(local * (_MORE_COLOUR * felt_sat / 255.0))[roi], cv2.CMP_GT)
+    # Between paper, and not beside the cloth itself: a stroke has paper all round it, a card's
+    # blurred rim has the cloth on one side (and closing a noisy paper edge reaches into it).
+    cloth = cv2.dilate(cv2.bitwise_and(felt[roi], cv2.bitwise_not(bright[roi])), _SQUARE_3)
+    between = cv2.bitwise_and(cv2.morphologyEx(paper[roi], cv2.MORPH_CLOSE, _SQUARE_7), cv2.bitwise_not(cloth))
+    out = np.zeros_like(felt)
+    out[roi] = cv2.bitwise_and(candidates[roi], cv2.bitwise_or(colourful, between))
+    return out
 
 
 def hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:
