@@ -12,6 +12,8 @@ import numpy.typing as npt
 ByteImage = npt.NDArray[Any]
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
+# Below this share of the cloth's own (median) saturation a pixel of its hue is a card's edge.
+_PALE: Final = 0.6
 
 
 @dataclass(frozen=True)
@@ -32,9 +34,10 @@ class MaskMaker:
     def __init__(self, *, felt_hue: int | None = None) -> None:
         self.felt_hue = felt_hue
 
-    def make(self, image: ByteImage, valid: ByteImage | None = None) -> Masks:
+    def make(self, image: ByteImage, valid: ByteImage | None = None, *, card_area: float | None = None) -> Masks:
         """Foreground (not felt), white paper and ink masks of a plane image;
-        pixels outside ``valid`` (not seen by the camera) are felt.
+        pixels outside ``valid`` (not seen by the camera) are felt. With a card's ``card_area``
+        known (plane pixels), cards of the cloth's own colour are not felt either.
         """
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
         hue, sat, val = cv2.split(hsv)
@@ -45,8 +48,8 @@ class MaskMaker:
             few_hue, few_sat = np.ascontiguousarray(hue[::4, ::4]), np.ascontiguousarray(sat[::4, ::4])
             hist = cv2.calcHist([few_hue], [0], cv2.inRange(few_sat, 60, 255), [180], [0, 180]).reshape(-1)
             felt_hue = int(np.argmax(hist))
-        felt = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(sat, 45, 255))
-        felt = cv2.bitwise_and(felt, cv2.inRange(val, 20, 255))
+        in_band = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(val, 20, 255))
+        felt = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, 255))
         fg = cv2.bitwise_not(felt)
         # A 3x3 opening, then a 3x3 closing: erode, dilate, dilate, erode, and two 3x3 dilations
         # are one 5x5 dilation (the same pixels, one pass fewer over the frame).
@@ -55,7 +58,44 @@ class MaskMaker:
             fg = cv2.bitwise_and(fg, valid)
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
+        if card_area is not None:
+            fg = _with_enclosed(fg, in_band, sat, valid, 0.3 * card_area)
         return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
+
+
+def _with_enclosed(
+    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, least_area: float
+) -> ByteImage:
+    """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
+
+    Such a card is felt to the hue test but for its border and edges: of the cloth's hue after
+    blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation). Those
+    pale pixels, a line a pixel or two wide, only close the card's outline: what a closed outline
+    encloses is added (with the line beside it) when it is at least ``least_area`` pixels (a
+    card's body, not a red pip of a face on red cloth), never the pale pixels alone (a card's
+    blurred edge on the cloth or glare would move every card's outline).
+    """
+    least = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
+    if least <= 45:
+        return fg  # a pale cloth: its cards' borders are not felt already
+    pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
+    ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
+    contours, hierarchy = cv2.findContours(ring, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    parents = [] if len(contours) == 0 else np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
+    big = [c for c, p in zip(contours, parents, strict=True) if p >= 0 and cv2.contourArea(c) >= least_area]
+    if not big:
+        return fg
+    holes = np.zeros_like(fg)
+    cv2.drawContours(holes, big, -1, 255, cv2.FILLED)
+    out = cv2.bitwise_or(fg, cv2.dilate(holes, _SQUARE_5))
+    return out if valid is None else cv2.bitwise_and(out, valid)
+
+
+def _median(values: ByteImage, where: ByteImage) -> float:
+    """The median of 8-bit ``values`` where ``where`` is set (0 when nowhere)."""
+    hist = cv2.calcHist([np.ascontiguousarray(values)], [0], np.ascontiguousarray(where), [256], [0, 256])
+    cum = np.cumsum(hist.reshape(-1))
+    return 0.0 if cum[-1] == 0 else float(np.searchsorted(cum, cum[-1] / 2.0))
 
 
 def hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:
