@@ -115,12 +115,6 @@ def stack_backs(
     return added
 
 
-def under_backs(hyp: Hypothesis, chosen: list[Hypothesis], *, card_h: float) -> bool:
-    """Whether ``hyp`` overlaps chosen cards and all of them are backs."""
-    over = [o for o in chosen if _overlap(hyp, o, card_h)]
-    return bool(over) and all(o.code == BACK for o in over)
-
-
 def _overlap(hyp: Hypothesis, other: Hypothesis, card_h: float) -> bool:
     """Whether two card rectangles overlap (their centres closer than a card's length, quads meeting)."""
     if float(np.hypot(*(hyp.center - other.center))) >= card_h:

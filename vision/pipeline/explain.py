@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.backs import BACK, BackTester, stack_backs, under_backs
+from vision.pipeline.backs import BACK, BackTester, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
@@ -134,11 +134,9 @@ class Explainer:
                 continue
             near = [o for o in chosen if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w]
             new = share(fg, hyp.corners, exclude=covered) * area(hyp.corners)
-            under = bool(hyp.back) and new < 0.9 * area(hyp.corners) and under_backs(hyp, chosen, card_h=card_h)
-            if near or new < 0.25 * card_area or under:
-                # Close to a chosen card, mostly under chosen ones, or a back partly under chosen
-                # backs: perhaps a back under backs, which the stack's own extent decides once
-                # every card on top is chosen.
+            if near or new < 0.25 * card_area:
+                # Close to a chosen card, or mostly under chosen ones: perhaps a back under backs,
+                # which the stack's own extent decides once every card on top is chosen.
                 stacked.append(hyp)
                 continue
             # A card partly under chosen ones is judged by what of it shows.
