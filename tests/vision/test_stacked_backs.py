@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import math
 
+import cv2
+import numpy as np
+
 from drivers.camera.effects import SimChip
 from drivers.camera.sim import Scene, SimCard, TableRenderer, TableView
+from tests.vision.test_back_signature import with_back
 from vision.calibration import Calibration
-from vision.deck import DeckProfile
+from vision.deck import CODES, DeckProfile
+from vision.index import CARD_PX_H, CARD_PX_W
 from vision.recognize import BACK, FrameReading, Recognizer
 
 RED_FELT = (40, 30, 110)  # the shipped deck's back is red too
@@ -95,3 +100,35 @@ def test_every_card_of_a_stack_is_counted_where_it_lies_and_no_more(kennard: Dec
     # whose corners lie along its neighbours' edges, and strips under 6 % of a card).
     assert count <= len(truth)
     assert len(found) >= 8, sorted(set(truth) - found)
+
+
+def leafy_back() -> np.ndarray:
+    """A back whose picture has the felt's own hue: green leaves on a grey ground in a white border."""
+    rng = np.random.default_rng(5)
+    back = np.full((CARD_PX_H, CARD_PX_W, 3), 246, np.uint8)
+    cv2.rectangle(back, (6, 6), (CARD_PX_W - 7, CARD_PX_H - 7), (150, 150, 140), -1)
+    for _ in range(16):
+        centre = (int(rng.integers(15, CARD_PX_W - 15)), int(rng.integers(15, CARD_PX_H - 15)))
+        axes = (int(rng.integers(6, 14)), int(rng.integers(12, 24)))
+        cv2.ellipse(back, centre, axes, float(rng.uniform(0, 180)), 0, 360, (40, 110, 30), -1)
+    return back
+
+
+def test_a_back_whose_picture_has_the_felts_hue_is_counted_and_no_face_for_one(kennard: DeckProfile) -> None:
+    # Green leaves on green cloth are felt to the hue test: the card is holed where they are, but
+    # its border closes it and the whole of it is the back. The court cards beside it stay faces.
+    deck = with_back(kennard, leafy_back(), "leafy")
+    view = TableView(keystone=0.05, roll_deg=1.5)
+    backs = (
+        SimCard(code="2c", x_mm=150, y_mm=150, angle_deg=0, face_up=False),
+        SimCard(code="3c", x_mm=400, y_mm=160, angle_deg=35, face_up=False),
+        SimCard(code="4c", x_mm=650, y_mm=150, angle_deg=100, face_up=False),
+        SimCard(code="5c", x_mm=850, y_mm=160, angle_deg=170, face_up=False),
+    )
+    courts = [c for c in CODES if c[0] in "JQK"][:6]
+    faces = tuple(
+        SimCard(code=code, x_mm=100 + 160 * k, y_mm=410, angle_deg=(37 * k) % 360) for k, code in enumerate(courts)
+    )
+    reading, truth = _read(deck, Scene(cards=backs + faces), view)
+    found, count = _backs_at(reading, {c.code: truth[c.code] for c in backs})
+    assert found == {"2c", "3c", "4c", "5c"} and count == 4

@@ -31,7 +31,7 @@ class BackTester:
     def is_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks) -> bool:
         """Judged once per hypothesis (remembered on it, with how clearly in ``back_score``)."""
         if hyp.back is None:
-            hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg)
+            hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg if masks.solid is None else masks.solid)
         return hyp.back
 
     def visible_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks, covered: ByteImage) -> bool:
@@ -39,7 +39,7 @@ class BackTester:
         another shows only a strip, and the card on top (its border across the middle) would
         make the whole quad look like neither. Not remembered: ``covered`` grows as cards are chosen.
         """
-        visible = cv2.bitwise_and(masks.fg, cv2.bitwise_not(covered))
+        visible = cv2.bitwise_and(masks.fg if masks.solid is None else masks.solid, cv2.bitwise_not(covered))
         back, score = self._judge(hyp, image, visible, least=0.08)
         if back:
             hyp.back_score = score
@@ -83,6 +83,7 @@ def stack_backs(
     cards has none there) and what shows of it is the back.
     """
     card_area = card_w * card_h
+    solid = masks.fg if masks.solid is None else masks.solid
     pool = []
     for hyp in candidates:
         square = squared(hyp.corners, card_w=card_w, card_h=card_h) if hyp.anchors >= 1 else None
@@ -97,7 +98,7 @@ def stack_backs(
             over = [o for o in chosen if _overlap(hyp, o, card_h)]
             if not over or not _may_lie_under(hyp, over, card_w=card_w):
                 continue  # and never will: chosen cards are only ever added
-            new = share(masks.fg, hyp.corners, exclude=covered) * area(hyp.corners)
+            new = share(solid, hyp.corners, exclude=covered) * area(hyp.corners)
             if new < 0.06 * card_area:
                 continue
             keep.append(hyp)

@@ -48,7 +48,16 @@ class Explainer:
             fills = quad_shares(fg, np.stack([hyp.corners for hyp in hyps]))
             for hyp, fill in zip(hyps, fills, strict=True):
                 hyp.fill = fill
+        holed = [hyp for hyp in hyps if hyp.fill < self.settings.min_fill]
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
+        if holed and masks.solid is not None:
+            # A back whose picture has the felt's hue is holed where it has: it is kept when it
+            # is solid card with its holes filled and it is the back (never read as a face).
+            solid = quad_shares(masks.solid, np.stack([hyp.corners for hyp in holed]))
+            for hyp, fill in zip(holed, solid, strict=True):
+                if fill >= self.settings.min_fill and self.backs.is_back(hyp, plane.image, masks):
+                    hyp.fill = fill
+                    hyps.append(hyp)
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)

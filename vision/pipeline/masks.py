@@ -26,6 +26,9 @@ class Masks:
     paper: ByteImage
     ink: ByteImage
     felt_hue: int
+    # ``fg`` with every hole of its blobs filled: a back's picture where it has the felt's hue
+    # (dondorf's olive leaves on green cloth) is still the card's; None: ``fg`` has no holes kept.
+    solid: ByteImage | None = None
 
 
 class MaskMaker:
@@ -58,9 +61,10 @@ class MaskMaker:
             fg = cv2.bitwise_and(fg, valid)
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, 70), cv2.inRange(val, 90, 255))
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
-        if card_area is not None:
-            fg = _with_enclosed(fg, in_band, sat, valid, 0.3 * card_area)
-        return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
+        if card_area is None:
+            return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
+        fg = _with_enclosed(fg, in_band, sat, valid, 0.3 * card_area)
+        return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg))
 
 
 def _with_enclosed(
@@ -96,6 +100,14 @@ def _median(values: ByteImage, where: ByteImage) -> float:
     hist = cv2.calcHist([np.ascontiguousarray(values)], [0], np.ascontiguousarray(where), [256], [0, 256])
     cum = np.cumsum(hist.reshape(-1))
     return 0.0 if cum[-1] == 0 else float(np.searchsorted(cum, cum[-1] / 2.0))
+
+
+def fill_holes(mask: ByteImage) -> ByteImage:
+    """``mask`` with every hole of its blobs filled."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = mask.copy()
+    cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
+    return filled
 
 
 def hue_range(hue: ByteImage, lo: int, hi: int) -> ByteImage:
