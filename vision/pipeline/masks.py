@@ -14,6 +14,8 @@ _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
 # Below this share of the cloth's own (median) saturation a pixel of its hue is a card's edge.
 _PALE: Final = 0.6
+# A hole in the mask bigger than this many cards is no card's (a stack of three covers under two).
+_MOST: Final = 2.5
 
 
 @dataclass(frozen=True)
@@ -63,34 +65,32 @@ class MaskMaker:
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_area is None:
             return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
-        fg = _with_enclosed(fg, in_band, sat, valid, 0.3 * card_area)
-        return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg))
+        fg = _with_enclosed(fg, in_band, sat, valid, card_area)
+        return Masks(
+            fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
+        )
 
 
 def _with_enclosed(
-    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, least_area: float
+    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, card_area: float
 ) -> ByteImage:
     """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
 
     Such a card is felt to the hue test but for its border and edges: of the cloth's hue after
     blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation). Those
     pale pixels, a line a pixel or two wide, only close the card's outline: what a closed outline
-    encloses is added (with the line beside it) when it is at least ``least_area`` pixels (a
-    card's body, not a red pip of a face on red cloth), never the pale pixels alone (a card's
-    blurred edge on the cloth or glare would move every card's outline).
+    encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area (a
+    card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
+    pale pixels alone (a card's blurred edge on the cloth or glare would move every outline).
     """
     least = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
     if least <= 45:
         return fg  # a pale cloth: its cards' borders are not felt already
     pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
     ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
-    contours, hierarchy = cv2.findContours(ring, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
-    parents = [] if len(contours) == 0 else np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
-    big = [c for c, p in zip(contours, parents, strict=True) if p >= 0 and cv2.contourArea(c) >= least_area]
-    if not big:
+    holes = cv2.bitwise_and(fill_holes(ring, least=0.3 * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
+    if not cv2.countNonZero(holes):
         return fg
-    holes = np.zeros_like(fg)
-    cv2.drawContours(holes, big, -1, 255, cv2.FILLED)
     out = cv2.bitwise_or(fg, cv2.dilate(holes, _SQUARE_5))
     return out if valid is None else cv2.bitwise_and(out, valid)
 
@@ -102,11 +102,16 @@ def _median(values: ByteImage, where: ByteImage) -> float:
     return 0.0 if cum[-1] == 0 else float(np.searchsorted(cum, cum[-1] / 2.0))
 
 
-def fill_holes(mask: ByteImage) -> ByteImage:
-    """``mask`` with every hole of its blobs filled."""
-    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+def fill_holes(mask: ByteImage, *, least: float, most: float) -> ByteImage:
+    """``mask`` with the holes of its blobs from ``least`` to ``most`` pixels filled (a zone's
+    printed outline encloses far more than a stack of cards: it stays felt).
+    """
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    parents = [] if len(contours) == 0 else np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
+    holes = [c for c, p in zip(contours, parents, strict=True) if p >= 0 and least <= cv2.contourArea(c) <= most]
     filled = mask.copy()
-    cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
+    if holes:
+        cv2.drawContours(filled, holes, -1, 255, cv2.FILLED)
     return filled
 
 
