@@ -164,7 +164,8 @@ class Recognizer:
         self.corners.new_frame()
         plane = make_plane(image, calibration=self.calibration, card_height_px=self.settings.card_height_px)
         clock.lap("plane")
-        masks = self._masks.make(plane.image, plane.valid)
+        card_area = None if plane.card_height is None else plane.card_height**2 / CARD_ASPECT
+        masks = self._masks.make(plane.image, plane.valid, card_area=card_area)
         clock.lap("masks")
         scale = plane.scale
         min_area = (

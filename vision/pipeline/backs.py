@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Final
 
 import cv2
@@ -9,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features
+from vision.pipeline.geometry import area, on_outline, share, unit
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.masks import Masks
 
@@ -29,7 +31,7 @@ class BackTester:
     def is_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks) -> bool:
         """Judged once per hypothesis (remembered on it, with how clearly in ``back_score``)."""
         if hyp.back is None:
-            hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg)
+            hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg if masks.solid is None else masks.solid)
         return hyp.back
 
     def visible_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks, covered: ByteImage) -> bool:
@@ -37,7 +39,7 @@ class BackTester:
         another shows only a strip, and the card on top (its border across the middle) would
         make the whole quad look like neither. Not remembered: ``covered`` grows as cards are chosen.
         """
-        visible = cv2.bitwise_and(masks.fg, cv2.bitwise_not(covered))
+        visible = cv2.bitwise_and(masks.fg if masks.solid is None else masks.solid, cv2.bitwise_not(covered))
         back, score = self._judge(hyp, image, visible, least=0.08)
         if back:
             hyp.back_score = score
@@ -51,3 +53,144 @@ class BackTester:
         valid = cv2.warpPerspective(fg, h, (PATCH_W, PATCH_H), flags=cv2.INTER_NEAREST)
         vector = features(patch, valid, least=least)
         return (False, 0.0) if vector is None else self.signature.judge(vector)
+
+
+def stack_backs(
+    candidates: list[Hypothesis],
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    image: ByteImage,
+    masks: Masks,
+    contour: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """The backs under chosen backs among ``candidates`` (rectangles left over beside them), most
+    uncovered card first; each one counted is appended to ``chosen`` and drawn into ``covered``.
+
+    Backs dealt on one another a few millimetres apart leave each lower card only a strip along
+    its offset. A card's size is known, so a rectangle of it that lies on the stack's blob (not on
+    felt) and leaves a strip of back no chosen card explains is one more card; of rectangles that
+    explain the same strip, the one explaining most of it is taken first, and the others then
+    explain nothing new. So a stack counts as many cards as its extent needs, never one for a
+    strip already explained. Such a card is counted when it lies parallel to every chosen card it
+    overlaps (all backs: only a back is counted under a back) and at least 8 % of a card's width
+    from each, has one outline corner of its own, is a card's rectangle (``card_shaped``), at
+    least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
+    blob's outline (the strip's own edge: a rectangle drawn between corners of two different
+    cards has none there) and what shows of it is the back.
+    """
+    card_area = card_w * card_h
+    solid = masks.fg if masks.solid is None else masks.solid
+    pool = []
+    for hyp in candidates:
+        square = squared(hyp.corners, card_w=card_w, card_h=card_h) if hyp.anchors >= 1 else None
+        if square is not None:
+            hyp.corners, hyp.center = square, square.mean(axis=0)
+            pool.append(hyp)
+    added: list[Hypothesis] = []
+    while pool:
+        best: tuple[float, Hypothesis] | None = None
+        keep: list[Hypothesis] = []
+        for hyp in pool:
+            over = [o for o in chosen if _overlap(hyp, o, card_h)]
+            if not over or not _may_lie_under(hyp, over, card_w=card_w):
+                continue  # and never will: chosen cards are only ever added
+            new = share(solid, hyp.corners, exclude=covered) * area(hyp.corners)
+            if new < 0.06 * card_area:
+                continue
+            keep.append(hyp)
+            if (best is None or new > best[0]) and _strip_edge(hyp, over, contour, tol=0.05 * card_w):
+                best = (new, hyp)
+        if best is None:
+            break
+        hyp = best[1]
+        pool = [h for h in keep if h is not hyp]
+        if tester.is_back(hyp, image, masks) or tester.visible_back(hyp, image, masks, covered):
+            hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
+            chosen.append(hyp)
+            added.append(hyp)
+            cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+    return added
+
+
+def _overlap(hyp: Hypothesis, other: Hypothesis, card_h: float) -> bool:
+    """Whether two card rectangles overlap (their centres closer than a card's length, quads meeting)."""
+    if float(np.hypot(*(hyp.center - other.center))) >= card_h:
+        return False
+    inter, _ = cv2.intersectConvexConvex(hyp.corners.astype(np.float32), other.corners.astype(np.float32))
+    return float(inter) > 1.0
+
+
+def _may_lie_under(hyp: Hypothesis, over: list[Hypothesis], *, card_w: float) -> bool:
+    """Whether ``hyp`` may be a back under the chosen cards it overlaps: they are backs lying
+    nearly parallel to it (backs dealt on one another lie a few degrees apart; a rectangle turned
+    a quarter about a corner is no card of the stack), each at least 8 % of a card's width away
+    (nearer, it is the same card seen from another corner).
+    """
+    short = unit(hyp.corners[1] - hyp.corners[0])
+    for other in over:
+        if other.code != BACK or float(np.hypot(*(hyp.center - other.center))) < 0.08 * card_w:
+            return False
+        if abs(float(np.dot(short, unit(other.corners[1] - other.corners[0])))) < 0.95:
+            return False
+    return True
+
+
+def _strip_edge(hyp: Hypothesis, over: list[Hypothesis], contour: ByteImage, *, tol: float) -> bool:
+    """Whether the middle of one of ``hyp``'s sides that no overlapping card hides is on the outline."""
+    c = hyp.corners
+    for k in range(4):
+        mid = (c[k] + c[(k + 1) % 4]) * 0.5
+        point = (float(mid[0]), float(mid[1]))
+        hidden = any(cv2.pointPolygonTest(o.corners.astype(np.float32), point, False) > 0 for o in over)
+        if not hidden and on_outline(contour, mid, tol):
+            return True
+    return False
+
+
+def squared(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> npt.NDArray[np.float64] | None:
+    """The rectangle a nearly rectangular quad stands for (same centre, sides and mean direction),
+    or None when it is no card's: a side more than 12 % off a card's, or a corner more than 10 % of
+    a card's width off the rectangle. An outline corner where the edges of two stacked cards meet
+    is a few degrees off square, and the quad drawn from it a parallelogram around the right place.
+    """
+    c = quad
+    across = unit(c[1] - c[0]) + unit(c[2] - c[3])  # the short sides' direction
+    down = unit(c[3] - c[0]) + unit(c[2] - c[1])  # the long sides', a quarter turn on (y points down)
+    a = unit(unit(across) + np.array([down[1], -down[0]]) / max(float(np.hypot(*down)), 1e-9))
+    b = np.array([-a[1], a[0]])
+    w = 0.5 * (float(np.hypot(*(c[1] - c[0]))) + float(np.hypot(*(c[2] - c[3]))))
+    h = 0.5 * (float(np.hypot(*(c[3] - c[0]))) + float(np.hypot(*(c[2] - c[1]))))
+    if not (0.88 <= w / card_w <= 1.12 and 0.88 <= h / card_h <= 1.12):
+        return None
+    mid = c.mean(axis=0)
+    rect = np.array(
+        [
+            mid - a * w / 2 - b * h / 2,
+            mid + a * w / 2 - b * h / 2,
+            mid + a * w / 2 + b * h / 2,
+            mid - a * w / 2 + b * h / 2,
+        ]
+    )
+    if float(np.hypot(*(rect - c).T).max()) > 0.1 * card_w:
+        return None
+    return np.asarray(rect, np.float64)
+
+
+def card_shaped(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> bool:
+    """Whether a quad is a card's rectangle: sides within 12 % of a card's, diagonals within 6 % of
+    each other. Snapping a rectangle's corners to a stack's outline corners can take corners of
+    two different cards and make a skewed quad that matches neither.
+    """
+    (ax, ay), (bx, by), (cx, cy), (dx, dy) = quad.tolist()
+    sides = (
+        math.hypot(bx - ax, by - ay) / card_w,
+        math.hypot(cx - bx, cy - by) / card_h,
+        math.hypot(dx - cx, dy - cy) / card_w,
+        math.hypot(ax - dx, ay - dy) / card_h,
+    )
+    d1, d2 = math.hypot(cx - ax, cy - ay), math.hypot(dx - bx, dy - by)
+    return all(0.88 <= v <= 1.12 for v in sides) and abs(d1 - d2) <= 0.06 * max(d1, d2)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,11 +9,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.backs import BACK, BackTester
+from vision.pipeline.backs import BACK, BackTester, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
-from vision.pipeline.geometry import area, on_outline, quad_shares, share, shrink, unit
+from vision.pipeline.geometry import area, on_outline, quad_shares, share, shrink
 from vision.pipeline.hypotheses import Hypothesis, near_index, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
@@ -49,7 +48,16 @@ class Explainer:
             fills = quad_shares(fg, np.stack([hyp.corners for hyp in hyps]))
             for hyp, fill in zip(hyps, fills, strict=True):
                 hyp.fill = fill
+        holed = [hyp for hyp in hyps if hyp.fill < self.settings.min_fill]
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
+        if holed and masks.solid is not None:
+            # A back whose picture has the felt's hue is holed where it has: it is kept when it
+            # is solid card with its holes filled and it is the back (never read as a face).
+            solid = quad_shares(masks.solid, np.stack([hyp.corners for hyp in holed]))
+            for hyp, fill in zip(holed, solid, strict=True):
+                if fill >= self.settings.min_fill and self.backs.is_back(hyp, plane.image, masks):
+                    hyp.fill = fill
+                    hyps.append(hyp)
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
@@ -114,6 +122,7 @@ class Explainer:
             reverse=True,
         )
         chosen: list[Hypothesis] = []
+        stacked: list[Hypothesis] = []  # left over beside chosen cards: backs under backs, perhaps
         card_area = card_w * card_h
         for hyp in hyps:
             if hyp.code != UNKNOWN:
@@ -133,82 +142,31 @@ class Explainer:
                     cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
             near = [o for o in chosen if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w]
-            poly = np.round(hyp.corners).astype(np.int32)
             new = share(fg, hyp.corners, exclude=covered) * area(hyp.corners)
-            if near:
-                if not self._under_back(hyp, near, new, contour, card_w=card_w):
-                    continue
-            elif new < 0.25 * card_area:
+            if near or new < 0.25 * card_area:
+                # Close to a chosen card, or mostly under chosen ones: perhaps a back under backs,
+                # which the stack's own extent decides once every card on top is chosen.
+                stacked.append(hyp)
                 continue
             # A card partly under chosen ones is judged by what of it shows.
             overlaps = new < 0.9 * area(hyp.corners)
             if self.backs.is_back(hyp, plane.image, masks) or (
                 overlaps and self.backs.visible_back(hyp, plane.image, masks, covered)
             ):
-                if near and not card_shaped(hyp.corners, card_w=card_w, card_h=card_h):
-                    continue  # corners of two stacked backs snapped into one skewed quad
                 hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
-            elif near or share(paper, hyp.corners) < self.settings.paper_share:
-                continue  # only a back is counted under a back; else neither a face nor a back
+            elif share(paper, hyp.corners) < self.settings.paper_share:
+                continue  # neither a face nor a back
             chosen.append(hyp)
-            cv2.fillConvexPoly(covered, poly, 255)
+            cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+        stack_backs(
+            stacked,
+            chosen=chosen,
+            covered=covered,
+            image=plane.image,
+            masks=masks,
+            contour=contour,
+            tester=self.backs,
+            card_w=card_w,
+            card_h=card_h,
+        )
         return chosen
-
-    def _under_back(
-        self,
-        hyp: Hypothesis,
-        near: list[Hypothesis],
-        new: float,
-        contour: ByteImage,
-        *,
-        card_w: float,
-    ) -> bool:
-        """Whether ``hyp``, close to cards already chosen (``near``), may be a back under a back: backs
-        dealt on one another a few millimetres apart leave each lower card only a strip along the
-        offset, its centre a fraction of a card from the one on it (where the same card seen from
-        another corner would be). Such a card is counted when the strip is card (not
-        felt), at least 6 % of a card, two of its corners are the outline's own corners (a
-        second rectangle drawn for one card has no corners of its own there), the middle of one of
-        its sides not under those cards is on the blob's outline (the strip's own edge: a rectangle
-        drawn between corners of two different cards has none), and it lies at least 8 % of a
-        card's width from every card near it, all of them backs lying parallel to it.
-        """
-        card_h = card_w * CARD_ASPECT
-        if hyp.anchors < 2 or new < 0.06 * card_w * card_h:
-            return False
-        short = unit(hyp.corners[1] - hyp.corners[0])
-        for other in near:
-            if other.code != BACK or float(np.hypot(*(hyp.center - other.center))) < 0.08 * card_w:
-                return False
-            # Backs dealt on one another lie nearly parallel (a few degrees apart); a rectangle
-            # turned a quarter about a corner whose long side spans two cards' short sides is not
-            # a card (their widths and the offset can add up to a card's length).
-            if abs(float(np.dot(short, unit(other.corners[1] - other.corners[0])))) < 0.95:
-                return False
-        c = hyp.corners
-        tol = 0.05 * card_w
-        for k in range(4):
-            mid = (c[k] + c[(k + 1) % 4]) * 0.5
-            hidden = any(
-                cv2.pointPolygonTest(o.corners.astype(np.float32), (float(mid[0]), float(mid[1])), False) > 0
-                for o in near
-            )
-            if not hidden and on_outline(contour, mid, tol):
-                return True
-        return False
-
-
-def card_shaped(quad: Vec, *, card_w: float, card_h: float) -> bool:
-    """Whether a quad is a card's rectangle: sides within 12 % of a card's, diagonals within 6 % of
-    each other. Snapping a rectangle's corners to a stack's outline corners can take corners of
-    two different cards and make a skewed quad that matches neither.
-    """
-    (ax, ay), (bx, by), (cx, cy), (dx, dy) = quad.tolist()
-    sides = (
-        math.hypot(bx - ax, by - ay) / card_w,
-        math.hypot(cx - bx, cy - by) / card_h,
-        math.hypot(dx - cx, dy - cy) / card_w,
-        math.hypot(ax - dx, ay - dy) / card_h,
-    )
-    d1, d2 = math.hypot(cx - ax, cy - ay), math.hypot(dx - bx, dy - by)
-    return all(0.88 <= v <= 1.12 for v in sides) and abs(d1 - d2) <= 0.06 * max(d1, d2)

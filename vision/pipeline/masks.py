@@ -22,6 +22,10 @@ _PAPER_SAT_MOST: Final = 105
 # colour strength or between paper, are ink, not cloth (see _lit_like_felt).
 _BRIGHTER: Final = 1.5
 _MORE_COLOUR: Final = 1.2
+# Below this share of the cloth's own (median) saturation a pixel of its hue is a card's edge.
+_PALE: Final = 0.6
+# A hole in the mask bigger than this many cards is no card's (a stack of three covers under two).
+_MOST: Final = 2.5
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,9 @@ class Masks:
     paper: ByteImage
     ink: ByteImage
     felt_hue: int
+    # ``fg`` with every hole of its blobs filled: a back's picture where it has the felt's hue
+    # (dondorf's olive leaves on green cloth) is still the card's; None: ``fg`` has no holes kept.
+    solid: ByteImage | None = None
 
 
 class MaskMaker:
@@ -42,9 +49,10 @@ class MaskMaker:
     def __init__(self, *, felt_hue: int | None = None) -> None:
         self.felt_hue = felt_hue
 
-    def make(self, image: ByteImage, valid: ByteImage | None = None) -> Masks:
+    def make(self, image: ByteImage, valid: ByteImage | None = None, *, card_area: float | None = None) -> Masks:
         """Foreground (not felt), white paper and ink masks of a plane image;
-        pixels outside ``valid`` (not seen by the camera) are felt.
+        pixels outside ``valid`` (not seen by the camera) are felt. With a card's ``card_area``
+        known (plane pixels), cards of the cloth's own colour are not felt either.
         """
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
         hue, sat, val = cv2.split(hsv)
@@ -55,8 +63,8 @@ class MaskMaker:
             few_hue, few_sat = np.ascontiguousarray(hue[::4, ::4]), np.ascontiguousarray(sat[::4, ::4])
             hist = cv2.calcHist([few_hue], [0], cv2.inRange(few_sat, 60, 255), [180], [0, 180]).reshape(-1)
             felt_hue = int(np.argmax(hist))
-        felt = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(sat, 45, 255))
-        felt = cv2.bitwise_and(felt, cv2.inRange(val, 20, 255))
+        in_band = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(val, 20, 255))
+        felt = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, 255))
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, _paper_sat(sat, val, felt)), cv2.inRange(val, 90, 255))
         felt = cv2.bitwise_and(felt, cv2.bitwise_not(_lit_like_felt(sat, val, felt, paper)))
         fg = cv2.bitwise_not(felt)
@@ -66,7 +74,56 @@ class MaskMaker:
         if valid is not None:
             fg = cv2.bitwise_and(fg, valid)
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
-        return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
+        if card_area is None:
+            return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
+        fg = _with_enclosed(fg, in_band, sat, valid, card_area)
+        return Masks(
+            fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
+        )
+
+
+def _with_enclosed(
+    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, card_area: float
+) -> ByteImage:
+    """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
+
+    Such a card is felt to the hue test but for its border and edges: of the cloth's hue after
+    blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation). Those
+    pale pixels, a line a pixel or two wide, only close the card's outline: what a closed outline
+    encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area (a
+    card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
+    pale pixels alone (a card's blurred edge on the cloth or glare would move every outline).
+    """
+    least = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
+    if least <= 45:
+        return fg  # a pale cloth: its cards' borders are not felt already
+    pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
+    ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
+    holes = cv2.bitwise_and(fill_holes(ring, least=0.3 * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
+    if not cv2.countNonZero(holes):
+        return fg
+    out = cv2.bitwise_or(fg, cv2.dilate(holes, _SQUARE_5))
+    return out if valid is None else cv2.bitwise_and(out, valid)
+
+
+def _median(values: ByteImage, where: ByteImage) -> float:
+    """The median of 8-bit ``values`` where ``where`` is set (0 when nowhere)."""
+    hist = cv2.calcHist([np.ascontiguousarray(values)], [0], np.ascontiguousarray(where), [256], [0, 256])
+    cum = np.cumsum(hist.reshape(-1))
+    return 0.0 if cum[-1] == 0 else float(np.searchsorted(cum, cum[-1] / 2.0))
+
+
+def fill_holes(mask: ByteImage, *, least: float, most: float) -> ByteImage:
+    """``mask`` with the holes of its blobs from ``least`` to ``most`` pixels filled (a zone's
+    printed outline encloses far more than a stack of cards: it stays felt).
+    """
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    parents = [] if len(contours) == 0 else np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
+    holes = [c for c, p in zip(contours, parents, strict=True) if p >= 0 and least <= cv2.contourArea(c) <= most]
+    filled = mask.copy()
+    if holes:
+        cv2.drawContours(filled, holes, -1, 255, cv2.FILLED)
+    return filled
 
 
 def _paper_sat(sat: ByteImage, val: ByteImage, felt: ByteImage) -> int:
