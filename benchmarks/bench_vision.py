@@ -20,7 +20,7 @@ import numpy.typing as npt
 from threadpoolctl import threadpool_limits
 
 from drivers.camera.sim import Scene, SimCard, SimHand, TableRenderer, TableView
-from vision.calibration import Calibration, ZoneMap
+from vision.calibration import ZoneMap
 from vision.config import ZoneConfig
 from vision.debug import draw_debug
 from vision.deck import CODES, DeckProfile, default_deck, register_deck
@@ -59,15 +59,9 @@ def load_design(name: str, tmp: Path) -> DeckProfile:
 Breakdown = dict[str, Counter[str]]
 
 
-# --no-lens: calibrate with the homography alone (as before the lens was measured), to compare.
-LENS = {"on": True}
-
-
 def recognizer_for(deck: DeckProfile, view: TableView) -> Recognizer:
     """The recognizer as a calibrated table runs it: the layout's homography and lens are known."""
     calibration = view_calibration(view)
-    if not LENS["on"]:
-        calibration = Calibration(homography=calibration.homography, rms_px=0.0)
     return Recognizer(deck=deck, settings=RecognizerSettings(), calibration=calibration)
 
 
@@ -275,10 +269,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--designs", default=",".join(DESIGNS), help="comma-separated designs to measure")
     parser.add_argument("--tuned", default=",".join(TUNED), help="the designs to label as tuned on")
-    parser.add_argument("--no-lens", action="store_true", help="calibrate without the lens (a homography alone)")
     parser.add_argument("--dump", type=Path, help="write each table's frame, debug picture and card outcomes here")
     args = parser.parse_args()
-    LENS["on"] = not args.no_lens
     # One core, one OpenCV thread, one BLAS thread: the 30 fps target is per table on one core.
     # (The affinity binds this thread only: OpenBLAS's workers, started at import, would still run
     # on the other core, and process_time counted their spinning too.) `dealer-assist` itself

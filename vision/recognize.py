@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.calibration import Calibration, Lens
+from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.errors import ImageError
 from vision.pipeline.backs import BACK, BackTester
@@ -85,17 +85,13 @@ class FrameReading:
     clutter: ByteImage = field(repr=False)
     mask_scale: float
     card_height_px: float | None
-    # Frame pixels -> clutter pixels when the detection plane was rectified (None: mask_scale),
-    # after the lens' distortion is taken out (None: a pinhole camera).
+    # Frame pixels -> clutter pixels when the detection plane was rectified (None: mask_scale).
     to_clutter: npt.NDArray[np.float64] | None = field(default=None, repr=False)
-    lens: Lens | None = field(default=None, repr=False)
     stage_ms: dict[str, float] = field(default_factory=dict, repr=False)  # CPU per stage, when timed
 
     def clutter_share(self, polygon_px: npt.NDArray[np.float64]) -> float:
         """Share of a polygon (image pixels) covered by unexplained non-felt pixels."""
         pts = np.asarray(polygon_px, dtype=np.float64)
-        if self.lens is not None:
-            pts = self.lens.undistort(pts)
         if self.to_clutter is not None:
             pts = np.asarray(
                 cv2.perspectiveTransform(pts.reshape(-1, 1, 2), self.to_clutter).reshape(-1, 2), np.float64
@@ -206,7 +202,6 @@ class Recognizer:
             mask_scale=scale,
             card_height_px=card_h,
             to_clutter=np.asarray(np.linalg.inv(plane.to_frame_h), np.float64) if plane.rectified else None,
-            lens=plane.lens,
             stage_ms=clock.spent,
         )
 

@@ -168,14 +168,6 @@ class FanReader:
         self.bands += 1
         if plane.rectified:
             m = plane.to_frame_h @ to_plane
-            if plane.lens is not None:
-                # Through a lens the band is no longer one homography of the frame: its corners,
-                # mapped exactly, give the local one (the band is a card's width or so long).
-                ends = np.array([[0.0, 0.0], [length, 0.0], [length, band_h], [0.0, band_h]])
-                on_plane = np.asarray(
-                    cv2.perspectiveTransform(ends.reshape(-1, 1, 2), to_plane).reshape(-1, 2), np.float64
-                )
-                m = cv2.getPerspectiveTransform(ends.astype(np.float32), plane.to_frame(on_plane).astype(np.float32))
             band = cv2.warpPerspective(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
         else:
             m = to_plane[:2] / plane.scale

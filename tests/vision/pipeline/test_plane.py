@@ -75,25 +75,25 @@ def test_without_a_calibration_the_plane_is_the_frame_at_half_size(kennard: Deck
     assert np.allclose(plane.to_frame(np.array([[100.0, 50.0]])), [[200.0, 100.0]])
 
 
-def test_through_the_lens_a_card_at_the_frame_edge_is_card_sized_too(kennard: DeckProfile) -> None:
+def test_under_a_wide_lens_the_plane_still_maps_back_to_the_picture(kennard: DeckProfile) -> None:
+    """The plane is the homography's even when the calibration knows the lens: a card near the
+    frame's edge is a few per cent off a card's size there, but every plane point maps back to the
+    frame pixels its picture came from, so outlines and index corners land on the card.
+    """
     view = TableView(tilt_deg=25.0, distortion_k1=-0.06)
     edge = SimCard(code="2d", x_mm=70, y_mm=480, angle_deg=10)  # near a corner of the frame
     renderer = TableRenderer(deck=kennard, view=view)
     frame = renderer.render(Scene(cards=(edge,)), seed=0)
-    with_lens = make_plane(frame, calibration=view_calibration(view), card_height_px=None)
-    without = make_plane(frame, calibration=Calibration(homography=view.homography(), rms_px=0.0), card_height_px=None)
-    assert with_lens.lens is not None and without.lens is None
-    for plane, close in ((with_lens, True), (without, False)):
-        assert plane.card_height is not None
-        quad = plane.to_plane(renderer.card_quad_px(edge))
-        long_side = max(_sides(quad))
-        assert (abs(long_side / plane.card_height - 1.0) < 0.015) is close
-        assert np.allclose(plane.to_frame(quad), renderer.card_quad_px(edge), atol=1e-3)
-    # The picture itself is rectified through the lens: the card's edges are where its corners
-    # say, paper just inside the middle of each side and felt just outside.
-    quad = with_lens.to_plane(renderer.card_quad_px(edge))
+    calibration = view_calibration(view)
+    assert calibration.lens is not None
+    plane = make_plane(frame, calibration=calibration, card_height_px=None)
+    assert plane.card_height is not None
+    quad = plane.to_plane(renderer.card_quad_px(edge))
+    assert abs(max(_sides(quad)) / plane.card_height - 1.0) > 0.02  # the lens' few per cent
+    # Paper just inside the middle of each side and felt just outside: the picture is where the
+    # plane's map says.
     centre = quad.mean(axis=0)
-    gray = with_lens.image.min(axis=2)
+    gray = plane.image.min(axis=2)
     for k in range(4):
         mid = (quad[k] + quad[(k + 1) % 4]) / 2.0
         inward = (centre - mid) / np.linalg.norm(centre - mid)
