@@ -77,9 +77,7 @@ class Explainer:
                 read.append(hyp)
         # Fans: cards whose index corner is in view but not on the outline, found along its edges.
         if not alone:
-            hyps.extend(
-                self.fans.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h, fg=fg)
-            )
+            hyps.extend(self.fans.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
         hyps.sort(

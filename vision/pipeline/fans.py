@@ -9,7 +9,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.index import IndexBox
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_edges import Walk, index_starts, outline_edges, paper_along, walks
@@ -37,8 +36,8 @@ FAN_NUDGE: Final = 0.03
 FAN_EARLY: Final = 0.015
 # Outline edges scanned for fanned cards are at least this share of a card's width long.
 EDGE_LEAST: Final = 0.2
-# The least share of a fanned card that is not felt, judged at a grid of points (shares of its
-# width and height) over it.
+# The least share of a fanned card within the blob's outline, judged at a grid of points (shares
+# of its width and height) over it.
 FAN_FILL: Final = 0.9
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
@@ -114,7 +113,6 @@ class FanReader:
         hyps: Sequence[Hypothesis],
         card_w: float,
         card_h: float,
-        fg: ByteImage,
     ) -> list[Hypothesis]:
         """Cards of a blob of several whose index corner is in view but no outline corner (plane
         pixels): a fan's middle card, whose top edge runs in line with its neighbours' (cards
@@ -123,18 +121,18 @@ class FanReader:
 
         Every straight outline edge is part of some card's side, its card on the blob's side of
         it; walked one way it is a short side, the other way a long one. Along its line, and on
-        past its ends by up to a card's side, an index is looked for where one starts in the band
-        the indices occupy; each place is read as that card's index corner, strictly (one index,
-        no face to check it by). ``hyps`` are the blob's cards read already: their index corners
-        are not read again, and what lies under a card read at both its indices (on top) is
-        hidden.
+        past an end where the line runs on into the blob, an index is looked for where one starts
+        in the band the indices occupy; each place is read as that card's index corner, strictly
+        (one index, no face to check it by). ``hyps`` are the blob's cards read already: their
+        index corners are not read again. (A card read at both its indices need not lie on top:
+        the bottom card of a fan spread the other way shows both, and the top card's index lies
+        over it.)
         """
         box = self.corners.deck.index_box
         scale = plane.scale
         known = [h for h in hyps if h.code != UNKNOWN or h.seen]
         examined = [h.corners[k] for h in hyps for k in h.examined]
         examined += [h.corners[k] for h in known for k in (0, 2)]
-        on_top = [h.corners.astype(np.float32) for h in known if h.whole]
         found: list[Hypothesis] = []
         for edge in outline_edges(contour, least=EDGE_LEAST * card_w):
             for walk in walks(edge, contour, probe=0.08 * card_w):
@@ -173,7 +171,7 @@ class FanReader:
                     if examined and float(np.hypot(*(np.array(examined) - quad[0]).T).min()) < 0.1 * card_w:
                         taken.append(t)
                         continue
-                    if not self._may_lie(quad, fg, on_top, box):
+                    if not self._may_lie(quad, contour):
                         continue
                     fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h)
                     if fanned is None:
@@ -187,22 +185,14 @@ class FanReader:
                         examined.append(fanned.corners[0])
         return found
 
-    def _may_lie(self, quad: Vec, fg: ByteImage, on_top: Sequence[npt.NDArray[np.float32]], box: IndexBox) -> bool:
-        """Whether a card may lie at ``quad`` with its index in view: its index is not under a card
-        that lies on top, and the card is not felt (a card sticking out past the blob is the face
-        of the card whose edge this is), judged at a grid of points over it.
+    def _may_lie(self, quad: Vec, contour: ByteImage) -> bool:
+        """Whether a card may lie at ``quad``: it lies within the blob's outline (a card sticking
+        out past the blob is the face of the card whose edge this is), judged at a grid of points
+        over it. (The outline, not the felt mask: a red card's pips on a red cloth are felt-coloured.)
         """
-        x_vec, y_vec = quad[1] - quad[0], quad[3] - quad[0]
-        mid = quad[0] + x_vec * 0.5 * (box.x0 + box.x1) + y_vec * 0.5 * (box.y0 + box.y1)
-        at = (float(mid[0]), float(mid[1]))
-        if any(cv2.pointPolygonTest(top, at, False) > 0 for top in on_top):
-            return False
-        pts = quad[0] + _GRID @ np.stack([x_vec, y_vec])
-        xy = np.round(pts).astype(np.int64)
-        h, w = fg.shape
-        inside = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-        hits = int(np.count_nonzero(fg[xy[inside, 1], xy[inside, 0]]))
-        return bool(hits >= FAN_FILL * len(pts))
+        pts = quad[0] + _GRID @ np.stack([quad[1] - quad[0], quad[3] - quad[0]])
+        inside = sum(cv2.pointPolygonTest(contour, (x, y), False) >= 0 for x, y in pts.tolist())
+        return inside >= FAN_FILL * len(pts)
 
     def _read_fanned(
         self, image: ByteImage, plane: Plane, walk: Walk, t: float, *, card_w: float, card_h: float
