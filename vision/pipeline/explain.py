@@ -15,7 +15,7 @@ from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import area, on_outline, quad_shares, share, unit
-from vision.pipeline.hypotheses import Hypothesis, propose, same_card
+from vision.pipeline.hypotheses import Hypothesis, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.plane import Plane
@@ -110,7 +110,14 @@ class Explainer:
                     chosen.append(hyp)
                     cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
-            near = [o for o in chosen if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w]
+            # (A face read lying turned from this one is another card, not this one again: the
+            # cards of a fan turned about a corner have their centres close together.)
+            near = [
+                o
+                for o in chosen
+                if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w
+                and (o.code == BACK or parallel(o.corners, hyp.corners))
+            ]
             poly = np.round(hyp.corners).astype(np.int32)
             new = share(fg, hyp.corners, exclude=covered) * area(hyp.corners)
             if near:
