@@ -134,6 +134,10 @@ class FanReader:
         examined = [h.corners[k] for h in hyps for k in h.examined]
         examined += [h.corners[k] for h in known for k in (0, 2)]
         found: list[Hypothesis] = []
+        x0, y0, bw, bh = cv2.boundingRect(contour)
+        filled = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
+        inside = (filled, x0, y0)
         for edge in outline_edges(contour, least=EDGE_LEAST * card_w):
             for walk in walks(edge, contour, probe=0.08 * card_w):
                 side = card_w if walk.short else card_h
@@ -171,7 +175,7 @@ class FanReader:
                     if examined and float(np.hypot(*(np.array(examined) - quad[0]).T).min()) < 0.1 * card_w:
                         taken.append(t)
                         continue
-                    if not self._may_lie(quad, contour):
+                    if not self._may_lie(quad, inside):
                         continue
                     fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h)
                     if fanned is None:
@@ -185,14 +189,19 @@ class FanReader:
                         examined.append(fanned.corners[0])
         return found
 
-    def _may_lie(self, quad: Vec, contour: ByteImage) -> bool:
+    def _may_lie(self, quad: Vec, inside: tuple[ByteImage, int, int]) -> bool:
         """Whether a card may lie at ``quad``: it lies within the blob's outline (a card sticking
         out past the blob is the face of the card whose edge this is), judged at a grid of points
-        over it. (The outline, not the felt mask: a red card's pips on a red cloth are felt-coloured.)
+        over it. (The outline filled, not the felt mask: a red card's pips on a red cloth are
+        felt-coloured.) ``inside`` is the filled outline and its box's top-left corner.
         """
+        filled, x0, y0 = inside
         pts = quad[0] + _GRID @ np.stack([quad[1] - quad[0], quad[3] - quad[0]])
-        inside = sum(cv2.pointPolygonTest(contour, (x, y), False) >= 0 for x, y in pts.tolist())
-        return inside >= FAN_FILL * len(pts)
+        xy = np.round(pts).astype(np.int64) - (x0, y0)
+        h, w = filled.shape
+        ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        hits = int(np.count_nonzero(filled[xy[ok, 1], xy[ok, 0]]))
+        return bool(hits >= FAN_FILL * len(pts))
 
     def _read_fanned(
         self, image: ByteImage, plane: Plane, walk: Walk, t: float, *, card_w: float, card_h: float
