@@ -13,8 +13,8 @@ from vision.pipeline.backs import BACK, BackTester, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
-from vision.pipeline.geometry import area, on_outline, quad_shares, share, shrink
-from vision.pipeline.hypotheses import Hypothesis, near_index, propose, same_card
+from vision.pipeline.geometry import area, on_outline, quad_shares, share
+from vision.pipeline.hypotheses import Hypothesis, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.plane import Plane
@@ -83,31 +83,9 @@ class Explainer:
                     self.fans.read_exposed(image, hyp, exposed[0], plane)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
-        # Fans: every outline edge longer than a card's short side may run under cards fanned on
-        # top; scan along it whether or not the card it starts from could be read. (A blob of one
-        # card's size is no fan: its long edges are that card's long sides.)
-        for c in [] if alone else corners:
-            # (An edge as long as a card's long side is just that, a card's side, unless the edge
-            # beside it is as long too: one card's two sides at a corner are never both long, so
-            # that is a fan as wide as a card is long.)
-            card_side = abs(c.x_len - card_h) <= 0.06 * card_h and abs(c.y_len - card_h) > 0.1 * card_h
-            if c.x_len > 1.15 * card_w and not card_side:
-                p, x, y = np.array(c.point), np.array(c.x_dir), np.array(c.y_dir)
-                quad = np.array([p, p + card_w * x, p + card_w * x + card_h * y, p + card_h * y])
-                known = [h for h in hyps if h.code != UNKNOWN or h.seen]
-                # A card read at both its indices lies on top: the cards under it show theirs
-                # at the fan's other end, none along an edge that starts at this card.
-                if any(h.whole and near_index(h, p, 0.1 * card_w) for h in known):
-                    continue
-                if share(paper, shrink(quad, 0.6)) < 0.4:
-                    continue  # backs have no index to find
-                fan = Hypothesis(corners=quad, run_x=c.x_len)
-                # Index corners already read are not read again from a fan's edge, whatever they
-                # gave: an index refused there (two corners disagreeing) must not be named by a
-                # second look from a slightly different angle.
-                examined = [h.corners[k] for h in hyps for k in h.examined]
-                examined += [h.corners[k] for h in known for k in (0, 2)]
-                hyps.extend(self.fans.scan_fan(image, fan, plane, examined=examined))
+        # Fans: cards whose index corner is in view but not on the outline, found along its edges.
+        if not alone:
+            hyps.extend(self.fans.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
         hyps.sort(
@@ -141,7 +119,14 @@ class Explainer:
                     chosen.append(hyp)
                     cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
-            near = [o for o in chosen if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w]
+            # (A face read lying turned from this one is another card, not this one again: the
+            # cards of a fan turned about a corner have their centres close together.)
+            near = [
+                o
+                for o in chosen
+                if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w
+                and (o.code == BACK or parallel(o.corners, hyp.corners))
+            ]
             new = share(fg, hyp.corners, exclude=covered) * area(hyp.corners)
             if near or new < 0.25 * card_area:
                 # Close to a chosen card, or mostly under chosen ones: perhaps a back under backs,

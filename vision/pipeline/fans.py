@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
-from vision.pipeline.geometry import unit
+from vision.pipeline.fan_edges import Walk, index_starts, outline_edges, paper_along, walks
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
@@ -30,6 +30,16 @@ FAN_INDEX_LEAST: Final = 0.3
 # share of a card's width either side (where an index starts is only known to a few pixels).
 FAN_RETRY_SCORE: Final = 0.55
 FAN_NUDGE: Final = 0.03
+# A card placed from where its index's ink starts is placed this share of its side early: a glyph
+# starts at or after the deck's leftmost index ink (a narrow rank further in), and a patch that
+# cuts into a glyph reads nothing where one a little wide reads it.
+FAN_EARLY: Final = 0.015
+# Outline edges scanned for fanned cards are at least this share of a card's width long.
+EDGE_LEAST: Final = 0.2
+# The least share of a fanned card within the blob's outline, judged at a grid of points (shares
+# of its width and height) over it.
+FAN_FILL: Final = 0.9
+_GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
 
 class FanReader:
@@ -47,7 +57,9 @@ class FanReader:
         That is a card on top (both indices in view) or the bottom card of a fan, whose far
         corner lies on the fan's straight edge under the cards above: there the card is read by
         the one index that matches well while the other shows none (the face, mostly the other
-        cards', is no check then).
+        cards', is no check then). The other corner must show no index at all: one that looks like
+        an index, however unsure (the bottom card's own, blurred), is the card's, and the clear
+        one is then some other card's.
         """
         c = plane.to_frame(hyp.corners)
         hyp.code, hyp.confidence = self.decider.read_card(image, c, alone=False)
@@ -62,7 +74,8 @@ class FanReader:
             for k, r in ((0, first), (2, second))
             if r.match is not None and r.match.score >= self.settings.accept_score + FAN_EXTRA_SCORE
         ]
-        if len(strong) == 1 and (first if strong[0] == 2 else second).code == UNKNOWN:
+        other = first if strong[:1] == [2] else second
+        if len(strong) == 1 and (other.match is None or other.match.score < FAN_SEEN_SCORE):
             self.read_exposed(image, hyp, strong[0], plane)
         elif strong:
             # Clear indices that do not settle on one card (two corners disagreeing): a card is
@@ -91,102 +104,126 @@ class FanReader:
             hyp.seen, hyp.confidence = True, conf
         return match.score
 
-    def scan_fan(
-        self, image: ByteImage, hyp: Hypothesis, plane: Plane, *, examined: Sequence[Vec] = ()
+    def scan_blob(
+        self,
+        image: ByteImage,
+        plane: Plane,
+        *,
+        contour: ByteImage,
+        hyps: Sequence[Hypothesis],
+        card_w: float,
+        card_h: float,
     ) -> list[Hypothesis]:
-        """Cards fanned over the card at a corner: read an index wherever one starts along the edge.
+        """Cards of a blob of several whose index corner is in view but no outline corner (plane
+        pixels): a fan's middle card, whose top edge runs in line with its neighbours' (cards
+        spread along their side) or shows only between them, its index corner over the card
+        below (cards turned about a corner, as held in the hand).
 
-        Where a fan's top edges run in one line, the cards on top have no outline corner of
-        their own; their indices (and the shadows their edges cast) show in the band under the
-        edge where the indices sit.
-        """
-        # Lengths along the edge in frame pixels (plane pixels / scale): the band is read from the
-        # frame at its own resolution.
-        scale = plane.scale
-        p0, p1, _p2, p3 = hyp.corners
-        x_unit = unit(p1 - p0)
-        card_w = float(np.hypot(*(p1 - p0))) / scale
-        length = int(min(hyp.run_x / scale, 3.0 * card_w))
-        if length < card_w * 1.15:
-            return []
-        # A card starting further along than a card's width before the run's end would stick out
-        # past it: what lies there is the top card's face.
-        lo, hi = int(0.15 * card_w), int(length - 0.88 * card_w)
-        found: list[Hypothesis] = []
-        taken: list[int] = []
-        reach = (self.corners.deck.index_box.x1 + 0.03) * card_w
-        for t in self._fan_index_starts(image, plane, p0, x_unit * scale, p3 - p0, length=length, card_w=card_w):
-            # A start within an index already found is that index's own glyph (its suit, the
-            # "0" of a ten): the next card's index begins past this one's width.
-            if not lo <= t < hi or any(abs(t - u) < reach for u in taken):
-                continue
-            corners = hyp.corners + x_unit * float(t) * scale
-            # An index corner already read (a card's own, or a card read) is not read again.
-            if any(float(np.hypot(*(corners[0] - e))) < 0.1 * card_w * scale for e in examined):
-                taken.append(t)
-                continue
-            fanned = Hypothesis(corners=corners, fill=1.0)
-            score = self.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE)
-            if score is None or score < FAN_INDEX_LEAST:
-                # No index here (or ink that fits no card at all: the edge of the card below
-                # cut into the patch); a start a little further on may still find one.
-                continue
-            # An index was there: another start close by is the same index.
-            taken.append(t)
-            if fanned.code == UNKNOWN and score >= FAN_RETRY_SCORE:
-                # A fair match that falls short: the start is a few pixels off (a shadow, a
-                # glyph that begins further in); the index is read again either side.
-                for nudge in (-FAN_NUDGE, FAN_NUDGE):
-                    nudged = Hypothesis(corners=corners + x_unit * nudge * card_w * scale, fill=1.0)
-                    self.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE)
-                    if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
-                        fanned = nudged
-                    if fanned.code != UNKNOWN:
-                        break
-            if fanned.code != UNKNOWN or fanned.seen:
-                found.append(fanned)
-        return found
-
-    def _fan_index_starts(
-        self, image: ByteImage, plane: Plane, p0: Vec, x_step: Vec, y_vec: Vec, *, length: int, card_w: float
-    ) -> list[int]:
-        """Where the indices of cards fanned along an edge start: ink in the band the index
-        occupies, below the edge; a card's edge on white paper can be too faint to show as a step.
+        Every straight outline edge is part of some card's side, its card on the blob's side of
+        it; walked one way it is a short side, the other way a long one. Along its line, and on
+        past an end where the line runs on into the blob, an index is looked for where one starts
+        in the band the indices occupy; each place is read as that card's index corner, strictly
+        (one index, no face to check it by). ``hyps`` are the blob's cards read already: their
+        index corners are not read again. (A card read at both its indices need not lie on top:
+        the bottom card of a fan spread the other way shows both, and the top card's index lies
+        over it.)
         """
         box = self.corners.deck.index_box
-        band_h = 16
-        top, bottom = 0.7 * box.y0, box.y1
-        # Band pixel (t, row) -> plane point p0 + x_step t + y_vec (top + row (bottom - top) / band_h)
-        # -> frame, as one 3x3 map.
-        to_plane = np.array(
-            [
-                [x_step[0], y_vec[0] * (bottom - top) / band_h, p0[0] + top * y_vec[0]],
-                [x_step[1], y_vec[1] * (bottom - top) / band_h, p0[1] + top * y_vec[1]],
-                [0.0, 0.0, 1.0],
-            ]
-        )
-        self.bands += 1
-        if plane.rectified:
-            m = plane.to_frame_h @ to_plane
-            band = cv2.warpPerspective(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        else:
-            m = to_plane[:2] / plane.scale
-            band = cv2.warpAffine(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
-        b, g, r = cv2.split(band)
-        dark = cv2.min(cv2.min(b, g), r)
-        paper = float(np.percentile(dark.min(axis=0), 90))
-        # The shadow a card's edge casts on the card below: a column a little dark in almost every
-        # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
-        shade = ((dark < 0.85 * paper).mean(axis=0) >= 0.8).tolist()
-        edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
-        # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's left
-        # edge (or a pip's: its read fails).
-        ink = ((dark < 0.6 * paper).sum(axis=0) >= 2).tolist()
-        gap = max(2, int(0.03 * card_w))
-        starts = []
-        clear = 0
-        for t, is_ink in enumerate(ink):
-            if is_ink and clear >= gap:
-                starts.append(max(0, t - round(box.x0 * card_w)))
-            clear = 0 if is_ink else clear + 1
-        return edges + starts
+        scale = plane.scale
+        known = [h for h in hyps if h.code != UNKNOWN or h.seen]
+        examined = [h.corners[k] for h in hyps for k in h.examined]
+        examined += [h.corners[k] for h in known for k in (0, 2)]
+        found: list[Hypothesis] = []
+        x0, y0, bw, bh = cv2.boundingRect(contour)
+        filled = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
+        inside = (filled, x0, y0)
+        for edge in outline_edges(contour, least=EDGE_LEAST * card_w):
+            for walk in walks(edge, contour, probe=0.08 * card_w):
+                side = card_w if walk.short else card_h
+                rows, lead, across = walk.band(box, card_w=card_w, card_h=card_h)
+                lo, hi = walk.span(side)
+                if hi < lo:
+                    continue  # one card's side from corner to corner: no other card starts there
+                if not paper_along(plane.image, walk, across=across, rows=rows):
+                    continue  # no face along this edge (a back, a chip): no index to find
+                length = int((hi - lo + lead) / scale)
+                if length < 4:
+                    continue
+                starts = index_starts(
+                    image,
+                    plane,
+                    origin=walk.origin + walk.along * lo,
+                    step=walk.along * scale,
+                    across=across,
+                    rows=rows,
+                    length=length,
+                    gap=max(2, int(0.03 * card_w / scale)),
+                    lead=round((lead + FAN_EARLY * side) / scale),
+                )
+                self.bands += 1
+                reach = ((box.x1 if walk.short else box.y1) + 0.03) * (card_w if walk.short else card_h)
+                taken: list[float] = []
+                for start in starts:
+                    t = lo + start * scale
+                    # A start within an index already found is that index's own glyph (its suit,
+                    # the "0" of a ten): the next card's index begins past this one's width.
+                    if not lo <= t <= hi or any(abs(t - u) < reach for u in taken):
+                        continue
+                    quad = walk.card(t, card_w=card_w, card_h=card_h)
+                    # An index corner already read (a card's own, or a card read) is not read again.
+                    if examined and float(np.hypot(*(np.array(examined) - quad[0]).T).min()) < 0.1 * card_w:
+                        taken.append(t)
+                        continue
+                    if not self._may_lie(quad, inside):
+                        continue
+                    fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h)
+                    if fanned is None:
+                        # No index here (or ink that fits no card at all: the edge of the card
+                        # below cut into the patch); a start a little further on may still find one.
+                        continue
+                    # An index was there: another start close by is the same index.
+                    taken.append(t)
+                    if fanned.code != UNKNOWN or fanned.seen:
+                        found.append(fanned)
+                        examined.append(fanned.corners[0])
+        return found
+
+    def _may_lie(self, quad: Vec, inside: tuple[ByteImage, int, int]) -> bool:
+        """Whether a card may lie at ``quad``: it lies within the blob's outline (a card sticking
+        out past the blob is the face of the card whose edge this is), judged at a grid of points
+        over it. (The outline filled, not the felt mask: a red card's pips on a red cloth are
+        felt-coloured.) ``inside`` is the filled outline and its box's top-left corner.
+        """
+        filled, x0, y0 = inside
+        pts = quad[0] + _GRID @ np.stack([quad[1] - quad[0], quad[3] - quad[0]])
+        xy = np.round(pts).astype(np.int64) - (x0, y0)
+        h, w = filled.shape
+        ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        hits = int(np.count_nonzero(filled[xy[ok, 1], xy[ok, 0]]))
+        return bool(hits >= FAN_FILL * len(pts))
+
+    def _read_fanned(
+        self, image: ByteImage, plane: Plane, walk: Walk, t: float, *, card_w: float, card_h: float
+    ) -> Hypothesis | None:
+        """The card whose index corner lies ``t`` along ``walk``, read by that index; None when
+        no index is there (ink fitting no card at all).
+        """
+        fanned = Hypothesis(corners=walk.card(t, card_w=card_w, card_h=card_h), fill=1.0)
+        score = self.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE)
+        if score is None or score < FAN_INDEX_LEAST:
+            return None
+        if fanned.code == UNKNOWN:
+            # An index that falls short: its start is a few pixels off (a shadow, a glyph that
+            # begins further in than the deck's leftmost ink, so the corner was put late); it is
+            # read again a little earlier, and a fair match later too.
+            side = card_w if walk.short else card_h
+            nudges = (-FAN_NUDGE, FAN_NUDGE) if score >= FAN_RETRY_SCORE else (-FAN_NUDGE,)
+            for nudge in nudges:
+                nudged = Hypothesis(corners=walk.card(t + nudge * side, card_w=card_w, card_h=card_h), fill=1.0)
+                self.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE)
+                if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
+                    fanned = nudged
+                if fanned.code != UNKNOWN:
+                    break
+        return fanned

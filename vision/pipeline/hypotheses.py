@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import InitVar, dataclass, field
 from typing import Any, Final
 
@@ -15,6 +16,8 @@ UNKNOWN: Final = "unknown"
 # corner that is not the card's; a corner whose sides are within this share of a card's and
 # whose angle's cosine is below it is the card's own (see square_up).
 _SQUARE_TOL: Final = 0.04
+# Two cards in one place lie parallel within this cosine (8 degrees) when they are one card.
+PARALLEL_COS: Final = math.cos(math.radians(8.0))
 Vec = npt.NDArray[np.float64]
 ByteImage = npt.NDArray[Any]
 
@@ -215,10 +218,21 @@ def near_index(hyp: Hypothesis, point: Vec, tol: float) -> bool:
 
 
 def same_card(a: Hypothesis, b: Hypothesis, tol: float) -> bool:
-    if float(np.hypot(*(a.center - b.center))) < tol:
+    """Whether two hypotheses are one card: the same place and lie (cards of a fan turned about
+    a corner have their centres close, but each lies a few degrees further round), or the same
+    index corner read as the same code.
+    """
+    if float(np.hypot(*(a.center - b.center))) < tol and parallel(a.corners, b.corners):
         return True
     if a.code != b.code:
         return False
     index_a, index_b = a.corners[[0, 2]], b.corners[[0, 2]]
     gaps = np.hypot(*(index_a[:, None, :] - index_b[None, :, :]).reshape(-1, 2).T)
     return bool(gaps.min() < tol)
+
+
+def parallel(a: Vec, b: Vec) -> bool:
+    """Whether two card quads lie within about 8 degrees of one another (either way up)."""
+    (ax, ay), (bx, by) = (a[1] - a[0]).tolist(), (b[1] - b[0]).tolist()
+    cos = (ax * bx + ay * by) / max(math.hypot(ax, ay) * math.hypot(bx, by), 1e-9)
+    return bool(abs(cos) > PARALLEL_COS)

@@ -1,0 +1,228 @@
+"""A blob's straight outline edges, and where index corners start along them: the places a fanned card can lie."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.index import IndexBox
+from vision.pipeline.outline import collinear, fit_edge
+from vision.pipeline.plane import Plane
+
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# How far before its visible start a fanned card's index corner may lie, as a share of the side
+# the edge is part of (a card turned about a corner shows a short piece of its side between
+# its neighbours), and the slack at an edge's own corner (rounded corners, the fit): a fan's
+# next card lies past it.
+EDGE_BEYOND: Final = 0.9
+EDGE_SLACK: Final = 0.12
+# The least ratio of the darkest to the brightest colour channel of a face's paper.
+PAPER_GREY: Final = 0.55
+# A contour point (x, y) as one integer, to find approxPolyDP's vertices among the contour's points.
+_POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """A straight piece of a blob's outline (detection plane): a card's side, or part of one."""
+
+    start: Vec
+    direction: Vec  # unit, from start to the other end
+    length: float
+    inward: Vec  # unit normal pointing into the blob
+
+
+def outline_edges(contour: ByteImage, *, least: float) -> list[Edge]:
+    """The straight edges of a blob's outline at least ``least`` long, each fitted to its points
+    (pieces of one line broken by a notch joined, as the outline's corners are found).
+    """
+    if len(contour) < 8:
+        return []
+    pts = contour.reshape(-1, 2).astype(np.float32)
+    approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
+    keys = contour.reshape(-1, 2).astype(np.int64) @ _POINT_KEY
+    idx = np.equal((approx.astype(np.int64) @ _POINT_KEY)[:, None], keys[None, :]).argmax(axis=1).tolist()
+    xy = {i: pts[i].tolist() for i in idx}
+    # The outline runs one way round: its interior lies on one fixed side of every edge.
+    side = 1.0 if cv2.contourArea(contour, oriented=True) > 0 else -1.0
+    lines: list[tuple[float, float, float, float]] = []
+    spans: list[tuple[int, int]] = []
+    for k in range(len(idx)):
+        i0, i1 = idx[k], idx[(k + 1) % len(idx)]
+        if math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]) < 8.0:
+            continue
+        line = fit_edge(pts, i0, i1)
+        if lines and collinear(lines[-1], line, ends=(xy[spans[-1][0]], xy[spans[-1][1]], xy[i0], xy[i1])):
+            i0 = spans.pop()[0]
+            lines.pop()
+            line = fit_edge(pts, i0, i1)
+        lines.append(line)
+        spans.append((i0, i1))
+    edges = []
+    for (px, py, dx, dy), (i0, i1) in zip(lines, spans, strict=True):
+        # The ends are the run's first and last points, projected onto the fitted line.
+        t0 = (xy[i0][0] - px) * dx + (xy[i0][1] - py) * dy
+        t1 = (xy[i1][0] - px) * dx + (xy[i1][1] - py) * dy
+        if t1 - t0 < least:
+            continue
+        edges.append(
+            Edge(
+                start=np.array((px + t0 * dx, py + t0 * dy)),
+                direction=np.array((dx, dy)),
+                length=t1 - t0,
+                inward=np.array((-dy * side, dx * side)),
+            )
+        )
+    return edges
+
+
+def index_starts(
+    image: ByteImage,
+    plane: Plane,
+    *,
+    origin: Vec,
+    step: Vec,
+    across: Vec,
+    rows: tuple[float, float],
+    length: int,
+    gap: int,
+    lead: int,
+) -> list[int]:
+    """Where an index may start along a line (frame pixels from ``origin``, a plane point, each
+    ``step`` long in the plane): in the band ``rows`` (shares of ``across``) off the line, the end
+    of the shadow a card's edge casts on the card below, and ink after a clear gap of ``gap``,
+    ``lead`` before it (where the index lies from its card's corner; a card's edge on white paper
+    can be too faint to show as a step).
+    """
+    band_h = 16
+    top, bottom = rows
+    # Band pixel (t, row) -> plane point origin + step t + across (top + row (bottom - top) / band_h)
+    # -> frame, as one 3x3 map.
+    to_plane = np.array(
+        [
+            [step[0], across[0] * (bottom - top) / band_h, origin[0] + top * across[0]],
+            [step[1], across[1] * (bottom - top) / band_h, origin[1] + top * across[1]],
+            [0.0, 0.0, 1.0],
+        ]
+    )
+    if plane.rectified:
+        m = plane.to_frame_h @ to_plane
+        band = cv2.warpPerspective(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    else:
+        m = to_plane[:2] / plane.scale
+        band = cv2.warpAffine(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    b, g, r = cv2.split(band)
+    dark = cv2.min(cv2.min(b, g), r)
+    lows = np.sort(dark.min(axis=0))
+    paper = float(lows[int(0.9 * (len(lows) - 1))])
+    # A card's face is white paper: its brightest parts nearly grey, in any light (a warm lamp's
+    # paper keeps 0.6 of its brightest channel in its darkest), where a back's colour does not.
+    lit = dark >= 0.9 * paper
+    if not lit.any():
+        return []
+    bright = cv2.max(cv2.max(b, g), r)
+    if not grey(dark[lit], bright[lit]):
+        return []
+    # The shadow a card's edge casts on the card below: a column a little dark in almost every
+    # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
+    shade = ((dark < 0.85 * paper).mean(axis=0) >= 0.8).tolist()
+    edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
+    # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's leading
+    # edge (or a pip's: its read fails).
+    ink = ((dark < 0.6 * paper).sum(axis=0) >= 2).tolist()
+    starts = []
+    clear = 0
+    for t, is_ink in enumerate(ink):
+        if is_ink and clear >= gap:
+            starts.append(max(0, t - lead))
+        clear = 0 if is_ink else clear + 1
+    return [*edges, *starts]
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """One way a card can lie along an edge: its index corner on the edge's line, the card on the
+    blob's side. Walking with the interior on the right is along a card's short side from its
+    index corner; with the interior on the left, along its long side.
+    """
+
+    origin: Vec  # the edge's end the walk starts from (plane)
+    along: Vec  # unit, the walking direction
+    inward: Vec
+    length: float  # the edge's length
+    short: bool  # the edge is the card's short side (else its long side)
+    open_start: bool  # the line runs on into the blob before the walk's start
+    open_end: bool  # ... and past its end
+
+    def span(self, side: float) -> tuple[float, float]:
+        """Where along the walk (plane pixels) the index corner of another card with this edge as
+        part of its ``side`` long side can lie. Where the line runs on into the blob before the
+        walk's start, up to nearly a side before it (the card's corner over the card below),
+        else past the start's own corner (the outline's, a card hypothesis of its own); to nearly
+        the end where the line runs on past it (the side goes under a card), else to a side
+        before it (the card ends where the edge does).
+        """
+        lo = -EDGE_BEYOND * side if self.open_start else EDGE_SLACK * side
+        hi = self.length - (EDGE_SLACK if self.open_end else 1.0 - EDGE_SLACK) * side
+        return lo, hi
+
+    def card(self, t: float, *, card_w: float, card_h: float) -> Vec:
+        """The card whose index corner lies ``t`` plane pixels along the walk (corners clockwise)."""
+        c0 = self.origin + self.along * t
+        x_vec, y_vec = (
+            (self.along * card_w, self.inward * card_h) if self.short else (self.inward * card_w, self.along * card_h)
+        )
+        return np.array([c0, c0 + x_vec, c0 + x_vec + y_vec, c0 + y_vec])
+
+    def band(self, box: IndexBox, *, card_w: float, card_h: float) -> tuple[tuple[float, float], float, Vec]:
+        """The band the index occupies off the line (shares of the vector across it), how far
+        along from the corner the index starts (plane pixels), and that vector across.
+        """
+        if self.short:
+            return (0.7 * box.y0, box.y1), box.x0 * card_w, self.inward * card_h
+        return (0.7 * box.x0, box.x1), box.y0 * card_h, self.inward * card_w
+
+
+def walks(edge: Edge, contour: ByteImage, *, probe: float) -> list[Walk]:
+    """The edge walked both ways: one way it is a short side, the other way a long one. At each
+    end the line either runs on into the blob (``probe`` past the end is well inside it: the
+    card's side goes on under or over another card) or leaves it (the card's own corner).
+    """
+    d, n = edge.direction, edge.inward
+    end = edge.start + d * edge.length
+
+    def runs_on(p: Vec) -> bool:
+        return cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), True) > 1.5
+
+    before, after = runs_on(edge.start - d * probe), runs_on(end + d * probe)
+    short = float(d[0] * n[1] - d[1] * n[0]) > 0
+    return [
+        Walk(edge.start, d, n, edge.length, short=short, open_start=before, open_end=after),
+        Walk(end, -d, n, edge.length, short=not short, open_start=after, open_end=before),
+    ]
+
+
+def grey(dark: npt.NDArray[Any], bright: npt.NDArray[Any]) -> bool:
+    """Whether pixels (their darkest and brightest colour channels) are mostly near grey: paper."""
+    return float(np.median(dark.astype(np.float32) / np.maximum(bright, 1))) >= PAPER_GREY
+
+
+def paper_along(image: ByteImage, walk: Walk, *, across: Vec, rows: tuple[float, float]) -> bool:
+    """Whether the band an index occupies under the visible edge is paper (``image`` the plane):
+    a few points are enough to pass over a back's edge without warping its band from the frame.
+    """
+    h, w = image.shape[:2]
+    ts = np.linspace(0.1, 0.9, 9)[:, None] * walk.length
+    pts = [walk.origin + walk.along * ts + across * share for share in rows]
+    xy = np.round(np.concatenate(pts)).astype(np.int64)
+    keep = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    if not keep.any():
+        return False
+    px = image[xy[keep, 1], xy[keep, 0]]
+    return grey(px.min(axis=1), px.max(axis=1))
