@@ -14,7 +14,7 @@ from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import area, on_outline, quad_shares, share
-from vision.pipeline.hypotheses import Hypothesis, parallel, propose, same_card
+from vision.pipeline.hypotheses import Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.plane import Plane
@@ -119,13 +119,15 @@ class Explainer:
                     chosen.append(hyp)
                     cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
-            # (A face read lying turned from this one is another card, not this one again: the
-            # cards of a fan turned about a corner have their centres close together.)
+            # (A face read lying turned from this one by a fan's few tens of degrees is another
+            # card, not this one again: the cards of a fan turned about a corner have their
+            # centres close together. One lying across it is no fan's: it is this rectangle drawn
+            # the wrong way round about one of that card's corners.)
             near = [
                 o
                 for o in chosen
                 if float(np.hypot(*(hyp.center - o.center))) < 0.3 * card_w
-                and (o.code == BACK or parallel(o.corners, hyp.corners))
+                and (o.code == BACK or parallel(o.corners, hyp.corners) or across(o.corners, hyp.corners))
             ]
             new = share(fg, hyp.corners, exclude=covered) * area(hyp.corners)
             if near or new < 0.25 * card_area:

@@ -18,6 +18,8 @@ UNKNOWN: Final = "unknown"
 _SQUARE_TOL: Final = 0.04
 # Two cards in one place lie parallel within this cosine (8 degrees) when they are one card.
 PARALLEL_COS: Final = math.cos(math.radians(8.0))
+# Two cards lie across one another beyond this cosine (60 degrees): no fan turns a card so far.
+ACROSS_COS: Final = 0.5
 Vec = npt.NDArray[np.float64]
 ByteImage = npt.NDArray[Any]
 
@@ -229,6 +231,15 @@ def same_card(a: Hypothesis, b: Hypothesis, tol: float) -> bool:
     index_a, index_b = a.corners[[0, 2]], b.corners[[0, 2]]
     gaps = np.hypot(*(index_a[:, None, :] - index_b[None, :, :]).reshape(-1, 2).T)
     return bool(gaps.min() < tol)
+
+
+def across(a: Vec, b: Vec) -> bool:
+    """Whether two card quads lie turned more than 60 degrees from one another (either way up):
+    more than the cards of a fan ever are.
+    """
+    (ax, ay), (bx, by) = (a[1] - a[0]).tolist(), (b[1] - b[0]).tolist()
+    cos = (ax * bx + ay * by) / max(math.hypot(ax, ay) * math.hypot(bx, by), 1e-9)
+    return bool(abs(cos) < ACROSS_COS)
 
 
 def parallel(a: Vec, b: Vec) -> bool:
