@@ -211,14 +211,6 @@ def merge(hyps: list[Hypothesis], flats: list[list[float]], tol: float) -> list[
     return [hyp for hyp, _flat, _cx, _cy in merged]
 
 
-def near_index(hyp: Hypothesis, point: Vec, tol: float) -> bool:
-    """True when one of the hypothesis' two index corners is within ``tol`` of ``point``."""
-    # Plain floats, the same comparisons: numpy's per-call cost is all of it for two points.
-    (ax, ay), _b, (cx, cy), _d = hyp.corners.tolist()
-    px, py = float(point[0]), float(point[1])
-    return bool(min(max(abs(ax - px), abs(ay - py)), max(abs(cx - px), abs(cy - py))) < tol)
-
-
 def same_card(a: Hypothesis, b: Hypothesis, tol: float) -> bool:
     """Whether two hypotheses are one card: the same place and lie (cards of a fan turned about
     a corner have their centres close, but each lies a few degrees further round), or the same
