@@ -12,62 +12,13 @@ import numpy.typing as npt
 
 from vision.config import MarkerConfig, PointConfig, ZoneConfig
 from vision.errors import CalibrationError
+from vision.lens import Lens
 
 MARKER_DICT: Final = "DICT_4X4_50"
 CARD_W_MM: Final = 63.0
 CARD_H_MM: Final = 88.0
 
 Matrix = npt.NDArray[np.float64]
-
-
-@dataclass(frozen=True, slots=True)
-class Lens:
-    """A lens' radial distortion about the frame's centre: a seen (distorted) point d is the ideal
-    (pinhole) point c + (d - c)(1 + k1 r^2), r the distance from the centre in half diagonals.
-
-    With ``k1`` < 0 a point is seen farther from the centre than a pinhole camera would show it,
-    so a card near the frame's edge is drawn several per cent larger than a homography says,
-    enough to put its index corner off its index. One coefficient describes the lenses of table
-    cameras well; the simulated camera's lens (``drivers.camera.effects.Lens``) is the same model.
-    """
-
-    k1: float
-    width: int
-    height: int
-
-    @property
-    def centre(self) -> Matrix:
-        """The frame's centre (pixels), about which the lens bends."""
-        return np.array([(self.width - 1) / 2.0, (self.height - 1) / 2.0])
-
-    @property
-    def norm(self) -> float:
-        """The half diagonal (pixels): the unit of the radius ``k1`` multiplies."""
-        return float(np.hypot(self.width / 2.0, self.height / 2.0))
-
-    def undistort(self, pts_px: npt.ArrayLike) -> Matrix:
-        """Seen image points (..., 2) where the pinhole camera would have seen them."""
-        pts = np.asarray(pts_px, dtype=np.float64)
-        if self.k1 == 0.0:
-            return pts
-        rel = (pts - self.centre) / self.norm
-        r2 = (rel**2).sum(axis=-1, keepdims=True)
-        return np.asarray(self.centre + rel * (1.0 + self.k1 * r2) * self.norm, dtype=np.float64)
-
-    def distort(self, pts_px: npt.ArrayLike) -> Matrix:
-        """Pinhole image points (..., 2) where this lens shows them (the inverse of
-        :meth:`undistort`, by fixed-point steps: a few for the barrels of real lenses).
-        """
-        ideal = np.asarray(pts_px, dtype=np.float64)
-        if self.k1 == 0.0:
-            return ideal
-        seen = ideal.copy()
-        for _ in range(20):
-            step = ideal - self.undistort(seen)
-            seen += step
-            if float(np.abs(step).max(initial=0.0)) < 1e-4:
-                break
-        return seen
 
 
 @dataclass(frozen=True)
@@ -195,7 +146,10 @@ def calibrate_markers(
         raise CalibrationError(f"no calibration marker found in the frame (looking for ids {wanted})")
     mm, px = np.concatenate(mm_pts), np.concatenate(px_pts)
     height, width = image.shape[:2]
-    lens = measure_lens(mm, px, width=width, height=height) if lens_k1 is None else Lens(lens_k1, width, height)
+    if lens_k1 is None:
+        lens = measure_lens(mm, px, width=width, height=height)
+    else:
+        lens = Lens(k1=lens_k1, width=width, height=height)
     h, rms = _fit(mm, px if lens is None else lens.undistort(px))
     return Calibration(homography=h, rms_px=rms, markers_px=centres, lens=lens)
 
@@ -216,14 +170,14 @@ def measure_lens(mm: Matrix, px: Matrix, *, width: int, height: int) -> Lens | N
     """
     if len(mm) < _LENS_LEAST_POINTS:
         return None
-    probe = Lens(0.0, width, height)
+    probe = Lens(k1=0.0, width=width, height=height)
     reach = float(np.hypot(*((px - probe.centre) / probe.norm).T).max())
     if reach < _LENS_LEAST_REACH:
         return None
 
     def rms(k1: float) -> float:
         try:
-            return _fit(mm, Lens(k1, width, height).undistort(px))[1]
+            return _fit(mm, Lens(k1=k1, width=width, height=height).undistort(px))[1]
         except CalibrationError:
             return float("inf")
 
@@ -244,7 +198,7 @@ def measure_lens(mm: Matrix, px: Matrix, *, width: int, height: int) -> Lens | N
     pinhole = rms(0.0)
     if rms(k1) > _LENS_LEAST_GAIN * pinhole or abs(k1) < 0.003:
         return None
-    return Lens(round(k1, 5), width, height)
+    return Lens(k1=round(k1, 5), width=width, height=height)
 
 
 @dataclass(frozen=True, slots=True)

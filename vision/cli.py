@@ -58,10 +58,11 @@ def _register_deck(args: argparse.Namespace) -> int:
 
 
 def _read(args: argparse.Namespace) -> int:
-    from vision.calibration import Calibration, Lens, ZoneMap, calibrate_markers, calibrate_points
+    from vision.calibration import Calibration, ZoneMap, calibrate_markers, calibrate_points
     from vision.config import load_table_vision
     from vision.deck import default_deck, load_deck, read_image
     from vision.errors import ConfigError
+    from vision.lens import Lens
     from vision.recognize import Recognizer, RecognizerSettings
 
     zones = None
@@ -80,7 +81,7 @@ def _read(args: argparse.Namespace) -> int:
         if config.vision.markers:
             calibration = calibrate_markers(image, config.vision.markers, lens_k1=k1)
         elif config.vision.points:
-            lens = None if k1 is None else Lens(k1, image.shape[1], image.shape[0])
+            lens = None if k1 is None else Lens(k1=k1, width=image.shape[1], height=image.shape[0])
             calibration = calibrate_points(config.vision.points, lens=lens)
         else:
             raise ConfigError(f"{args.config}: [vision] needs markers or points to place the zones")

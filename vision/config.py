@@ -50,7 +50,7 @@ class VisionSettings(_Strict):
     deck: str | None = None  # deck profile (.npz); none = the shipped default
     markers: list[MarkerConfig] = Field(default_factory=list)
     points: list[PointConfig] = Field(default_factory=list)
-    # The lens' barrel (radial distortion k1, see vision.calibration.Lens); None: measured from
+    # The lens' barrel (radial distortion k1, see vision.lens.Lens); None: measured from
     # the markers when at least four spread over the frame, else none (a pinhole camera).
     lens_k1: float | None = Field(default=None, ge=-0.5, le=0.5)
     bump_tolerance_px: float = Field(default=4.0, gt=0, le=100)

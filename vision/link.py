@@ -27,12 +27,13 @@ from drivers.camera import open_frame_source
 from drivers.camera.base import FrameSource
 from drivers.camera.errors import CameraError
 from drivers.camera.sim import SimulatedCamera
-from vision.calibration import Calibration, Lens, ZoneMap, calibrate_markers, calibrate_points
+from vision.calibration import Calibration, ZoneMap, calibrate_markers, calibrate_points
 from vision.camera_only import CameraDealer, CameraOnlySettings
 from vision.checks import Checker, CheckSettings, Expectations, Finding, ZoneExpectation, ZonePlace, zone_places
 from vision.config import TableVision, ZoneConfig
 from vision.deck import DeckProfile, default_deck, load_deck
 from vision.errors import ConfigError
+from vision.lens import Lens
 from vision.recognize import Recognizer, RecognizerSettings
 from vision.scenes import view_calibration
 from vision.tracking import Tracker, TrackerSettings, TrackerUpdate
@@ -170,7 +171,7 @@ def _calibrate(source: FrameSource, vision: TableVision) -> Calibration:
         if frame is None:
             raise CameraError(f"{source.name}: no frame to measure the picture's size on")
         height, width = frame.image.shape[:2]
-        return calibrate_points(s.points, lens=Lens(s.lens_k1, width, height))
+        return calibrate_points(s.points, lens=Lens(k1=s.lens_k1, width=width, height=height))
     if s.markers:
         frame = source.read()
         if frame is None:

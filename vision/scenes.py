@@ -22,8 +22,9 @@ from drivers.camera.sim import (
     TableRenderer,
     TableView,
 )
-from vision.calibration import Calibration, Lens
+from vision.calibration import Calibration
 from vision.deck import CODES, DeckProfile
+from vision.lens import Lens
 
 # Cloths a table may have (BGR): casino green, blue, burgundy, purple, grey-green.
 FELTS: Final = ((45, 105, 20), (110, 60, 20), (40, 30, 110), PURPLE_FELT_BGR, (70, 95, 60))
@@ -37,7 +38,7 @@ def view_calibration(view: TableView) -> Calibration:
     """The calibration of a generated table as a calibrated camera knows it: the layout's exact
     homography, and its lens (a table's markers measure both, see ``calibrate_markers``).
     """
-    lens = Lens(view.distortion_k1, view.width_px, view.height_px) if view.distortion_k1 else None
+    lens = Lens(k1=view.distortion_k1, width=view.width_px, height=view.height_px) if view.distortion_k1 else None
     return Calibration(homography=view.homography(), rms_px=0.0, lens=lens)
 
 
@@ -65,11 +66,10 @@ class _Geometry:
     """The corner mapping of a TableRenderer without drawing anything (no deck, no felt)."""
 
     def __init__(self, view: TableView) -> None:
-        from drivers.camera.effects import Lens
         from drivers.camera.sim import card_corners_mm, to_px
 
         self._h = view.homography()
-        self._lens = Lens(width=view.width_px, height=view.height_px, k1=view.distortion_k1)
+        self._lens = Lens(k1=view.distortion_k1, width=view.width_px, height=view.height_px)
         self._corners = card_corners_mm
         self._to_px = to_px
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Final
@@ -11,6 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from drivers.camera.base import ByteImage
+from vision.lens import Lens
 
 # Felt textures a TableView may name: plain cloth, a visible weave, a blotchy (worn, brushed)
 # cloth and one with a printed pattern (a casino's logo lattice in a slightly darker dye).
@@ -159,44 +161,19 @@ def motion_blur(frame: ByteImage, length_px: float, angle_deg: float) -> ByteIma
     return np.asarray(cv2.filter2D(frame, -1, kernel, borderType=cv2.BORDER_REFLECT), np.uint8)
 
 
-class Lens:
-    """Radial lens distortion ``k1`` about the frame's centre, radius in units of the half diagonal.
-
-    The model maps a distorted image point d to the ideal (pinhole) point u = c + (d - c)(1 + k1 r_d^2):
-    negative k1 is the barrel of a wide lens. Frames are warped with one precomputed remap.
+def apply_lens(frame: ByteImage, lens: Lens) -> ByteImage:
+    """The frame as the distorting lens shows it: each seen pixel takes the ideal pixel the lens
+    bends onto it (one remap, its maps kept per lens).
     """
+    if lens.k1 == 0.0:
+        return frame
+    map_x, map_y = _lens_maps(lens)
+    return np.asarray(cv2.remap(frame, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT), np.uint8)
 
-    def __init__(self, *, width: int, height: int, k1: float) -> None:
-        self.k1 = k1
-        self.centre = np.array([(width - 1) / 2.0, (height - 1) / 2.0])
-        self.norm = math.hypot(width / 2.0, height / 2.0)
-        self._maps: tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]] | None = None
-        self._size = (width, height)
 
-    def _ideal(self, pts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        rel = (pts - self.centre) / self.norm
-        r2 = (rel**2).sum(axis=-1, keepdims=True)
-        return np.asarray(self.centre + rel * (1.0 + self.k1 * r2) * self.norm, dtype=np.float64)
-
-    def distort(self, pts: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """Where ideal (pinhole) points land in the distorted frame (a fixed-point inversion)."""
-        pts = np.asarray(pts, dtype=np.float64)
-        if self.k1 == 0.0:
-            return pts
-        d = pts.copy()
-        for _ in range(20):
-            d = d + (pts - self._ideal(d))
-        return d
-
-    def apply(self, frame: ByteImage) -> ByteImage:
-        """The frame as the distorting lens shows it."""
-        if self.k1 == 0.0:
-            return frame
-        if self._maps is None:
-            w, h = self._size
-            grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)), axis=-1)
-            ideal = self._ideal(grid)
-            self._maps = (ideal[..., 0].astype(np.float32), ideal[..., 1].astype(np.float32))
-        return np.asarray(
-            cv2.remap(frame, self._maps[0], self._maps[1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT), np.uint8
-        )
+@functools.lru_cache(maxsize=4)
+def _lens_maps(lens: Lens) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    w, h = lens.width, lens.height
+    grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float64), np.arange(h, dtype=np.float64)), axis=-1)
+    ideal = lens.undistort(grid)
+    return ideal[..., 0].astype(np.float32), ideal[..., 1].astype(np.float32)

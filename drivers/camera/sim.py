@@ -16,9 +16,9 @@ from drivers.camera.base import ByteImage, FrameSource
 from drivers.camera.effects import (
     CHIP_RADIUS_MM,
     GlareBand,
-    Lens,
     Shadow,
     SimChip,
+    apply_lens,
     band_light,
     draw_chip,
     felt_texture,
@@ -28,6 +28,7 @@ from drivers.camera.effects import (
 from drivers.camera.errors import CameraError
 from vision.deck import DeckProfile
 from vision.errors import DeckError
+from vision.lens import Lens
 
 CARD_W_MM: Final = 63.0
 CARD_H_MM: Final = 88.0
@@ -112,7 +113,7 @@ class TableView:
     that many degrees off vertical, so the far (dealer's) side looks smaller and flatter;
     without a tilt, ``keystone`` > 0 shrinks the far (top) edge by that share (a simpler look at
     the same thing). ``roll_deg`` turns the whole picture; ``distortion_k1`` is the lens' radial
-    distortion (negative: barrel, see :class:`~drivers.camera.effects.Lens`); ``felt_bgr`` is the
+    distortion (negative: barrel, see :class:`~vision.lens.Lens`); ``felt_bgr`` is the
     cloth's colour and ``felt_texture`` one of ``effects.FELT_TEXTURES``.
     """
 
@@ -203,7 +204,7 @@ class TableRenderer:
         self.deck = deck
         self.view = view or TableView()
         self.homography = self.view.homography()
-        self.lens = Lens(width=self.view.width_px, height=self.view.height_px, k1=self.view.distortion_k1)
+        self.lens = Lens(k1=self.view.distortion_k1, width=self.view.width_px, height=self.view.height_px)
         self._rng = np.random.default_rng(seed)
         self._felt = self._draw_felt(zones, markers)
         fh, fw = deck.back.shape[:2]
@@ -306,7 +307,7 @@ class TableRenderer:
         for hand in scene.hands:
             self._draw_hand(frame, hand)
         out = self._light(frame, scene.lighting, glossy)
-        out = self.lens.apply(out)
+        out = apply_lens(out, self.lens)
         return self._optics(out, scene.optics, rng)
 
     def _hand_polys(self, hand: SimHand, dx: float = 0.0, dy: float = 0.0) -> list[npt.NDArray[np.int32]]:

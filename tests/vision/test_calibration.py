@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from drivers.camera.sim import Marker, Scene, SimHand, TableRenderer, TableView, to_px
-from vision.calibration import Lens, ZoneMap, calibrate_markers, calibrate_points, check_camera
+from vision.calibration import ZoneMap, calibrate_markers, calibrate_points, check_camera
 from vision.config import MarkerConfig, PointConfig, ZoneConfig, load_table_vision
 from vision.deck import DeckProfile
 from vision.errors import CalibrationError, ConfigError
+from vision.lens import Lens
 
 MARKERS = [
     MarkerConfig(id=0, x_mm=40, y_mm=40),
@@ -169,17 +170,6 @@ def test_missing_config_file(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ the lens
 
 
-def test_a_lens_undistorts_what_it_distorts() -> None:
-    lens = Lens(-0.06, 1920, 1080)
-    pts = np.array([[0.0, 0.0], [1919.0, 1079.0], [960.0, 540.0], [100.0, 900.0]])
-    assert np.allclose(lens.undistort(lens.distort(pts)), pts, atol=1e-3)
-    # k1 < 0: the frame shows points farther from its centre than a pinhole would; the centre
-    # stays put.
-    seen = lens.distort(pts)
-    assert np.linalg.norm(seen[0] - lens.centre) > np.linalg.norm(pts[0] - lens.centre) + 20
-    assert np.allclose(seen[2], pts[2], atol=0.6)
-
-
 WIDE = [
     *MARKERS,
     MarkerConfig(id=4, x_mm=500, y_mm=40),
@@ -226,6 +216,6 @@ def test_a_pinhole_camera_is_not_given_a_lens(kennard: DeckProfile) -> None:
 
 def test_a_configured_lens_is_taken_as_given() -> None:
     points = [PointConfig(x_mm=x, y_mm=y, u_px=x, v_px=y) for x, y in [(0, 0), (1000, 0), (1000, 500), (0, 500)]]
-    cal = calibrate_points(points, lens=Lens(-0.04, 1920, 1080))
-    assert cal.lens == Lens(-0.04, 1920, 1080)
+    cal = calibrate_points(points, lens=Lens(k1=-0.04, width=1920, height=1080))
+    assert cal.lens == Lens(k1=-0.04, width=1920, height=1080)
     assert cal.to_mm(cal.to_px([[250.0, 125.0]])) == pytest.approx(np.array([[250.0, 125.0]]), abs=1e-3)
