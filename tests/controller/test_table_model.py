@@ -29,7 +29,7 @@ from controller.errors import ControllerError
 from controller.journal import Checkpoint, Entry, SqliteJournal
 from controller.record import loads, parse_record, settle_record
 from controller.redaction import for_display, recalled_visibility, visibility
-from controller.table import DEAL_SEQUENCE_REPORTS, REPORTABLE, Actor, TableService, _settings
+from controller.table import DEAL_SEQUENCE_REPORTS, REPORTABLE, Actor, TableService, config_settings
 from controller.telemetry import observe_appends
 from controller.view import recalled
 from floor import FloorUnavailable, open_store
@@ -318,7 +318,7 @@ class TableMachine(RuleBasedStateMachine):
 
     @rule(max_payout=st.sampled_from([1000, 2000, 5000]), contribution=st.integers(1, 3))
     def reconfigure(self, max_payout: int, contribution: int) -> None:
-        settings = _settings(self.table.config) | {"max_payout": max_payout}
+        settings = config_settings(self.table.config) | {"max_payout": max_payout}
         if settings.get("jackpot", {}).get("enabled"):
             settings["jackpot"] = settings["jackpot"] | {"contribution": contribution}
         self.do(self.table.reconfigure, build_config(settings), actor=ADMIN)
