@@ -1,10 +1,20 @@
 """The live table, in layers: its state as a fold over the journal (``state``), kept in the
 journal (``core``), fed by its devices (``inputs``), and driven by staff commands (``service``)."""
 
-from controller.table.codec import Actor, Device, RecalledRound, Role, bets_from_json, bets_to_json, config_settings
-from controller.table.core import CHECKPOINT_EVERY, SYSTEM, utcnow
+from controller.table.codec import (
+    CAMERA,
+    SHOE,
+    SYSTEM,
+    Actor,
+    Device,
+    RecalledRound,
+    Role,
+    bets_from_json,
+    bets_to_json,
+    config_settings,
+)
+from controller.table.core import CHECKPOINT_EVERY, utcnow
 from controller.table.errors import PermissionDenied, TableError
-from controller.table.inputs import CAMERA, SHOE
 from controller.table.service import DEAL_SEQUENCE_REPORTS, REPORTABLE, TableService
 from controller.table.state import RECALL, STORAGE_TILT, TableState, card_slots, decisions
 

@@ -25,7 +25,7 @@ from controller.journal import (
     JournalStore,
     JournalUnavailable,
 )
-from controller.table.codec import Actor, Device, RecalledRound, config_settings, record_settings
+from controller.table.codec import SYSTEM, Actor, Device, RecalledRound, config_settings, record_settings
 from controller.table.errors import PermissionDenied, TableError
 from controller.table.state import FINISHED_KEPT, RECALL, STORAGE_TILT, TableState
 from controller.tilts import Tilt, TiltKind
@@ -34,7 +34,6 @@ from controller.tilts import Tilt, TiltKind
 CHECKPOINT_EVERY = 25
 # Finished rounds indexed per transaction while a journal is replayed.
 SAVE_BATCH = 256
-SYSTEM = Actor("controller", "system")
 log = logging.getLogger(__name__)
 _T = TypeVar("_T")
 
@@ -98,7 +97,7 @@ class TableCore(TableState, ABC):
         if self.config.jackpot.enabled and store.jackpot() is None:
             store.open_jackpot(name=self.config.name, meter=self.config.jackpot.reset)
         for entry in store.entries(after=checkpoint.seq if checkpoint else 0):
-            self._apply(entry)
+            self.apply(entry)
             if replay_observer is not None:
                 replay_observer(self, entry)
         self._replaying = False
@@ -294,7 +293,7 @@ class TableCore(TableState, ABC):
         except JournalUnavailable as exc:
             self._storage_fault(str(exc))
             raise
-        self._apply(entry)
+        self.apply(entry)
         if entry.kind != "configured":
             # ``entry`` is stored and stands: if storage fails now, the change stays staged (and the
             # storage tilt open) until the next round is opened.

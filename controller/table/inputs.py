@@ -16,13 +16,10 @@ from controller.journal import (
     Entry,
     JackpotAccount,
 )
-from controller.table.codec import Actor, Device
+from controller.table.codec import CAMERA, SHOE, Actor, Device
 from controller.table.core import TableCore
 from controller.table.errors import TableError
 from controller.tilts import TiltKind
-
-SHOE = Actor("shoe", "shoe")
-CAMERA = Actor("camera", "camera")
 
 
 class TableInputs(TableCore):

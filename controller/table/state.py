@@ -55,7 +55,7 @@ class TableState:
     """
 
     def __init__(self, *, recall: int | None = RECALL) -> None:
-        """An empty table: no configuration yet (:meth:`_apply` of a "configured" entry, or
+        """An empty table: no configuration yet (:meth:`apply` of a "configured" entry, or
         :meth:`_restore_state`, gives it one). ``recall``: finished rounds kept at hand (None: all)."""
         self.config: TableConfig
         self.version = 0
@@ -143,8 +143,13 @@ class TableState:
         """The shoe draw counter of the last card journaled: where the shoe must resume after a restart."""
         return self._last_counter
 
-    def _apply(self, entry: Entry) -> None:
-        """Apply one journal entry. Deterministic: replaying the journal rebuilds the table."""
+    def apply(self, entry: Entry) -> None:
+        """Apply one journal entry. Deterministic: replaying the journal rebuilds the table.
+
+        Raises:
+            ControllerError: an entry of a kind this version does not know, or a settlement that
+                replays otherwise than it was paid (the journal is not this table's history).
+        """
         data = entry.data
         kind = entry.kind
         if kind == "configured":

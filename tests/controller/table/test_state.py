@@ -19,7 +19,7 @@ SUPERVISOR = Actor("s", "supervisor")
 def fold(table: TableService) -> TableState:
     state = TableState(recall=table.recall.maxlen)
     for entry in table.journal_store.entries():
-        state._apply(entry)
+        state.apply(entry)
     return state
 
 
@@ -53,7 +53,7 @@ def test_an_entry_of_an_unknown_kind_is_refused_by_name(tmp_path: Path) -> None:
     table = open_table(tmp_path / "journal.sqlite3")
     first = next(table.journal_store.entries())
     state = TableState()
-    state._apply(first)
+    state.apply(first)
     with pytest.raises(ControllerError, match="unknown kind 'mystery'"):
-        state._apply(replace(first, seq=first.seq + 1, kind="mystery"))
+        state.apply(replace(first, seq=first.seq + 1, kind="mystery"))
     table.journal_store.close()
