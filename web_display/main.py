@@ -115,7 +115,7 @@ def create_app(
             per_account=settings.ws_per_account,
         )
         state.gate_ = HashGate(concurrent=settings.hash_concurrency, waiting=settings.hash_queue, per_address=2)
-        tasks = [asyncio.create_task(_sweep(state))]
+        tasks = [asyncio.create_task(sweep_sessions(state))]
         if settings.tick_seconds:
             tasks.append(asyncio.create_task(_tick(state.tables, settings.tick_seconds)))
         try:
@@ -155,7 +155,7 @@ def create_app(
     return app
 
 
-async def _sweep(state: AppState) -> None:
+async def sweep_sessions(state: AppState) -> None:
     """Close live connections whose session ended elsewhere (another process changed the account, or
     the session expired), and write the failed sign-in bursts that have ended to the audit log."""
     while True:

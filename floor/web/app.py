@@ -34,7 +34,7 @@ from web_display.core.config import Settings
 from web_display.core.middleware import BodyLimit, SecurityHeaders
 from web_display.core.throttle import Backoff, FailedSignIns, HashGate, LoginThrottle
 from web_display.errors import Forbidden
-from web_display.main import SECURITY_HEADERS, _sweep, add_error_handlers
+from web_display.main import SECURITY_HEADERS, add_error_handlers, sweep_sessions
 from web_display.state import AppState
 
 log = logging.getLogger("floor.web")
@@ -88,7 +88,7 @@ def create_floor_app(
         )
         service.refresher = refresher
         refresher.start()
-        tasks = [asyncio.create_task(refresher.run()), asyncio.create_task(_sweep(state))]
+        tasks = [asyncio.create_task(refresher.run()), asyncio.create_task(sweep_sessions(state))]
         try:
             yield
         finally:
