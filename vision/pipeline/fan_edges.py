@@ -213,9 +213,8 @@ def walks(edge: Edge, contour: ByteImage, *, probe: float) -> list[Walk]:
 def grey(dark: npt.NDArray[Any], bright: npt.NDArray[Any]) -> bool:
     """Whether pixels (their darkest and brightest colour channels) are mostly near grey: paper."""
     ratio = dark.astype(np.float32) / np.maximum(bright, 1)
-    # Their median, as np.median takes it (the float32 mean of the middle two of an even count),
-    # from a partition in place: np.median's own checks cost four times the work on these few
-    # pixels. (Compared in float32, as np.median's float32 result is.)
+    # Their median as np.median takes it (the float32 mean of the middle two of an even count),
+    # from a partition in place: np.median's own checks cost four times the work on these few pixels.
     n = ratio.size
     if n == 0:
         return False
@@ -226,7 +225,7 @@ def grey(dark: npt.NDArray[Any], bright: npt.NDArray[Any]) -> bool:
     else:
         ratio.partition((k - 1, k))
         middle = (ratio[k - 1] + ratio[k]) / 2
-    return bool(middle >= PAPER_GREY)
+    return float(middle) >= PAPER_GREY
 
 
 def paper_along(image: ByteImage, walk: Walk, *, across: Vec, rows: tuple[float, float]) -> bool:
