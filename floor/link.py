@@ -65,9 +65,11 @@ class FloorLink:
     keyed by the same (table, seq), so an outage at any point neither loses nor doubles one. The floor's
     amount for a hit (its meter when the hit's transaction took it) is journaled back at the table.
 
-    The progressive opens only when a pass has caught up with the journal, and closes at once when a pass
-    fails, or when no pass has completed for ``timeout`` seconds (a hung connection). The base game plays
-    on throughout: the journal stays the table's source of truth and is backfilled on reconnection.
+    The progressive opens only when a pass has caught up with the journal (a pass that began with it closed
+    put everything journaled before it began on the floor; a table in play journals on meanwhile), and
+    closes at once when a pass fails, or when no pass has completed for ``timeout`` seconds (a hung
+    connection). The base game plays on throughout: the journal stays the table's source of truth and is
+    backfilled on reconnection.
     """
 
     def __init__(self, *, table: TableService, store: FloorStore, settings: LinkSettings) -> None:
@@ -169,6 +171,9 @@ class FloorLink:
             FloorIntegrityError, FloorConfigError: the floor disagrees with this table (the link stops).
         """
         now = time.monotonic()
+        # Whether the progressive was closed as this pass began, then what the table had journaled by then.
+        was_closed = self.table.progressive == "closed"
+        backlog = self.journal.last_seq
         if not self.joined:
             self.join()
         shipped = False
@@ -187,9 +192,14 @@ class FloorLink:
             self._take_parameters(reset=account.reset, increment=account.increment)
             self._refreshed = now
         self._report(now)
-        # Anything journaled meanwhile (the floor's hit entries) goes next pass; caught up when nothing is left.
-        closed = self.account is not None and self.table.progressive == "closed"
-        if closed and self.journal.last_seq <= self.store.last_seq(self.table_id):
+        # Caught up: a pass that began with the progressive closed put on the floor everything journaled
+        # before it began (a pass that began before the close, as one that hung through an outage, does not
+        # count: the next one backfills first). What was journaled during it (the next cards of a table in
+        # play, the floor's hit entries just journaled) goes next pass, as it does while the progressive is
+        # open. Waiting instead for a pass that ends with nothing new would keep a busy table's progressive
+        # closed for good: its next card comes before the pass's last query.
+        closed = self.account is not None and was_closed and self.table.progressive == "closed"
+        if closed and self.store.last_seq(self.table_id) >= backlog:
             self.table.set_progressive(open=True)
 
     def _report(self, now: float) -> None:

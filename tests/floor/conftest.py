@@ -1,4 +1,5 @@
-"""A throwaway PostgreSQL cluster for the floor tests (real server, never a mock) and the two store backends."""
+"""A throwaway PostgreSQL cluster for the floor tests (real server, never a mock), the two store backends, and a
+check that no test leaves a thread or a child process running."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,3 +96,78 @@ def floor_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
         return str(tmp_path / "floor.sqlite3")
     cluster: PgCluster = request.getfixturevalue("pg_cluster")
     return cluster.create_database()
+
+
+# -- nothing left running ------------------------------------------------------------------------------
+# A floor link, an autoplayer, a server or a service process a test forgets to stop keeps playing, writing
+# to PostgreSQL and taking CPU from the tests after it (on a shared 2-core machine). Each test's new threads
+# and child processes still running after its teardown are noted; the module's verdict waits until its own
+# fixtures (a module's browser, whose event loop keeps worker threads) are gone too, then gives what is
+# winding down LEFT_RUNNING_GRACE seconds before it fails naming the test that started it.
+LEFT_RUNNING_GRACE = 10.0
+
+
+def _children() -> dict[int, str]:
+    """This process's child processes still running (pid: command line), from /proc; zombies are done."""
+    found = {}
+    me = os.getpid()
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            state, ppid = Path(entry.path, "stat").read_text().rsplit(")", 1)[1].split()[:2]
+            if int(ppid) == me and state != "Z":
+                argv = Path(entry.path, "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                found[int(entry.name)] = argv.strip()[:160]
+        except (OSError, ValueError):  # gone meanwhile
+            continue
+    return found
+
+
+Leftover = tuple[str, threading.Thread | tuple[int, str]]
+
+
+def _still_running(what: threading.Thread | tuple[int, str]) -> bool:
+    if isinstance(what, threading.Thread):
+        return what.is_alive()
+    pid, argv = what
+    return _children().get(pid) == argv
+
+
+def _describe(what: threading.Thread | tuple[int, str]) -> str:
+    if isinstance(what, threading.Thread):
+        return f"thread {what.name!r}" + (" (daemon)" if what.daemon else "")
+    return f"child process {what[0]} ({what[1]})"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _module_leaves_nothing_running() -> Iterator[list[Leftover]]:
+    leftovers: list[Leftover] = []
+    yield leftovers
+    deadline = time.monotonic() + LEFT_RUNNING_GRACE
+    running = leftovers
+    while running:
+        running = [(test, what) for test, what in running if _still_running(what)]
+        if not running or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    if running:
+        pytest.fail(
+            f"still running {LEFT_RUNNING_GRACE:.0f} s after the module's tests ended (stop what a test starts, "
+            "in a finally or a fixture's teardown): "
+            + "; ".join(f"{_describe(what)} started by {test}" for test, what in running)
+        )
+
+
+@pytest.fixture(autouse=True)
+def _test_leaves_nothing_running(
+    request: pytest.FixtureRequest, _module_leaves_nothing_running: list[Leftover]
+) -> Iterator[None]:
+    threads, children = set(threading.enumerate()), _children()
+    yield
+    test = request.node.nodeid
+    for thread in set(threading.enumerate()) - threads:
+        _module_leaves_nothing_running.append((test, thread))
+    for pid, argv in _children().items():
+        if children.get(pid) != argv:
+            _module_leaves_nothing_running.append((test, (pid, argv)))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 
 from controller.journal.base import JournalStore
@@ -19,8 +19,11 @@ class FlakyStore(FloorStore):
         self.down = False
         self.flowing = threading.Event()  # cleared: every operation hangs, as on a dead TCP connection
         self.flowing.set()
+        self.meanwhile: Callable[[], None] | None = None  # runs as each operation starts (the table plays on)
 
     def _transaction(self, *, lock: bool) -> AbstractContextManager[Cursor]:
+        if self.meanwhile is not None:
+            self.meanwhile()
         self.flowing.wait()
         if self.down:
             raise FloorUnavailable("floor unavailable: connection refused (test cut the link)")

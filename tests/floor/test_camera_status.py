@@ -46,6 +46,7 @@ def test_the_heartbeat_carries_the_cameras_health_and_a_stale_camera(floor_url: 
             assert stale.version > version  # a change the floor service is signalled
             assert stale.camera is not None and float(stale.camera["age_s"]) >= 2.0  # type: ignore[arg-type]
         finally:
+            gate.open.set()  # else the link's thread waits on the frozen camera: stop() gives up after 5 s, it runs on
             camera.stop()
             link.stop()
             other.stop()

@@ -220,6 +220,41 @@ def test_a_hung_link_closes_the_progressive_and_it_reopens_when_the_floor_answer
             la.stop()
 
 
+def test_a_table_dealing_while_each_pass_runs_gets_its_progressive_back(floor_url: str, tmp_path: Path) -> None:
+    """A table in play journals its next card before a pass's last query to the floor (a busy table, a slow
+    floor): the pass that shipped everything journaled before it began reopens the progressive anyway."""
+    with floor(floor_url) as real:
+        store = FlakyStore(real)
+        a = Table(tmp_path / "a", "Oasis 1")
+        la = link(a, store)
+        assert a.t.progressive == "closed"  # joining
+        a.t.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=10)], actor=DEALER)  # no bonus while closed
+        cards = iter(PLAIN)
+
+        def deal_next() -> None:
+            code = next(cards, None)
+            if code is not None:
+                a.counter += 1
+                a.t.on_card(code, counter=a.counter, shoe="SIM")
+
+        store.meanwhile = deal_next  # a card dealt as each of the pass's queries starts
+        before = a.t.journal_store.last_seq
+        la.pass_once()
+        assert a.t.journal_store.last_seq > real.last_seq(a.t.journal_store.table_id) > before  # dealt meanwhile
+        assert a.t.progressive == "open"
+        store.meanwhile = None
+        for code in cards:
+            a.counter += 1
+            a.t.on_card(code, counter=a.counter, shoe="SIM")
+        a.t.act(Action(1, "raise"), actor=DEALER)
+        a.t.act(Action(2, "fold"), actor=DEALER)
+        a.t.confirm_settlement(actor=DEALER)
+        a.play(PLAIN)  # the progressive open: a bonus bet is taken again
+        la.pass_once()
+        journals_agree(real, [a])
+        assert real.account("oasis-link").contribution_count == 1  # the round opened while closed fed nothing
+
+
 def test_a_hit_the_table_never_journaled_is_journaled_at_the_next_join(floor_url: str, tmp_path: Path) -> None:
     with floor(floor_url) as store:
         b = Table(tmp_path / "b", "Oasis 2")
