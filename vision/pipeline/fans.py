@@ -219,8 +219,12 @@ class FanReader:
             # read again a little earlier, and a fair match later too.
             side = card_w if walk.short else card_h
             nudges = (-FAN_NUDGE, FAN_NUDGE) if score >= FAN_RETRY_SCORE else (-FAN_NUDGE,)
-            for nudge in nudges:
-                nudged = Hypothesis(corners=walk.card(t + nudge * side, card_w=card_w, card_h=card_h), fill=1.0)
+            base = walk.card(t, card_w=card_w, card_h=card_h)
+            shifts = [walk.along * nudge * side for nudge in nudges]
+            if score >= FAN_RETRY_SCORE:
+                shifts += [walk.inward * s * card_w for s in (-FAN_NUDGE, FAN_NUDGE)]
+            for shift in shifts:
+                nudged = Hypothesis(corners=base + shift, fill=1.0)
                 self.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE)
                 if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
                     fanned = nudged
