@@ -95,6 +95,7 @@ class Explainer:
         # Fans: cards whose index corner is in view but not on the outline, found along its edges.
         if not alone:
             hyps.extend(self.fans.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
+            self.fans.settle(hyps, card_w=card_w)
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
         hyps.sort(

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_edges import Walk, index_starts, outline_edges, paper_along, walks
 from vision.pipeline.hypotheses import Hypothesis
@@ -50,6 +50,9 @@ class FanReader:
         self.corners = corners
         self.decider = decider
         self.bands = 0  # fan edges scanned since the reader was made
+        # Cards of the blob being explained whose two index corners showed two clear, different
+        # indices, with those reads (corner 0's, corner 2's): settled once the blob is read.
+        self._split: list[tuple[Hypothesis, CornerRead, CornerRead]] = []
 
     def read_among(self, image: ByteImage, hyp: Hypothesis, plane: Plane) -> None:
         """Read a card among others whose two index corners both lie on the blob's outline.
@@ -79,8 +82,36 @@ class FanReader:
             self.read_exposed(image, hyp, strong[0], plane)
         elif strong:
             # Clear indices that do not settle on one card (two corners disagreeing): a card is
-            # there all the same, unread.
+            # there all the same, unread (until one index proves another card's, see settle).
             hyp.seen = True
+            if len(strong) == 2:
+                self._split.append((hyp, first, second))
+
+    def settle(self, hyps: Sequence[Hypothesis], *, card_w: float) -> None:
+        """Read the cards whose two index corners showed two clear, different indices, where one
+        corner lies under another card read as what it showed: that is the other card's face (the
+        bottom card of a fan, whose far corner lies on the fan's edge under the cards above), and
+        the other index, clear, is this card's own.
+        """
+        split, self._split = self._split, []
+        need = self.settings.accept_score + FAN_EXTRA_SCORE
+        for hyp, first, second in split:
+            if hyp.code != UNKNOWN:
+                continue
+            for k, here, other in ((0, first, second), (2, second, first)):
+                if other.code == UNKNOWN or other.match is None or other.match.score < need:
+                    continue
+                if other.code == here.best:
+                    continue
+                corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
+                if any(
+                    o is not hyp
+                    and o.code == here.best
+                    and cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w
+                    for o in hyps
+                ):
+                    hyp.code, hyp.confidence = other.code, other.confidence
+                    break
 
     def read_exposed(
         self, image: ByteImage, hyp: Hypothesis, corner: int, plane: Plane, *, seen_score: float | None = None
