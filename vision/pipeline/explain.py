@@ -87,7 +87,7 @@ class Explainer:
                     exposed and hyp.anchors >= 2 and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
                 ):
                     hyp.examined = (exposed[0],)
-                    self.fans.read_exposed(image, hyp, exposed[0], plane)
+                    self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
         if pierced:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -39,6 +40,17 @@ EDGE_LEAST: Final = 0.2
 # The least share of a fanned card within the blob's outline, judged at a grid of points (shares
 # of its width and height) over it.
 FAN_FILL: Final = 0.9
+# ... and one drawn from the outline's corner is read again turned this much either way.
+FAN_TURN_DEG: Final = 2.0
+_TURNS: Final = {
+    d: np.array(
+        [
+            [math.cos(math.radians(d)), -math.sin(math.radians(d))],
+            [math.sin(math.radians(d)), math.cos(math.radians(d))],
+        ]
+    )
+    for d in (-FAN_TURN_DEG, FAN_TURN_DEG)
+}
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
 
@@ -79,7 +91,7 @@ class FanReader:
         ]
         other = first if strong[:1] == [2] else second
         if len(strong) == 1 and (other.match is None or other.match.score < FAN_SEEN_SCORE):
-            self.read_exposed(image, hyp, strong[0], plane)
+            self.read_exposed(image, hyp, strong[0], plane, turn=True)
         elif strong:
             # Clear indices that do not settle on one card (two corners disagreeing): a card is
             # there all the same, unread (until one index proves another card's, see settle).
@@ -114,7 +126,14 @@ class FanReader:
                     break
 
     def read_exposed(
-        self, image: ByteImage, hyp: Hypothesis, corner: int, plane: Plane, *, seen_score: float | None = None
+        self,
+        image: ByteImage,
+        hyp: Hypothesis,
+        corner: int,
+        plane: Plane,
+        *,
+        seen_score: float | None = None,
+        turn: bool = False,
     ) -> float | None:
         """Read a card among others by the one index corner in view (0 or 2 of its corners);
         returns the index's match score, None when no index was seen there.
@@ -129,6 +148,16 @@ class FanReader:
         if match is None:
             return None
         s = self.settings
+        if turn and code == UNKNOWN and match.score >= FAN_RETRY_SCORE:
+            # A corner drawn from the outline's edges is a degree or two off the card where an
+            # edge is short (a fan's corner, cut by the next card): a fair match is read again
+            # turned a little either way about the corner.
+            for deg in (-FAN_TURN_DEG, FAN_TURN_DEG):
+                turned = _TURNS[deg]
+                again = self.corners.read(image, origin, turned @ x_vec, turned @ y_vec)
+                if again.match is not None and again.code != UNKNOWN:
+                    code, conf, match = again.code, again.confidence, again.match
+                    break
         if match.score >= s.accept_score + FAN_EXTRA_SCORE and code != UNKNOWN:
             hyp.code, hyp.confidence = code, conf
         elif match.score >= (s.accept_score + FAN_EXTRA_SCORE if seen_score is None else seen_score):
