@@ -8,7 +8,17 @@ import zlib
 import numpy as np
 import pytest
 
-from drivers.camera.sim import CARD_H_MM, CARD_W_MM, Lighting, Marker, Scene, SimCard, TableRenderer, TableView
+from drivers.camera.sim import (
+    CARD_H_MM,
+    CARD_W_MM,
+    Lighting,
+    Marker,
+    Optics,
+    Scene,
+    SimCard,
+    TableRenderer,
+    TableView,
+)
 from vision.calibration import Calibration, ZoneMap, calibrate_markers
 from vision.config import load_table_vision
 from vision.deck import CODES, DeckProfile
@@ -185,3 +195,74 @@ def test_a_hand_dealt_to_a_box_of_the_demo_layout_is_its_cards_and_no_more(kenna
     zone_map = ZoneMap.build(layout.zones, calibration)
     in_box = sorted(c.code for c in reading.cards if zone_map.zone_of(c.center) == "box6")
     assert in_box == sorted(codes)
+
+
+def _read_calibrated(deck: DeckProfile, scene: Scene, *, view: TableView, seed: int) -> list[str]:
+    """Each card's outcome, read as a calibrated table reads (the view's homography known)."""
+    renderer = TableRenderer(deck=deck, view=view, seed=seed)
+    frame = renderer.render(scene, seed=seed)
+    calibration = Calibration(homography=view.homography(), rms_px=0.0)
+    reading = Recognizer(deck=deck, calibration=calibration).read(frame)
+    truth = [
+        (c, (float(q[:, 0].mean()), float(q[:, 1].mean()))) for c in scene.cards for q in [renderer.card_quad_px(c)]
+    ]
+    outcomes: list[str] = []
+    tally = score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
+    assert tally.phantoms == 0
+    return outcomes
+
+
+# A warm lamp over red cloth, the picture soft: the benchmark's table 2 (seed 1).
+WARM_RED = TableView(felt_bgr=(40, 30, 110), roll_deg=-1.6, tilt_deg=9.0)
+WARM = Lighting(tint_bgr=(0.78, 0.96, 1.07), brightness=0.97)
+SOFT = Optics(blur_sigma_px=1.3, jpeg_quality=95)
+
+
+def test_fans_whose_red_ink_and_black_index_pass_for_cloth_are_read(kennard: DeckProfile) -> None:
+    # Under a warm lamp on red cloth a court card's red picture is cloth to the felt mask: every
+    # rectangle over it was refused as holed, and a fan of 7d, Jd, Qd lost its bottom card and
+    # its top one's read. A soft black index turned 180 degrees (the 6s at the bottom of a fan
+    # held in the hand) is grey at detection scale, too little ink for the ink mask, and was
+    # never read.
+    spread = _spread(["7d", "Jd", "Qd"], x_mm=260, y_mm=120, angle_deg=16.0, step=0.3)
+    held = _held(["6s", "6d", "Jc"], x_mm=560, y_mm=250, angle_deg=156.8, spread_deg=12.8)
+    scene = Scene(cards=(*spread, *held, *SINGLES), lighting=WARM, optics=SOFT)
+    outcomes = _read_calibrated(kennard, scene, view=WARM_RED, seed=2)
+    assert "misread" not in outcomes
+    assert [outcomes[k] for k in (0, 2, 3, 4, 5)] == ["correct"] * 5
+
+
+def test_a_fanned_index_found_a_few_pixels_off_its_edge_is_read(dondorf: DeckProfile) -> None:
+    # The benchmark's table 3 (seed 1): two fan middles (6c, 8h) whose visible edge, fitted to the
+    # outline, lies a pixel or two into the card; dondorf's index starts close to the card's edge,
+    # so the patch cut the rank's top and they were only "unknown". A fair match is read again a
+    # little either side across the edge as well as along it.
+    table = random_table(np.random.default_rng(3))
+    renderer, frame = render_table(dondorf, table, seed=3)
+    calibration = Calibration(homography=table.view.homography(), rms_px=0.0)
+    reading = Recognizer(deck=dondorf, calibration=calibration).read(frame)
+    outcomes: list[str] = []
+    truth = truth_centres(renderer, table.scene)
+    score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
+    middles = [k for k, card in enumerate(table.scene.cards) if card.code in ("6c", "8h")]
+    assert [table.roles[k] for k in middles] == ["fan middle", "fan middle"]
+    assert [outcomes[k] for k in middles] == ["correct", "correct"]
+    assert "misread" not in outcomes
+
+
+def test_a_fans_corner_drawn_a_degree_or_two_off_is_read_turned(hershey: DeckProfile) -> None:
+    # The benchmark's table 5 (seed 1): a fan's top 5h, read by the one index corner the
+    # outline shows, on a rectangle drawn from the outline's corner a little turned from the card:
+    # its index matched fairly but not enough for a card read by one index, so it was unknown.
+    # A fair match is read again turned a little either way about the corner.
+    table = random_table(np.random.default_rng(5))
+    renderer, frame = render_table(hershey, table, seed=5)
+    calibration = Calibration(homography=table.view.homography(), rms_px=0.0)
+    reading = Recognizer(deck=hershey, calibration=calibration).read(frame)
+    outcomes: list[str] = []
+    truth = truth_centres(renderer, table.scene)
+    score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
+    top = [k for k, card in enumerate(table.scene.cards) if card.code == "5h"]
+    assert [table.roles[k] for k in top] == ["fan top"]
+    assert outcomes[top[0]] == "correct"
+    assert "misread" not in outcomes

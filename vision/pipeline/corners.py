@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from vision.deck import DeckProfile, IndexMatch, match_index
 from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, index_feature
-from vision.pipeline.geometry import share
+from vision.pipeline.geometry import local_poly, share
 from vision.pipeline.settings import RecognizerSettings
 
 UNKNOWN: Final = "unknown"
@@ -28,6 +28,10 @@ SOFT_EXTRA_SCORE: Final = 0.3
 SOFT_LIMIT: Final = 2.5
 # The least share of an index box (detection scale) that must be ink before it is read.
 INDEX_INK_SHARE: Final = 0.02
+# Ink told from paper by its darkest colour channel: below this share of the paper's (the box's
+# brightest tenth); and the box judged so starts this share of the card in from its edges.
+INK_STEP: Final = 0.6
+INK_INSET: Final = 0.01
 
 
 class CornerRead(NamedTuple):
@@ -102,10 +106,15 @@ class CornerReader:
             return CornerRead(match.code, conf, match.code, match)
         return CornerRead(UNKNOWN, conf, match.code, match)
 
-    def inked(self, ink: ByteImage, corners: Vec, corner: int) -> bool:
+    def inked(self, ink: ByteImage, corners: Vec, corner: int, *, image: ByteImage | None = None) -> bool:
         """Whether the index box at one corner (0 or 2) of a hypothesis (detection scale) holds
         any ink: a blank corner of a card, where a hypothesis turned the wrong way puts its
         index, is not worth an index read.
+
+        With the detection plane's ``image``, an index the ink mask misses still counts: ink
+        darker than the box's paper by a clear step (a small black index blurred to grey at
+        detection scale passes for paper, and under a warm lamp on red cloth its darkest pixels
+        for cloth).
         """
         box = self.deck.index_box
         o, a, b = (corners[0], corners[1], corners[3]) if corner == 0 else (corners[2], corners[3], corners[1])
@@ -113,4 +122,21 @@ class CornerReader:
         x0, y0 = box.x0 - SEARCH_MARGIN, box.y0 - SEARCH_MARGIN
         x1, y1 = box.x1 + SEARCH_MARGIN, box.y1 + SEARCH_MARGIN
         quad = np.array([o + x_vec * fx + y_vec * fy for fx, fy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
-        return share(ink, quad) >= INDEX_INK_SHARE
+        if share(ink, quad) >= INDEX_INK_SHARE:
+            return True
+        if image is None:
+            return False
+        # Within the card only (the margin reaches past its edge, onto the cloth).
+        x0, y0 = max(x0, INK_INSET), max(y0, INK_INSET)
+        quad = np.array([o + x_vec * fx + y_vec * fy for fx, fy in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))])
+        x, y, w, h, poly = local_poly(quad)
+        ih, iw = image.shape[:2]
+        if w <= 0 or h <= 0 or x < 0 or y < 0 or x + w > iw or y + h > ih:
+            return False
+        drawn = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(drawn, poly, 255)
+        dark = image[y : y + h, x : x + w].min(axis=2)[drawn > 0]
+        if dark.size == 0:
+            return False
+        paper = float(np.percentile(dark, 90))
+        return bool(np.count_nonzero(dark < INK_STEP * paper) >= INDEX_INK_SHARE * dark.size)

@@ -50,14 +50,19 @@ class Explainer:
                 hyp.fill = fill
         holed = [hyp for hyp in hyps if hyp.fill < self.settings.min_fill]
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
+        pierced: list[Hypothesis] = []
         if holed and masks.solid is not None:
-            # A back whose picture has the felt's hue is holed where it has: it is kept when it
-            # is solid card with its holes filled and it is the back (never read as a face).
+            # A card whose picture has the felt's hue is holed where it has (red ink on red
+            # cloth, a warm lamp making a court card's red felt-like): it is kept when it is solid
+            # card with its holes filled, and it is the back or a face whose index reads (an
+            # unread one is dropped below: holes alone never make a card).
             solid = quad_shares(masks.solid, np.stack([hyp.corners for hyp in holed]))
             for hyp, fill in zip(holed, solid, strict=True):
-                if fill >= self.settings.min_fill and self.backs.is_back(hyp, plane.image, masks):
+                if fill >= self.settings.min_fill:
                     hyp.fill = fill
                     hyps.append(hyp)
+                    if not self.backs.is_back(hyp, plane.image, masks):
+                        pierced.append(hyp)
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
@@ -78,14 +83,19 @@ class Explainer:
                 if len(exposed) == 2:
                     hyp.examined = (0, 2)
                     self.fans.read_among(image, hyp, plane)
-                elif exposed and hyp.anchors >= 2 and self.corners.inked(ink, hyp.corners, exposed[0]):
+                elif (
+                    exposed and hyp.anchors >= 2 and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
+                ):
                     hyp.examined = (exposed[0],)
-                    self.fans.read_exposed(image, hyp, exposed[0], plane)
+                    self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
             if hyp.code != UNKNOWN:
                 read.append(hyp)
+        if pierced:
+            hyps = [hyp for hyp in hyps if not any(hyp is p for p in pierced) or hyp.code != UNKNOWN or hyp.seen]
         # Fans: cards whose index corner is in view but not on the outline, found along its edges.
         if not alone:
             hyps.extend(self.fans.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
+            self.fans.settle(hyps, card_w=card_w)
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
         hyps.sort(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -9,7 +10,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_edges import Walk, index_starts, outline_edges, paper_along, walks
 from vision.pipeline.hypotheses import Hypothesis
@@ -39,6 +40,17 @@ EDGE_LEAST: Final = 0.2
 # The least share of a fanned card within the blob's outline, judged at a grid of points (shares
 # of its width and height) over it.
 FAN_FILL: Final = 0.9
+# ... and one drawn from the outline's corner is read again turned this much either way.
+FAN_TURN_DEG: Final = 2.0
+_TURNS: Final = {
+    d: np.array(
+        [
+            [math.cos(math.radians(d)), -math.sin(math.radians(d))],
+            [math.sin(math.radians(d)), math.cos(math.radians(d))],
+        ]
+    )
+    for d in (-FAN_TURN_DEG, FAN_TURN_DEG)
+}
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
 
@@ -50,6 +62,9 @@ class FanReader:
         self.corners = corners
         self.decider = decider
         self.bands = 0  # fan edges scanned since the reader was made
+        # Cards of the blob being explained whose two index corners showed two clear, different
+        # indices, with those reads (corner 0's, corner 2's): settled once the blob is read.
+        self._split: list[tuple[Hypothesis, CornerRead, CornerRead]] = []
 
     def read_among(self, image: ByteImage, hyp: Hypothesis, plane: Plane) -> None:
         """Read a card among others whose two index corners both lie on the blob's outline.
@@ -76,14 +91,49 @@ class FanReader:
         ]
         other = first if strong[:1] == [2] else second
         if len(strong) == 1 and (other.match is None or other.match.score < FAN_SEEN_SCORE):
-            self.read_exposed(image, hyp, strong[0], plane)
+            self.read_exposed(image, hyp, strong[0], plane, turn=True)
         elif strong:
             # Clear indices that do not settle on one card (two corners disagreeing): a card is
-            # there all the same, unread.
+            # there all the same, unread (until one index proves another card's, see settle).
             hyp.seen = True
+            if len(strong) == 2:
+                self._split.append((hyp, first, second))
+
+    def settle(self, hyps: Sequence[Hypothesis], *, card_w: float) -> None:
+        """Read the cards whose two index corners showed two clear, different indices, where one
+        corner lies under another card read as what it showed: that is the other card's face (the
+        bottom card of a fan, whose far corner lies on the fan's edge under the cards above), and
+        the other index, clear, is this card's own.
+        """
+        split, self._split = self._split, []
+        need = self.settings.accept_score + FAN_EXTRA_SCORE
+        for hyp, first, second in split:
+            if hyp.code != UNKNOWN:
+                continue
+            for k, here, other in ((0, first, second), (2, second, first)):
+                if other.code == UNKNOWN or other.match is None or other.match.score < need:
+                    continue
+                if other.code == here.best:
+                    continue
+                corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
+                if any(
+                    o is not hyp
+                    and o.code == here.best
+                    and cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w
+                    for o in hyps
+                ):
+                    hyp.code, hyp.confidence = other.code, other.confidence
+                    break
 
     def read_exposed(
-        self, image: ByteImage, hyp: Hypothesis, corner: int, plane: Plane, *, seen_score: float | None = None
+        self,
+        image: ByteImage,
+        hyp: Hypothesis,
+        corner: int,
+        plane: Plane,
+        *,
+        seen_score: float | None = None,
+        turn: bool = False,
     ) -> float | None:
         """Read a card among others by the one index corner in view (0 or 2 of its corners);
         returns the index's match score, None when no index was seen there.
@@ -98,6 +148,16 @@ class FanReader:
         if match is None:
             return None
         s = self.settings
+        if turn and code == UNKNOWN and match.score >= FAN_RETRY_SCORE:
+            # A corner drawn from the outline's edges is a degree or two off the card where an
+            # edge is short (a fan's corner, cut by the next card): a fair match is read again
+            # turned a little either way about the corner.
+            for deg in (-FAN_TURN_DEG, FAN_TURN_DEG):
+                turned = _TURNS[deg]
+                again = self.corners.read(image, origin, turned @ x_vec, turned @ y_vec)
+                if again.match is not None and again.code != UNKNOWN:
+                    code, conf, match = again.code, again.confidence, again.match
+                    break
         if match.score >= s.accept_score + FAN_EXTRA_SCORE and code != UNKNOWN:
             hyp.code, hyp.confidence = code, conf
         elif match.score >= (s.accept_score + FAN_EXTRA_SCORE if seen_score is None else seen_score):
@@ -219,8 +279,12 @@ class FanReader:
             # read again a little earlier, and a fair match later too.
             side = card_w if walk.short else card_h
             nudges = (-FAN_NUDGE, FAN_NUDGE) if score >= FAN_RETRY_SCORE else (-FAN_NUDGE,)
-            for nudge in nudges:
-                nudged = Hypothesis(corners=walk.card(t + nudge * side, card_w=card_w, card_h=card_h), fill=1.0)
+            base = walk.card(t, card_w=card_w, card_h=card_h)
+            shifts = [walk.along * nudge * side for nudge in nudges]
+            if score >= FAN_RETRY_SCORE:
+                shifts += [walk.inward * s * card_w for s in (-FAN_NUDGE, FAN_NUDGE)]
+            for shift in shifts:
+                nudged = Hypothesis(corners=base + shift, fill=1.0)
                 self.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE)
                 if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
                     fanned = nudged

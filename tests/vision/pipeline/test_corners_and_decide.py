@@ -86,3 +86,33 @@ def test_a_blurred_index_gives_unknown_never_another_card(kennard: DeckProfile) 
     codes = [decider.read_alone(frame, renderer.card_quad_px(card))[0] for card in CARDS]
     assert all(code in (card.code, UNKNOWN) for code, card in zip(codes, CARDS, strict=True))
     assert UNKNOWN in codes  # this blur is past what the deck's classifier learnt from
+
+
+def _plane_card(*, ink: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """A detection-plane picture of one card on dark red cloth (cream paper, under a warm lamp) and
+    its corners: ``ink`` the darkest channel of a soft index in its top-left corner (None: blank).
+    """
+    image = np.zeros((140, 120, 3), np.uint8)
+    image[:] = (30, 25, 90)  # red cloth
+    quad = np.array([[30.0, 30.0], [88.6, 30.0], [88.6, 112.0], [30.0, 112.0]])
+    image[30:112, 30:89] = (150, 175, 190)  # cream paper
+    if ink is not None:
+        image[35:44, 33:37] = (ink, ink + 8, ink + 12)  # a rank's stroke, grey at this scale
+    return image, quad
+
+
+def test_a_soft_index_the_ink_mask_missed_still_counts_as_ink(kennard: DeckProfile) -> None:
+    # A small black index blurred at detection scale is grey: the ink mask took it for paper (or
+    # under a warm lamp on red cloth, for cloth), and a fan's bottom card showing only that index
+    # was never read. Against the box's own paper it is a clear step darker.
+    corners, _decider = _stages(kennard)
+    no_ink = np.zeros((140, 120), np.uint8)
+    image, quad = _plane_card(ink=70)
+    assert not corners.inked(no_ink, quad, 0)
+    assert corners.inked(no_ink, quad, 0, image=image)
+    # A blank corner is no index, though the box's margin reaches over the dark cloth beside it;
+    # nor is a stroke hardly darker than the paper (light, not ink).
+    blank, _quad = _plane_card(ink=None)
+    assert not corners.inked(no_ink, quad, 0, image=blank)
+    faint, _quad = _plane_card(ink=120)
+    assert not corners.inked(no_ink, quad, 0, image=faint)
