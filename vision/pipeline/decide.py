@@ -118,6 +118,26 @@ class CardDecider:
             return UNKNOWN, 0.0
         return code, conf
 
+    def read_far(self, image: ByteImage, corners: Vec) -> tuple[str, float] | None:
+        """A card found by one index corner that fell short of a read (a fan's card placed from
+        its index): its other index corner, diagonally opposite, is a second look at the same
+        card. When it reads a card on its own and the first corner's best match is that same card
+        (two looks at two printed indices agreeing on rank and suit), and the visible face is not
+        clearly another card's, that is the card; else None. The far corner of a card under
+        others shows another card's paper or pips, which reads nothing, or another card, which
+        the first corner does not lean to.
+        """
+        c0, c1, c2, c3 = corners
+        near = self.corners.read(image, c0, c1 - c0, c3 - c0)
+        if near.best is None or near.match is None:
+            return None
+        far = self.corners.read(image, c2, c3 - c2, c1 - c2)
+        if far.code == UNKNOWN or far.code != near.best:
+            return None
+        if not self.face_agrees(image, corners, far.code, alone=False):
+            return None
+        return far.code, far.confidence
+
     def _combined(self, first: CornerRead, second: CornerRead) -> tuple[str, float] | None:
         """The card both index corners' mean scores pick, when they pick one clearly enough."""
         if first.match is None or second.match is None:

@@ -226,4 +226,10 @@ class FanReader:
                     fanned = nudged
                 if fanned.code != UNKNOWN:
                     break
+        if fanned.code == UNKNOWN and fanned.seen:
+            # An index that falls short of a read: the card's other index, when in view, is a
+            # second look (a fan's top card shows both).
+            far = self.decider.read_far(image, plane.to_frame(fanned.corners))
+            if far is not None:
+                fanned.code, fanned.confidence = far
         return fanned

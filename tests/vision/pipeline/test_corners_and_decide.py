@@ -86,3 +86,26 @@ def test_a_blurred_index_gives_unknown_never_another_card(kennard: DeckProfile) 
     codes = [decider.read_alone(frame, renderer.card_quad_px(card))[0] for card in CARDS]
     assert all(code in (card.code, UNKNOWN) for code, card in zip(codes, CARDS, strict=True))
     assert UNKNOWN in codes  # this blur is past what the deck's classifier learnt from
+
+
+def test_a_card_placed_from_one_index_is_read_at_its_far_index_only_when_that_shows_it(
+    read_on: tuple[CornerReader, CardDecider, TableRenderer, np.ndarray],
+) -> None:
+    """A fan's top card shows both indices: the far one reads it and the near one leans to the
+    same card. A card under it shows the top card's paper and pips at its far corner: no read.
+    """
+    corners, decider, renderer, _frame_of_cards = read_on
+    fan = tuple(
+        SimCard(code=code, x_mm=400 + 14 * k, y_mm=260, angle_deg=8) for k, code in enumerate(("5c", "9h", "Kd"))
+    )
+    frame = TableRenderer(deck=decider.deck, view=VIEW).render(Scene(cards=fan), seed=3)
+    assert decider.read_far(frame, renderer.card_quad_px(fan[2])) == (
+        "Kd",
+        corners.read(frame, *_far(renderer.card_quad_px(fan[2]))).confidence,
+    )
+    for under in fan[:2]:
+        assert decider.read_far(frame, renderer.card_quad_px(under)) is None
+
+
+def _far(q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return q[2], q[3] - q[2], q[1] - q[2]
