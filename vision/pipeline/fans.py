@@ -102,6 +102,11 @@ class FanReader:
             hyp.code, hyp.confidence = code, conf
         elif match.score >= (s.accept_score + FAN_EXTRA_SCORE if seen_score is None else seen_score):
             hyp.seen, hyp.confidence = True, conf
+            # An index that falls short of a read: the card's other index, where it shows, is a
+            # second look (a fan's top card shows both, off the blob's outline though they are).
+            far = self.decider.read_far(image, c if corner == 0 else np.roll(c, 2, axis=0))
+            if far is not None:
+                hyp.code, hyp.confidence = far
         return match.score
 
     def scan_blob(
@@ -226,10 +231,4 @@ class FanReader:
                     fanned = nudged
                 if fanned.code != UNKNOWN:
                     break
-        if fanned.code == UNKNOWN and fanned.seen:
-            # An index that falls short of a read: the card's other index, when in view, is a
-            # second look (a fan's top card shows both).
-            far = self.decider.read_far(image, plane.to_frame(fanned.corners))
-            if far is not None:
-                fanned.code, fanned.confidence = far
         return fanned
