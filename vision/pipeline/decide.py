@@ -27,6 +27,12 @@ DISSENT_SLACK: Final = 0.22
 # margin by this factor, is not read at its second corner (its whole face still has to agree).
 SURE_EXTRA_SCORE: Final = 0.04
 SURE_MARGIN_FACTOR: Final = 1.5
+# What each of a lone card's two index corners must add to the accepting score for its face to
+# be only a veto (the bar of a fan's card read by one index and no face, fans.FAN_EXTRA_SCORE).
+TWICE_EXTRA_SCORE: Final = 0.04
+# A face thumbnail some registered face fits at least this well is plainly seen (a clear face fits
+# its own 0.95 and more; a chip over its middle or glare leaves every fit below 0.8).
+FACE_PLAIN: Final = 0.85
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
 FACE_SUIT_MARGIN: Final = 0.025
 # ... and the least correlation of the face with the suit it picks (a face half hidden or
@@ -70,10 +76,10 @@ class CardDecider:
             and match is not None
             and match.score >= s.accept_score + SURE_EXTRA_SCORE
             and match.margin >= s.accept_margin * SURE_MARGIN_FACTOR
+            and self.face_agrees(image, corners, first.code, alone=True)
         ):
-            if self.face_agrees(image, corners, first.code, alone=True):
-                return first.code, first.confidence
-            return UNKNOWN, 0.0
+            return first.code, first.confidence
+        # (A face that does not confirm the first corner may still be read at both: see _twice.)
         return self.read_card(image, corners, alone=True)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
@@ -114,9 +120,40 @@ class CardDecider:
             if by_face is None:
                 return UNKNOWN, max(first.confidence, second.confidence)
             code, conf = by_face
-        if not self.face_agrees(image, corners, code, alone=alone):
+        if not self.face_agrees(image, corners, code, alone=alone, twice=alone and self._twice(first, second, code)):
             return UNKNOWN, 0.0
         return code, conf
+
+    def _twice(self, first: CornerRead, second: CornerRead, code: str) -> bool:
+        """Whether both index corners read ``code`` on their own, each clearing the bar of a fan's
+        card read by one index with no face at all: then the face is only a veto where it is
+        plainly seen (see ``face_agrees``), not a needed confirmation. A chip or a hand over the
+        middle, or a face with little ink (a court card drawn as a thin frame round a big letter)
+        under blur and noise, fits no face well and confirms nothing, where two printed indices
+        agreeing do.
+        """
+        need = self.settings.accept_score + TWICE_EXTRA_SCORE
+        return all(r.code == code and r.match is not None and r.match.score >= need for r in (first, second))
+
+    def read_far(self, image: ByteImage, corners: Vec) -> tuple[str, float] | None:
+        """A card found by one index corner that fell short of a read (a fan's card placed from
+        its index): its other index corner, diagonally opposite, is a second look at the same
+        card. When it reads a card on its own and the first corner's best match is that same card
+        (two looks at two printed indices agreeing on rank and suit), and the visible face is not
+        clearly another card's, that is the card; else None. The far corner of a card under
+        others shows another card's paper or pips, which reads nothing, or another card, which
+        the first corner does not lean to.
+        """
+        c0, c1, c2, c3 = corners
+        near = self.corners.read(image, c0, c1 - c0, c3 - c0)
+        if near.best is None or near.match is None:
+            return None
+        far = self.corners.read(image, c2, c3 - c2, c1 - c2)
+        if far.code == UNKNOWN or far.code != near.best:
+            return None
+        if not self.face_agrees(image, corners, far.code, alone=False):
+            return None
+        return far.code, far.confidence
 
     def _combined(self, first: CornerRead, second: CornerRead) -> tuple[str, float] | None:
         """The card both index corners' mean scores pick, when they pick one clearly enough."""
@@ -146,9 +183,11 @@ class CardDecider:
 
     def _suit_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
         """A clear rank whose small index suit is torn between the two suits of one colour (a
-        blurred heart and diamond, club and spade): the card's face, whose pips or court picture
-        are many times the index's size, picks between them. Only for a card lying alone: a strip
-        of a card fanned under others proved no safe guide (its pips misled in tests).
+        blurred heart and diamond, club and spade), or fits either poorly though its colour is
+        plain (warm light and a glare band over a diamond): the card's face, whose pips or court
+        picture are many times the index's size, picks between them, and must fit the card it
+        picks best of all. Only for a card lying alone: a strip of a card fanned under others
+        proved no safe guide (its pips misled in tests).
         """
         if not matches:
             return None
@@ -165,10 +204,9 @@ class CardDecider:
         # well clear of the other two suits.
         if {pair[0], pair[1]} not in ({0, 3}, {1, 2}):
             return None
-        if (
-            suit_scores[pair[1]] < s.accept_score - 0.15
-            or lead_over(suit_scores[[pair[1], s_order[2]]], 1) < s.accept_margin
-        ):
+        # (How well the index fits either red or black suit does not matter: warm light, glare
+        # or blur can leave both poor fits, while the colour stays plain.)
+        if lead_over(suit_scores[[pair[1], s_order[2]]], 1) < s.accept_margin:
             return None
         faces = self._face_scores(image, corners)
         scores = [float(faces[rank * 4 + k]) for k in pair]
@@ -176,6 +214,10 @@ class CardDecider:
         if abs(lead) < FACE_SUIT_MARGIN or max(scores) < FACE_SUIT_LEAST:
             return None
         suit = pair[0] if lead > 0 else pair[1]
+        # The face must fit the card it picks best of all 52 (a face seen through glare can lean
+        # anywhere).
+        if int(np.argmax(faces)) != rank * 4 + suit:
+            return None
         return CODES[rank * 4 + suit], min(1.0, 0.5 * abs(lead) / FACE_SUIT_MARGIN)
 
     def rank_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
@@ -233,12 +275,14 @@ class CardDecider:
             return False
         return all(faces[at] - faces[CODES.index(other)] >= FACE_RANK_MARGIN for other in named if other != code)
 
-    def face_agrees(self, image: ByteImage, corners: Vec, code: str, *, alone: bool) -> bool:
+    def face_agrees(self, image: ByteImage, corners: Vec, code: str, *, alone: bool, twice: bool = False) -> bool:
         """Second opinion from the whole face: it must not look more like another card.
 
         An index blurred past reading can pass for a neighbour's (a K for a 6); the picture or the
         pips in the middle of the card cannot. A card lying alone must match its own face; a card
-        partly under others is only refused when its visible face clearly is another card's.
+        partly under others is only refused when its visible face clearly is another card's; a
+        lone card both of whose indices read it clearly (``twice``) is refused when its face is
+        plainly seen (some registered face fits it closely) and is another card's.
         """
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), _THUMB_DST)
         card = cv2.warpPerspective(image, m, (CARD_PX_W // 4, CARD_PX_H // 4), flags=cv2.INTER_LINEAR)
@@ -250,6 +294,8 @@ class CardDecider:
         scores = np.maximum(self._thumbs @ thumb, self._thumbs @ turned)
         claimed = float(scores[CODES.index(code)])
         best = float(scores.max())
+        if twice:
+            return best < FACE_PLAIN or claimed >= best - 0.03
         if alone:
             return claimed >= 0.5 and claimed >= best - 0.03
         return not (best >= 0.45 and best > claimed + 0.2)

@@ -162,6 +162,11 @@ class FanReader:
             hyp.code, hyp.confidence = code, conf
         elif match.score >= (s.accept_score + FAN_EXTRA_SCORE if seen_score is None else seen_score):
             hyp.seen, hyp.confidence = True, conf
+            # An index that falls short of a read: the card's other index, where it shows, is a
+            # second look (a fan's top card shows both, off the blob's outline though they are).
+            far = self.decider.read_far(image, c if corner == 0 else np.roll(c, 2, axis=0))
+            if far is not None:
+                hyp.code, hyp.confidence = far
         return match.score
 
     def scan_blob(

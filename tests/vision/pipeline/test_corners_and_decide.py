@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
+from drivers.camera.effects import SimChip
 from drivers.camera.sim import Optics, Scene, SimCard, TableRenderer, TableView
-from vision.deck import DeckProfile
+from vision.deck import CODES, DeckProfile, IndexMatch, match_scores
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.settings import RecognizerSettings
@@ -116,3 +118,88 @@ def test_a_soft_index_the_ink_mask_missed_still_counts_as_ink(kennard: DeckProfi
     assert not corners.inked(no_ink, quad, 0, image=blank)
     faint, _quad = _plane_card(ink=120)
     assert not corners.inked(no_ink, quad, 0, image=faint)
+
+
+def test_a_card_placed_from_one_index_is_read_at_its_far_index_only_when_that_shows_it(
+    read_on: tuple[CornerReader, CardDecider, TableRenderer, np.ndarray],
+) -> None:
+    """A fan's top card shows both indices: the far one reads it and the near one leans to the
+    same card. A card under it shows the top card's paper and pips at its far corner: no read.
+    """
+    corners, decider, renderer, _frame_of_cards = read_on
+    fan = tuple(
+        SimCard(code=code, x_mm=400 + 14 * k, y_mm=260, angle_deg=8) for k, code in enumerate(("5c", "9h", "Kd"))
+    )
+    frame = TableRenderer(deck=decider.deck, view=VIEW).render(Scene(cards=fan), seed=3)
+    assert decider.read_far(frame, renderer.card_quad_px(fan[2])) == (
+        "Kd",
+        corners.read(frame, *_far(renderer.card_quad_px(fan[2]))).confidence,
+    )
+    for under in fan[:2]:
+        assert decider.read_far(frame, renderer.card_quad_px(under)) is None
+
+
+def _far(q: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return q[2], q[3] - q[2], q[1] - q[2]
+
+
+def _lone(deck: DeckProfile, code: str, *, chips: tuple[SimChip, ...] = ()) -> tuple[np.ndarray, np.ndarray]:
+    """A frame of one card lying alone (with chips over it) and the card's corners."""
+    card = SimCard(code=code, x_mm=400, y_mm=260, angle_deg=12)
+    renderer = TableRenderer(deck=deck, view=VIEW)
+    return renderer.render(Scene(cards=(card,), chips=chips), seed=3), renderer.card_quad_px(card)
+
+
+@pytest.mark.parametrize("code", ["7c", "5s"])
+def test_a_lone_card_whose_face_a_chip_hides_is_read_by_two_clear_indices(kennard: DeckProfile, code: str) -> None:
+    _corners, decider = _stages(kennard)
+    frame, q = _lone(kennard, code, chips=(SimChip(x_mm=400, y_mm=260, stack=2),))
+    assert not decider.face_agrees(frame, q, code, alone=True)  # the face confirms nothing
+    assert decider.read_alone(frame, q)[0] == code
+
+
+def test_two_clear_indices_on_another_card_s_face_are_never_a_read(kennard: DeckProfile) -> None:
+    """The face stays a veto: a 7c's indices printed on an 8d's face (its pips plain) read nothing."""
+    corners, decider = _stages(kennard)
+    frame, q = _lone(kennard, "7c")
+    other, _q = _lone(kennard, "8d")
+    # The 8d's frame with the 7c's two index corners (a quarter of the card's width and height
+    # at each) put back.
+    x_axis, y_axis = q[1] - q[0], q[3] - q[0]
+    for origin, sx, sy in ((q[0], 1.0, 1.0), (q[2], -1.0, -1.0)):
+        box = np.array(
+            [origin + sx * x_axis * a + sy * y_axis * b for a, b in ((0, 0), (0.3, 0), (0.3, 0.3), (0, 0.3))]
+        )
+        mask = np.zeros(frame.shape[:2], np.uint8)
+        cv2.fillConvexPoly(mask, np.round(box).astype(np.int32), 1)
+        other[mask == 1] = frame[mask == 1]
+    corners.new_frame()
+    assert corners.read(other, q[0], q[1] - q[0], q[3] - q[0]).code == "7c"
+    assert corners.read(other, q[2], q[3] - q[2], q[1] - q[2]).code == "7c"
+    assert decider.read_alone(other, q)[0] == UNKNOWN
+
+
+def _index(rank: float, suits: tuple[float, float, float, float], *, of: str) -> IndexMatch:
+    """An index read whose rank (of card ``of``) fits ``rank`` and every other rank 0.1, and whose
+    suits (c d h s) fit ``suits``."""
+    ranks = np.full(13, 0.1)
+    ranks[CODES.index(of) // 4] = rank
+    return match_scores(ranks, np.array(suits))
+
+
+def test_a_clear_rank_of_a_plain_colour_is_given_its_suit_by_the_face(kennard: DeckProfile) -> None:
+    """Warm light and glare can leave a red index suit a poor fit to both red suits: the colour is
+    plain, and the face (a Kd's picture) names the suit; it must fit that card best of all 52.
+    """
+    _corners, decider = _stages(kennard)
+    poor_red = _index(0.8, (0.16, 0.48, 0.45, 0.15), of="Kd")
+    frame, q = _lone(kennard, "Kd")
+    assert decider._suit_by_face(frame, q, [poor_red]) is not None
+    assert decider._suit_by_face(frame, q, [poor_red])[0] == "Kd"
+    heart, q_heart = _lone(kennard, "Kh")
+    assert decider._suit_by_face(heart, q_heart, [poor_red])[0] == "Kh"  # the face, not the index, picks
+    # The colour not plain (a black suit as close as the second red one): no suit.
+    assert decider._suit_by_face(frame, q, [_index(0.8, (0.44, 0.48, 0.45, 0.15), of="Kd")]) is None
+    # A face that is another rank's (a Qd's under the index read as a king): no card.
+    queen, q_queen = _lone(kennard, "Qd")
+    assert decider._suit_by_face(queen, q_queen, [poor_red]) is None
