@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -76,34 +77,83 @@ class MaskMaker:
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_area is None:
             return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
-        fg = _with_enclosed(fg, in_band, sat, valid, card_area)
+        fg = _with_enclosed(fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt))
         return Masks(
             fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
         )
 
 
 def _with_enclosed(
-    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, card_area: float
+    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, card_area: float, *, raw: ByteImage
 ) -> ByteImage:
     """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
 
     Such a card is felt to the hue test but for its border and edges: of the cloth's hue after
-    blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation). Those
-    pale pixels, a line a pixel or two wide, only close the card's outline: what a closed outline
-    encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area (a
-    card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
+    blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation), or
+    paper (``raw``: not felt before the mask's opening, which takes a thin border line away).
+    Those pixels, a line a pixel or two wide, only close the card's outline: what a closed
+    outline encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area
+    (a card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
     pale pixels alone (a card's blurred edge on the cloth or glare would move every outline).
+    Backs dealt under such a card show strips beside its body: those are added too.
     """
     least = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
     if least <= 45:
         return fg  # a pale cloth: its cards' borders are not felt already
     pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
-    ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
+    # A border's paper core (a 3x3 median keeps a line two pixels wide, not a speck of noise).
+    core = cv2.medianBlur(raw, 3)
+    ring = cv2.erode(cv2.dilate(cv2.bitwise_or(cv2.bitwise_or(fg, core), pale), _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_and(fill_holes(ring, least=0.3 * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
     if not cv2.countNonZero(holes):
         return fg
-    out = cv2.bitwise_or(fg, cv2.dilate(holes, _SQUARE_5))
+    bodies = cv2.dilate(cv2.bitwise_or(holes, _pockets_beside(holes, ring, card_area)), _SQUARE_5)
+    out = cv2.bitwise_or(fg, cv2.bitwise_or(bodies, _strips_beside(bodies, raw, card_area)))
     return out if valid is None else cv2.bitwise_and(out, valid)
+
+
+def _pockets_beside(bodies: ByteImage, ring: ByteImage, card_area: float) -> ByteImage:
+    """The smaller holes of ``ring`` just beside a card's body (``bodies``): a wide strip of a
+    back dealt under it, closed by its own border and the edge of the card on top. Beside a
+    card's body (across no more than its border) it is no red pip of a face.
+    """
+    near = cv2.dilate(bodies, _SQUARE_3, iterations=max(2, round(0.09 * math.sqrt(card_area))))
+    small = cv2.bitwise_and(fill_holes(ring, least=0.01 * card_area, most=0.3 * card_area), cv2.bitwise_not(ring))
+    small = cv2.bitwise_and(small, cv2.bitwise_not(bodies))
+    if not cv2.countNonZero(small):
+        return small
+    _count, labels = cv2.connectedComponents(small, connectivity=4)
+    touching = np.unique(labels[(near > 0) & (small > 0)])
+    keep = np.isin(labels, touching[touching > 0])
+    return np.where(keep, np.uint8(255), np.uint8(0)).astype(np.uint8)
+
+
+def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteImage:
+    """The strips of backs dealt under the cards whose ``bodies`` are found: each closed by its
+    own border (paper, not the cloth's hue: ``raw`` not-felt pixels) and the card on top.
+
+    A lower card shows a strip along its offset, a few pixels to a quarter of a card wide, far
+    under the 0.3 of a card a body must enclose to be no red pip, and its border line is thinner
+    than the opening of the not-felt mask keeps. Beside a card's body (within the farthest a
+    dealt card lies off the one under it) the border lines that reach the body and what they
+    enclose with it are that card's stack. Pale pixels are left out: glare on the cloth is pale.
+    """
+    reach = max(2, round(0.3 * math.sqrt(card_area)))
+    near = cv2.dilate(bodies, _SQUARE_3, iterations=reach)
+    lines = cv2.bitwise_and(raw, cv2.bitwise_and(near, cv2.bitwise_not(bodies)))
+    # A border line runs a card's side; specks of the cloth's noise are a few pixels each.
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
+    if count > 1:
+        long = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= 0.01 * card_area)
+        lines = np.where(np.isin(labels, long[long > 0]), np.uint8(255), np.uint8(0)).astype(np.uint8)
+    stack = cv2.morphologyEx(cv2.bitwise_or(lines, bodies), cv2.MORPH_CLOSE, _SQUARE_3)
+    stack = fill_holes(stack, least=0.0, most=0.3 * card_area)
+    stack = cv2.morphologyEx(stack, cv2.MORPH_OPEN, _SQUARE_3)
+    # Only what is joined to a body: a neighbour's edge within reach is no strip of this stack.
+    _count, labels = cv2.connectedComponents(stack, connectivity=8)
+    touching = np.unique(labels[bodies > 0])
+    keep = np.isin(labels, touching[touching > 0])
+    return np.where(keep, np.uint8(255), np.uint8(0)).astype(np.uint8)
 
 
 def _median(values: ByteImage, where: ByteImage) -> float:
