@@ -141,7 +141,7 @@ class Recognizer:
             corners=self.corners,
             decider=decider,
             fans=self.fans,
-            backs=BackTester(signature=deck.back_signature),
+            backs=BackTester(signature=deck.back_signature, back=deck.back),
         )
 
     def read(self, image: ByteImage, *, timed: bool = False, trace: Trace | None = None) -> FrameReading:

@@ -13,7 +13,9 @@ from tests.vision.test_back_signature import with_back
 from vision.calibration import Calibration
 from vision.deck import CODES, DeckProfile
 from vision.index import CARD_PX_H, CARD_PX_W
-from vision.recognize import BACK, FrameReading, Recognizer
+from vision.pipeline.backs import BackTester
+from vision.pipeline.hypotheses import Hypothesis
+from vision.recognize import BACK, FrameReading, Recognizer, Trace
 
 RED_FELT = (40, 30, 110)  # the shipped deck's back is red too
 
@@ -155,3 +157,35 @@ def test_backs_dealt_under_a_back_of_the_cloths_colour_are_counted(kennard: Deck
     assert count <= len(backs)
     # (Before the strips were added, 2 of the 8 were placed; the middle card of three is a limit.)
     assert len(found) >= 4, sorted(set(backs) - found)
+
+
+def test_a_strip_is_the_back_where_it_lies_in_place_not_shifted_nor_a_face(kennard: DeckProfile) -> None:
+    # What shows of a back under another is mostly its border: compared with the registered back
+    # in the same place it is the back; the same rectangle a few millimetres off (the felt and
+    # the card on top where the back has its border), or a face's strip, is not.
+    view = TableView(keystone=0.04, roll_deg=1.0)
+    lower = SimCard(code="2h", x_mm=250, y_mm=250, angle_deg=20, face_up=False)
+    top = SimCard(code="3h", x_mm=262, y_mm=258, angle_deg=22, face_up=False)
+    face = SimCard(code="5c", x_mm=650, y_mm=250, angle_deg=-10)
+    cover = SimCard(code="6c", x_mm=662, y_mm=258, angle_deg=-8, face_up=False)
+    renderer = TableRenderer(deck=kennard, view=view, seed=1)
+    calibration = Calibration(homography=view.homography(), rms_px=0.0)
+    recognizer = Recognizer(deck=kennard, calibration=calibration)
+    trace = Trace()
+    recognizer.read(renderer.render(Scene(cards=(lower, top, face, cover)), seed=1), trace=trace)
+    assert trace.plane is not None
+    plane = trace.plane
+    tester = BackTester(signature=kennard.back_signature, back=kennard.back)
+
+    def quad(card: SimCard, dx_mm: float = 0.0) -> np.ndarray:
+        moved = SimCard(code=card.code, x_mm=card.x_mm + dx_mm, y_mm=card.y_mm, angle_deg=card.angle_deg)
+        return np.asarray(plane.to_plane(renderer.card_quad_px(moved)), np.float64)
+
+    def likeness(under: SimCard, over: SimCard, dx_mm: float = 0.0) -> float:
+        covered = np.zeros(plane.image.shape[:2], np.uint8)
+        cv2.fillConvexPoly(covered, np.round(quad(over)).astype(np.int32), 255)
+        return tester.strip_likeness(Hypothesis(corners=quad(under, dx_mm)), plane.image, covered)
+
+    assert likeness(lower, top) >= 0.6
+    assert likeness(lower, top, dx_mm=-5.0) < 0.6
+    assert likeness(face, cover) < 0.6
