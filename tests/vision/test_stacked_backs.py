@@ -189,3 +189,20 @@ def test_a_strip_is_the_back_where_it_lies_in_place_not_shifted_nor_a_face(kenna
     assert likeness(lower, top) >= 0.6
     assert likeness(lower, top, dx_mm=-5.0) < 0.6
     assert likeness(face, cover) < 0.6
+
+
+def test_a_quad_snapped_to_two_stacked_cards_corners_is_squared_up_or_no_card(kennard: DeckProfile) -> None:
+    # A rectangle snapped to outline corners of two cards of a stack is a skewed quad that looks
+    # like the back (it lies mostly on backs): counted as it is, it is one card too many, drawn
+    # across the stack. Squared up it is one of the stack's cards, or it is none.
+    view = TableView(keystone=0.06, roll_deg=2.0, felt_bgr=RED_FELT)
+    cards = [
+        *_stack((200, 200), [(0, 18, 1)], 2),
+        *_stack((560, 220), [(8, 3, 2), (6, 4, -3)], 4),
+        *_stack((800, 250), [(-9, 9, 3), (-7, 8, 2)], 7),
+    ]
+    optics = Optics(blur_sigma_px=0.8, noise_sigma=3.0, jpeg_quality=80)
+    reading, truth = _read(kennard, Scene(cards=tuple(cards), optics=optics), view)
+    found, count = _backs_at(reading, truth)
+    assert count == len(found)
+    assert len(found) >= 4, sorted(set(truth) - found)
