@@ -89,21 +89,19 @@ def _with_enclosed(
     """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
 
     Such a card is felt to the hue test but for its border and edges: of the cloth's hue after
-    blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation), or
-    paper (``raw``: not felt before the mask's opening, which takes a thin border line away).
-    Those pixels, a line a pixel or two wide, only close the card's outline: what a closed
-    outline encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area
-    (a card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
+    blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation). Those
+    pale pixels, a line a pixel or two wide, only close the card's outline: what a closed outline
+    encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area (a
+    card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
     pale pixels alone (a card's blurred edge on the cloth or glare would move every outline).
-    Backs dealt under such a card show strips beside its body: those are added too.
+    Backs dealt under such a card show strips beside its body: those are added too (from the
+    ``raw`` not-felt pixels, before the mask's opening took their thin paper borders away).
     """
     least = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
     if least <= 45:
         return fg  # a pale cloth: its cards' borders are not felt already
     pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
-    # A border's paper core (a 3x3 median keeps a line two pixels wide, not a speck of noise).
-    core = cv2.medianBlur(raw, 3)
-    ring = cv2.erode(cv2.dilate(cv2.bitwise_or(cv2.bitwise_or(fg, core), pale), _SQUARE_3), _SQUARE_3)
+    ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_and(fill_holes(ring, least=0.3 * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
     if not cv2.countNonZero(holes):
         return fg
