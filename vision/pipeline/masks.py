@@ -27,6 +27,7 @@ _MORE_COLOUR: Final = 1.2
 _PALE: Final = 0.6
 # A hole in the mask bigger than this many cards is no card's (a stack of three covers under two).
 _MOST: Final = 2.5
+_CARD_ASPECT: Final = 88.0 / 63.0
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,7 @@ class MaskMaker:
         in_band = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(val, 20, 255))
         felt = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, 255))
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, _paper_sat(sat, val, felt)), cv2.inRange(val, 90, 255))
+        cloth = felt  # the cloth's hue and strength, bright or not
         felt = cv2.bitwise_and(felt, cv2.bitwise_not(_lit_like_felt(sat, val, felt, paper)))
         fg = cv2.bitwise_not(felt)
         # A 3x3 opening, then a 3x3 closing: erode, dilate, dilate, erode, and two 3x3 dilations
@@ -77,14 +79,23 @@ class MaskMaker:
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_area is None:
             return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
-        fg = _with_enclosed(fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt))
+        fg = _with_enclosed(
+            fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt), unlike=cv2.bitwise_not(cloth)
+        )
         return Masks(
             fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
         )
 
 
 def _with_enclosed(
-    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, card_area: float, *, raw: ByteImage
+    fg: ByteImage,
+    in_band: ByteImage,
+    sat: ByteImage,
+    valid: ByteImage | None,
+    card_area: float,
+    *,
+    raw: ByteImage,
+    unlike: ByteImage,
 ) -> ByteImage:
     """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
 
@@ -103,11 +114,41 @@ def _with_enclosed(
     pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
     ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_and(fill_holes(ring, least=0.3 * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
+    # A border too thin for the mask's opening still closes a body with its paper core (a 3x3
+    # median of what is not the cloth's colour, bright or not, keeps a line two pixels wide, not a
+    # speck); so does a zone's printed outline: such a hole counts only when it is a card's body.
+    lined = cv2.erode(cv2.dilate(cv2.bitwise_or(cv2.medianBlur(unlike, 3), pale), _SQUARE_3), _SQUARE_3)
+    holes = cv2.bitwise_or(holes, _card_bodies(lined, card_area))
     if not cv2.countNonZero(holes):
         return fg
     bodies = cv2.dilate(cv2.bitwise_or(holes, _pockets_beside(holes, ring, card_area)), _SQUARE_5)
     out = cv2.bitwise_or(fg, cv2.bitwise_or(bodies, _strips_beside(bodies, raw, card_area)))
     return out if valid is None else cv2.bitwise_and(out, valid)
+
+
+def _card_bodies(ring: ByteImage, card_area: float) -> ByteImage:
+    """The holes of ``ring`` that are one card's body: about a card's size and shape (less its
+    border) and filling that rectangle, not a zone's outline nor felt between cards.
+    """
+    contours, hierarchy = cv2.findContours(ring, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(ring)
+    if len(contours) == 0:
+        return out
+    parents = np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
+    long_side = math.sqrt(card_area * _CARD_ASPECT)
+    short_side = card_area / long_side
+    bodies = []
+    for contour, parent in zip(contours, parents, strict=True):
+        held = cv2.contourArea(contour)
+        if parent < 0 or not 0.5 * card_area <= held <= 1.1 * card_area:
+            continue
+        (_c, (a, b), _angle) = cv2.minAreaRect(contour)
+        lo, hi = min(a, b), max(a, b)
+        if 0.75 <= lo / short_side <= 1.1 and 0.75 <= hi / long_side <= 1.1 and held >= 0.8 * a * b:
+            bodies.append(contour)
+    if bodies:
+        cv2.drawContours(out, bodies, -1, 255, cv2.FILLED)
+    return cv2.bitwise_and(out, cv2.bitwise_not(ring))
 
 
 def _pockets_beside(bodies: ByteImage, ring: ByteImage, card_area: float) -> ByteImage:
