@@ -28,6 +28,8 @@ _PALE: Final = 0.6
 # A hole in the mask bigger than this many cards is no card's (a stack of three covers under two).
 _MOST: Final = 2.5
 _CARD_ASPECT: Final = 88.0 / 63.0
+# A back with at least this share of its pixels coloured like the cloth is felt there to the hue test.
+_BACK_LIKE_CLOTH: Final = 0.1
 
 
 @dataclass(frozen=True)
@@ -48,8 +50,15 @@ class Masks:
 class MaskMaker:
     """Makes the masks of the detection plane (the felt's hue given, or found in each frame)."""
 
-    def __init__(self, *, felt_hue: int | None = None) -> None:
+    def __init__(self, *, felt_hue: int | None = None, back: ByteImage | None = None) -> None:
         self.felt_hue = felt_hue
+        # Which hues the deck's back shows (the share of its coloured pixels at each hue): a back
+        # of the cloth's colour is what the fill below is for, so on other cloths it is skipped.
+        self._back_hues: npt.NDArray[np.float64] | None = None
+        if back is not None:
+            hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
+            hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
+            self._back_hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
 
     def make(self, image: ByteImage, valid: ByteImage | None = None, *, card_area: float | None = None) -> Masks:
         """Foreground (not felt), white paper and ink masks of a plane image;
@@ -79,6 +88,10 @@ class MaskMaker:
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_area is None:
             return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
+        if self._back_hues is not None and _hue_share(self._back_hues, felt_hue) < _BACK_LIKE_CLOTH:
+            return Masks(
+                fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
+            )
         fg = _with_enclosed(
             fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt), unlike=cv2.bitwise_not(cloth)
         )
@@ -193,6 +206,11 @@ def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteI
     touching = np.unique(labels[bodies > 0])
     keep = np.isin(labels, touching[touching > 0])
     return np.where(keep, np.uint8(255), np.uint8(0)).astype(np.uint8)
+
+
+def _hue_share(hues: npt.NDArray[np.float64], centre: int) -> float:
+    """The share of a picture's pixels that are coloured within the felt test's band of ``centre``."""
+    return float(sum(hues[(centre + k) % 180] for k in range(-14, 15)))
 
 
 def _median(values: ByteImage, where: ByteImage) -> float:
