@@ -134,8 +134,24 @@ def _with_enclosed(
     holes = cv2.bitwise_or(holes, _card_bodies(lined, card_area))
     if not cv2.countNonZero(holes):
         return fg
-    bodies = cv2.dilate(cv2.bitwise_or(holes, _pockets_beside(holes, ring, card_area)), _SQUARE_5)
-    out = cv2.bitwise_or(fg, cv2.bitwise_or(bodies, _strips_beside(bodies, raw, card_area)))
+    out = fg.copy()
+    # Each body's stack lies within reach of it: worked out there (a card's neighbourhood, not
+    # the whole plane, which would cost several milliseconds a frame).
+    reach = max(2, round(0.3 * math.sqrt(card_area))) + 4
+    height, width = fg.shape[:2]
+    contours, _ = cv2.findContours(holes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        roi = (
+            slice(max(y - reach, 0), min(y + h + reach, height)),
+            slice(max(x - reach, 0), min(x + w + reach, width)),
+        )
+        body = np.ascontiguousarray(holes[roi])
+        body = cv2.dilate(
+            cv2.bitwise_or(body, _pockets_beside(body, np.ascontiguousarray(ring[roi]), card_area)), _SQUARE_5
+        )
+        strips = _strips_beside(body, np.ascontiguousarray(raw[roi]), card_area)
+        out[roi] = cv2.bitwise_or(out[roi], cv2.bitwise_or(body, strips))
     return out if valid is None else cv2.bitwise_and(out, valid)
 
 
@@ -169,7 +185,8 @@ def _pockets_beside(bodies: ByteImage, ring: ByteImage, card_area: float) -> Byt
     back dealt under it, closed by its own border and the edge of the card on top. Beside a
     card's body (across no more than its border) it is no red pip of a face.
     """
-    near = cv2.dilate(bodies, _SQUARE_3, iterations=max(2, round(0.09 * math.sqrt(card_area))))
+    step = 2 * max(2, round(0.09 * math.sqrt(card_area))) + 1
+    near = cv2.dilate(bodies, cv2.getStructuringElement(cv2.MORPH_RECT, (step, step)))
     small = cv2.bitwise_and(fill_holes(ring, least=0.01 * card_area, most=0.3 * card_area), cv2.bitwise_not(ring))
     small = cv2.bitwise_and(small, cv2.bitwise_not(bodies))
     if not cv2.countNonZero(small):
@@ -190,8 +207,8 @@ def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteI
     dealt card lies off the one under it) the border lines that reach the body and what they
     enclose with it are that card's stack. Pale pixels are left out: glare on the cloth is pale.
     """
-    reach = max(2, round(0.3 * math.sqrt(card_area)))
-    near = cv2.dilate(bodies, _SQUARE_3, iterations=reach)
+    reach = 2 * max(2, round(0.3 * math.sqrt(card_area))) + 1
+    near = cv2.dilate(bodies, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
     lines = cv2.bitwise_and(raw, cv2.bitwise_and(near, cv2.bitwise_not(bodies)))
     # A border line runs a card's side; specks of the cloth's noise are a few pixels each.
     count, labels, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
