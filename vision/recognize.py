@@ -132,7 +132,7 @@ class Recognizer:
         self.deck = deck
         self.settings = settings or RecognizerSettings()
         self.calibration = calibration
-        self._masks = MaskMaker(felt_hue=self.settings.felt_hue)
+        self._masks = MaskMaker(felt_hue=self.settings.felt_hue, back=deck.back)
         self.corners = CornerReader(deck=deck, settings=self.settings)
         self.decider = decider = CardDecider(deck=deck, settings=self.settings, corners=self.corners)
         self.fans = FanReader(settings=self.settings, corners=self.corners, decider=decider)
@@ -141,7 +141,7 @@ class Recognizer:
             corners=self.corners,
             decider=decider,
             fans=self.fans,
-            backs=BackTester(signature=deck.back_signature),
+            backs=BackTester(signature=deck.back_signature, back=deck.back),
         )
 
     def read(self, image: ByteImage, *, timed: bool = False, trace: Trace | None = None) -> FrameReading:

@@ -17,6 +17,15 @@ from vision.pipeline.masks import Masks
 BACK: Final = "back"
 ByteImage = npt.NDArray[Any]
 _PATCH_CORNERS: Final = np.array([[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, PATCH_H]], np.float32)
+# A strip of a back under others is compared with the registered back itself, place by place, at
+# this size (about two thirds of the detection plane's card): its border lines and the edge of
+# its picture lie where the back's do when the rectangle is the card's.
+_STRIP_W: Final = 40
+_STRIP_H: Final = 56
+# A correlation this high with the back in place is a strip of the back (faces' strips and
+# misplaced rectangles stay under 0.35 on the generated tables; true strips are mostly above 0.8).
+_STRIP_MATCH: Final = 0.6
+_STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
 
 
 class BackTester:
@@ -25,8 +34,15 @@ class BackTester:
     (saturated, white-bordered, a muted picture) is judged against itself, not against constants.
     """
 
-    def __init__(self, *, signature: BackSignature) -> None:
+    def __init__(self, *, signature: BackSignature, back: ByteImage | None = None) -> None:
         self.signature = signature
+        # The registered back at the strip test's size, both ways up (a back may be dealt either
+        # way round), softened as the camera's blur and the plane's resampling soften it.
+        self._templates: list[npt.NDArray[np.float32]] = []
+        if back is not None:
+            sharp = cv2.resize(back, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
+            small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
+            self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
 
     def is_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks) -> bool:
         """Judged once per hypothesis (remembered on it, with how clearly in ``back_score``)."""
@@ -41,9 +57,46 @@ class BackTester:
         """
         visible = cv2.bitwise_and(masks.fg if masks.solid is None else masks.solid, cv2.bitwise_not(covered))
         back, score = self._judge(hyp, image, visible, least=0.08)
+        if not back:
+            # A strip along the card's edge is mostly its border: its colours alone look like a
+            # face's white paper as much as a back's, but its border lines lie where the back's do.
+            likeness = self.strip_likeness(hyp, image, covered)
+            back, score = likeness >= _STRIP_MATCH, likeness
         if back:
             hyp.back_score = score
         return back
+
+    def strip_likeness(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage) -> float:
+        """How closely what no chosen card ``covers`` of ``hyp`` matches the registered back in the
+        same place (a correlation, -1..1; -1 when too little shows or it shows no pattern).
+
+        A strip of a lower card holds the back's edge: its border lines, the edge of its
+        picture, where the back has them. Compared place by place (each colour's deviations from
+        its mean, so the lamp's level and tint do not matter), a rectangle a few pixels off or
+        drawn between two cards' corners shows felt or the card on top where the back has its
+        border, and matches poorly.
+        """
+        if not self._templates:
+            return -1.0
+        h = cv2.getPerspectiveTransform(hyp.corners.astype(np.float32), _STRIP_CORNERS)
+        patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA).astype(np.float32)
+        hidden = cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
+        keep = np.zeros((_STRIP_H, _STRIP_W), bool)
+        keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
+        n = int(keep.sum())
+        if n < 0.04 * _STRIP_W * _STRIP_H:
+            return -1.0
+        seen = patch[keep]
+        seen = seen - seen.mean(axis=0)
+        best = -1.0
+        for tmpl in self._templates:
+            want = tmpl[keep]
+            want = want - want.mean(axis=0)
+            norm = float(np.sqrt((seen * seen).sum() * (want * want).sum()))
+            if (want * want).sum() < n * 3 * 12.0**2:
+                continue  # the back is plain there: nothing to match
+            best = max(best, float((seen * want).sum()) / max(norm, 1e-6))
+        return best
 
     def _judge(self, hyp: Hypothesis, image: ByteImage, fg: ByteImage, least: float = 0.25) -> tuple[bool, float]:
         h = cv2.getPerspectiveTransform(hyp.corners.astype(np.float32), _PATCH_CORNERS)

@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.backs import BACK, BackTester, stack_backs
+from vision.pipeline.backs import BACK, BackTester, card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
@@ -150,6 +150,14 @@ class Explainer:
             if self.backs.is_back(hyp, plane.image, masks) or (
                 overlaps and self.backs.visible_back(hyp, plane.image, masks, covered)
             ):
+                if not card_shaped(hyp.corners, card_w=card_w, card_h=card_h):
+                    # Snapped to corners of two cards of a stack: squared up when it is nearly a
+                    # card's rectangle, else perhaps a back under others (the stack decides).
+                    square = squared(hyp.corners, card_w=card_w, card_h=card_h)
+                    if square is None:
+                        stacked.append(hyp)
+                        continue
+                    hyp.corners, hyp.center = square, square.mean(axis=0)
                 hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
             elif share(paper, hyp.corners) < self.settings.paper_share:
                 continue  # neither a face nor a back

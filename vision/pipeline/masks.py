@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -26,6 +27,9 @@ _MORE_COLOUR: Final = 1.2
 _PALE: Final = 0.6
 # A hole in the mask bigger than this many cards is no card's (a stack of three covers under two).
 _MOST: Final = 2.5
+_CARD_ASPECT: Final = 88.0 / 63.0
+# A back with at least this share of its pixels coloured like the cloth is felt there to the hue test.
+_BACK_LIKE_CLOTH: Final = 0.1
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,15 @@ class Masks:
 class MaskMaker:
     """Makes the masks of the detection plane (the felt's hue given, or found in each frame)."""
 
-    def __init__(self, *, felt_hue: int | None = None) -> None:
+    def __init__(self, *, felt_hue: int | None = None, back: ByteImage | None = None) -> None:
         self.felt_hue = felt_hue
+        # Which hues the deck's back shows (the share of its coloured pixels at each hue): a back
+        # of the cloth's colour is what the fill below is for, so on other cloths it is skipped.
+        self._back_hues: npt.NDArray[np.float64] | None = None
+        if back is not None:
+            hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
+            hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
+            self._back_hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
 
     def make(self, image: ByteImage, valid: ByteImage | None = None, *, card_area: float | None = None) -> Masks:
         """Foreground (not felt), white paper and ink masks of a plane image;
@@ -66,6 +77,7 @@ class MaskMaker:
         in_band = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(val, 20, 255))
         felt = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, 255))
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, _paper_sat(sat, val, felt)), cv2.inRange(val, 90, 255))
+        cloth = felt  # the cloth's hue and strength, bright or not
         felt = cv2.bitwise_and(felt, cv2.bitwise_not(_lit_like_felt(sat, val, felt, paper)))
         fg = cv2.bitwise_not(felt)
         # A 3x3 opening, then a 3x3 closing: erode, dilate, dilate, erode, and two 3x3 dilations
@@ -76,14 +88,27 @@ class MaskMaker:
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_area is None:
             return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
-        fg = _with_enclosed(fg, in_band, sat, valid, card_area)
+        if self._back_hues is not None and _hue_share(self._back_hues, felt_hue) < _BACK_LIKE_CLOTH:
+            return Masks(
+                fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
+            )
+        fg = _with_enclosed(
+            fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt), unlike=cv2.bitwise_not(cloth)
+        )
         return Masks(
             fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
         )
 
 
 def _with_enclosed(
-    fg: ByteImage, in_band: ByteImage, sat: ByteImage, valid: ByteImage | None, card_area: float
+    fg: ByteImage,
+    in_band: ByteImage,
+    sat: ByteImage,
+    valid: ByteImage | None,
+    card_area: float,
+    *,
+    raw: ByteImage,
+    unlike: ByteImage,
 ) -> ByteImage:
     """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
 
@@ -93,6 +118,8 @@ def _with_enclosed(
     encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area (a
     card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
     pale pixels alone (a card's blurred edge on the cloth or glare would move every outline).
+    Backs dealt under such a card show strips beside its body: those are added too (from the
+    ``raw`` not-felt pixels, before the mask's opening took their thin paper borders away).
     """
     least = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
     if least <= 45:
@@ -100,10 +127,107 @@ def _with_enclosed(
     pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
     ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_and(fill_holes(ring, least=0.3 * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
+    # A border too thin for the mask's opening still closes a body with its paper core (a 3x3
+    # median of what is not the cloth's colour, bright or not, keeps a line two pixels wide, not a
+    # speck); so does a zone's printed outline: such a hole counts only when it is a card's body.
+    lined = cv2.erode(cv2.dilate(cv2.bitwise_or(cv2.medianBlur(unlike, 3), pale), _SQUARE_3), _SQUARE_3)
+    holes = cv2.bitwise_or(holes, _card_bodies(lined, card_area))
     if not cv2.countNonZero(holes):
         return fg
-    out = cv2.bitwise_or(fg, cv2.dilate(holes, _SQUARE_5))
+    out = fg.copy()
+    # Each body's stack lies within reach of it: worked out there (a card's neighbourhood, not
+    # the whole plane, which would cost several milliseconds a frame).
+    reach = max(2, round(0.3 * math.sqrt(card_area))) + 4
+    height, width = fg.shape[:2]
+    contours, _ = cv2.findContours(holes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        roi = (
+            slice(max(y - reach, 0), min(y + h + reach, height)),
+            slice(max(x - reach, 0), min(x + w + reach, width)),
+        )
+        body = np.ascontiguousarray(holes[roi])
+        body = cv2.dilate(
+            cv2.bitwise_or(body, _pockets_beside(body, np.ascontiguousarray(ring[roi]), card_area)), _SQUARE_5
+        )
+        strips = _strips_beside(body, np.ascontiguousarray(raw[roi]), card_area)
+        out[roi] = cv2.bitwise_or(out[roi], cv2.bitwise_or(body, strips))
     return out if valid is None else cv2.bitwise_and(out, valid)
+
+
+def _card_bodies(ring: ByteImage, card_area: float) -> ByteImage:
+    """The holes of ``ring`` that are one card's body: about a card's size and shape (less its
+    border) and filling that rectangle, not a zone's outline nor felt between cards.
+    """
+    contours, hierarchy = cv2.findContours(ring, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(ring)
+    if len(contours) == 0:
+        return out
+    parents = np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
+    long_side = math.sqrt(card_area * _CARD_ASPECT)
+    short_side = card_area / long_side
+    bodies = []
+    for contour, parent in zip(contours, parents, strict=True):
+        held = cv2.contourArea(contour)
+        if parent < 0 or not 0.5 * card_area <= held <= 1.1 * card_area:
+            continue
+        (_c, (a, b), _angle) = cv2.minAreaRect(contour)
+        lo, hi = min(a, b), max(a, b)
+        if 0.75 <= lo / short_side <= 1.1 and 0.75 <= hi / long_side <= 1.1 and held >= 0.8 * a * b:
+            bodies.append(contour)
+    if bodies:
+        cv2.drawContours(out, bodies, -1, 255, cv2.FILLED)
+    return cv2.bitwise_and(out, cv2.bitwise_not(ring))
+
+
+def _pockets_beside(bodies: ByteImage, ring: ByteImage, card_area: float) -> ByteImage:
+    """The smaller holes of ``ring`` just beside a card's body (``bodies``): a wide strip of a
+    back dealt under it, closed by its own border and the edge of the card on top. Beside a
+    card's body (across no more than its border) it is no red pip of a face.
+    """
+    step = 2 * max(2, round(0.09 * math.sqrt(card_area))) + 1
+    near = cv2.dilate(bodies, cv2.getStructuringElement(cv2.MORPH_RECT, (step, step)))
+    small = cv2.bitwise_and(fill_holes(ring, least=0.01 * card_area, most=0.3 * card_area), cv2.bitwise_not(ring))
+    small = cv2.bitwise_and(small, cv2.bitwise_not(bodies))
+    if not cv2.countNonZero(small):
+        return small
+    _count, labels = cv2.connectedComponents(small, connectivity=4)
+    touching = np.unique(labels[(near > 0) & (small > 0)])
+    keep = np.isin(labels, touching[touching > 0])
+    return np.where(keep, np.uint8(255), np.uint8(0)).astype(np.uint8)
+
+
+def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteImage:
+    """The strips of backs dealt under the cards whose ``bodies`` are found: each closed by its
+    own border (paper, not the cloth's hue: ``raw`` not-felt pixels) and the card on top.
+
+    A lower card shows a strip along its offset, a few pixels to a quarter of a card wide, far
+    under the 0.3 of a card a body must enclose to be no red pip, and its border line is thinner
+    than the opening of the not-felt mask keeps. Beside a card's body (within the farthest a
+    dealt card lies off the one under it) the border lines that reach the body and what they
+    enclose with it are that card's stack. Pale pixels are left out: glare on the cloth is pale.
+    """
+    reach = 2 * max(2, round(0.3 * math.sqrt(card_area))) + 1
+    near = cv2.dilate(bodies, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
+    lines = cv2.bitwise_and(raw, cv2.bitwise_and(near, cv2.bitwise_not(bodies)))
+    # A border line runs a card's side; specks of the cloth's noise are a few pixels each.
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(lines, connectivity=8)
+    if count > 1:
+        long = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= 0.01 * card_area)
+        lines = np.where(np.isin(labels, long[long > 0]), np.uint8(255), np.uint8(0)).astype(np.uint8)
+    stack = cv2.morphologyEx(cv2.bitwise_or(lines, bodies), cv2.MORPH_CLOSE, _SQUARE_3)
+    stack = fill_holes(stack, least=0.0, most=0.3 * card_area)
+    stack = cv2.morphologyEx(stack, cv2.MORPH_OPEN, _SQUARE_3)
+    # Only what is joined to a body: a neighbour's edge within reach is no strip of this stack.
+    _count, labels = cv2.connectedComponents(stack, connectivity=8)
+    touching = np.unique(labels[bodies > 0])
+    keep = np.isin(labels, touching[touching > 0])
+    return np.where(keep, np.uint8(255), np.uint8(0)).astype(np.uint8)
+
+
+def _hue_share(hues: npt.NDArray[np.float64], centre: int) -> float:
+    """The share of a picture's pixels that are coloured within the felt test's band of ``centre``."""
+    return float(sum(hues[(centre + k) % 180] for k in range(-14, 15)))
 
 
 def _median(values: ByteImage, where: ByteImage) -> float:

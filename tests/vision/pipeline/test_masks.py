@@ -11,6 +11,7 @@ from drivers.camera.sim import Scene, SimCard, TableRenderer, TableView
 from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.pipeline.geometry import shrink
+from vision.pipeline.masks import MaskMaker
 from vision.recognize import Recognizer, Trace
 from vision.scenes import FELTS
 
@@ -43,3 +44,25 @@ def test_felt_is_felt_and_a_face_up_card_is_not(kennard: DeckProfile, felt: tupl
     assert share(filled, card) > 0.99
     assert share(trace.masks.paper, card) > 0.5  # a face is mostly white paper
     assert share(trace.masks.paper, felt_only) < 0.01
+
+
+def _red_back_on_red_cloth() -> np.ndarray:
+    """A plane of red cloth with a red back on it (82 px tall): only its thin pale border tells it."""
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[:] = (40, 30, 140)
+    cv2.rectangle(image, (70, 59), (128, 141), (200, 215, 225), 2)
+    image[62:139, 73:126] = (45, 35, 150)
+    return cv2.GaussianBlur(image, (0, 0), 0.8)
+
+
+@pytest.mark.parametrize(("back_bgr", "filled"), [((45, 35, 150), True), ((150, 60, 30), False)])
+def test_a_body_of_the_cloths_colour_is_filled_only_for_a_back_of_that_colour(
+    back_bgr: tuple[int, int, int], filled: bool
+) -> None:
+    # A back of the cloth's colour is felt to the hue test but for its border: what the border
+    # encloses is filled in. A deck whose back has none of the cloth's colour has no such card, so
+    # the fill (a cost on every frame) is skipped and a hole so enclosed stays felt.
+    back = np.full((224, 160, 3), back_bgr, np.uint8)
+    masks = MaskMaker(back=back).make(_red_back_on_red_cloth(), card_area=82 * 82 * 63 / 88)
+    assert bool(masks.fg[100, 100] == 255) == filled
+    assert masks.fg[10, 10] == 0
