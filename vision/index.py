@@ -32,6 +32,8 @@ INK_LEVELS: Final = (0.62, 0.8)
 # to the paler level's blobs (see _grown); a sharp index is whole at the usual level already,
 # and grown it can join a court card's pale frame line.
 GROW_SOFTNESS: Final = 1.5
+# A single glyph row shorter than this share of the registered index is a rank without its suit.
+RANK_ALONE: Final = 0.8
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
 
@@ -109,6 +111,7 @@ class IndexFeature:
     chroma: FloatArray  # ink colour relative to the paper, (b, g, r) summing to 1
     pale: bool = False  # found only at the paler ink level (a soft image): reads need more
     softness: float = 0.0  # the blur of the suit's edges, as a Gaussian sigma in canonical pixels
+    trimmed: bool = False  # its suit was cut from ink running on past the index (see _cut_at_index)
 
 
 def _union(boxes: list[Box]) -> Box:
@@ -156,8 +159,13 @@ def _split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
     return parts[0], parts[1]
 
 
-def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
+def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
+
+    With ``cut`` (a read at the table), ink that ran from the index on past its registered right
+    edge is cut there when no suit was found under the rank (see ``_cut_at_index``). The deck's
+    classifier learns without it, so it is the same classifier and a read the cut does not
+    touch is the same read.
 
     The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
     slightly wrong card scale or a blurred edge still gives the same raster as the registered face.
@@ -180,16 +188,18 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox) -> IndexFeature | None:
     # is grown to the paler level's blobs, and when the usual level finds no index at all the
     # paler one alone is tried (a read then needs a closer match).
     strong = _ink(crisp, paper * INK_LEVELS[0])
-    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=(b, g, r))
+    channels = (b, g, r)
+    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=channels, cut=cut)
     if feature is None or feature.softness > GROW_SOFTNESS:
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
         grown = _grown(strong, weak)
         # (A mask the same as one already tried finds nothing new: most corners without an index.)
         if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
-            feature = _feature(patch_bgr, gray, grown, paper=paper, k90=k90, box=box, channels=(b, g, r)) or feature
+            again = _feature(patch_bgr, gray, grown, paper=paper, k90=k90, box=box, channels=channels, cut=cut)
+            feature = again or feature
         if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
-            feature = _feature(patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=(b, g, r))
+            feature = _feature(patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=channels, cut=cut)
             if feature is not None:
                 feature = dataclasses.replace(feature, pale=True)
     return feature
@@ -228,6 +238,7 @@ def _feature(
     k90: int,
     box: IndexBox,
     channels: tuple[ByteImage, ByteImage, ByteImage] | None = None,
+    cut: bool = False,
 ) -> IndexFeature | None:
     """The index from one ink mask: glyphs cut out, split into rank and suit, rastered.
 
@@ -261,11 +272,21 @@ def _feature(
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
     widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
-    found = glyph_bounds(comps, seed=(box.x0 * CARD_PX_W, box.y0 * CARD_PX_H), limit=(w, h), max_width=widest)
+    seed = (box.x0 * CARD_PX_W, box.y0 * CARD_PX_H)
+    cut_out = False
+    found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest)
+    expect_h = (box.y1 - box.y0) * CARD_PX_H
+    if cut and (found is None or (not _stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
+        # No suit under the rank (a rank alone, not rank and suit run together, which is as tall
+        # as the index): a blurred suit can run into a pip or a picture beside the index
+        # (dondorf's 8c and 9c), and the two, joined to the patch border, were dropped. Cut at the
+        # registered index's right edge, the part of such a blob on the index's side is the suit.
+        trimmed = glyph_bounds(comps + _cut_at_index(ink, box, min_area), seed=seed, limit=(w, h), max_width=widest)
+        if trimmed is not None and _stacked(trimmed[1]):
+            found, cut_out = trimmed, True
     if found is None:
         return None
     (x0, y0, x1, y1), joined = found
-    expect_h = (box.y1 - box.y0) * CARD_PX_H
     if (y1 - y0) < 0.45 * expect_h or (x1 - x0) < 2:
         return None
     # Blobs that overlap vertically form a row; the last row is the suit, the rows above it the
@@ -307,7 +328,29 @@ def _feature(
     else:
         rel = np.ones(3, np.float32)
     chroma = np.asarray(rel / float(np.add.reduce(rel)), dtype=np.float32)
-    return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=_softness(gray, suit_box, paper))
+    softness = _softness(gray, suit_box, paper)
+    return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=softness, trimmed=cut_out)
+
+
+def _stacked(joined: list[Box]) -> bool:
+    """Whether glyph boxes (top to bottom) lie in more than one row: a rank above a suit."""
+    return any(c[1] > joined[0][3] for c in joined[1:])
+
+
+def _cut_at_index(ink: ByteImage, box: IndexBox, min_area: int) -> list[Box]:
+    """Ink blobs cut at the registered index's right edge that ran on past it to the patch's right
+    border (and touch no other border): each one's part on the index's side.
+    """
+    h, w = ink.shape
+    edge = min(w - 1, math.ceil(box.x1 * CARD_PX_W) + 1)
+    # Opened as hairlines_cut opens a blob on the border: a blurred suit's tip can touch the rank.
+    part = cv2.morphologyEx(np.ascontiguousarray(ink[:, :edge]), cv2.MORPH_OPEN, _SQUARE_3)
+    count, _labels, stats, _c = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_16U)
+    return [
+        (s[0], s[1], s[0] + s[2], s[1] + s[3])
+        for s in stats[1:count].tolist()
+        if s[4] >= min_area and s[0] > 0 and s[1] > 0 and s[1] + s[3] < h and s[0] + s[2] == edge
+    ]
 
 
 def hairlines_cut(ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *, min_area: int) -> npt.NDArray[Any]:

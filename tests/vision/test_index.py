@@ -4,12 +4,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
 
 from drivers.camera.sim import TableRenderer, TableView
-from vision.deck import CODES, DeckProfile, _fit_discriminant, load_deck, match_index, match_scores, save_deck
+from vision.deck import (
+    CODES,
+    DeckProfile,
+    IndexMatch,
+    _fit_discriminant,
+    load_deck,
+    match_index,
+    match_scores,
+    save_deck,
+)
 from vision.index import index_feature
 from vision.pipeline.decide import pooled as _pooled
 from vision.recognize import UNKNOWN, Recognizer, RecognizerSettings
@@ -187,3 +197,55 @@ def test_whole_face_settles_disagreeing_corners_only_for_the_card_shown(kennard:
         assert not recognizer.decider.face_settles(frame, quad, other, [card.code, other])
         settled += recognizer.decider.face_settles(frame, quad, card.code, [card.code, other])
     assert settled >= 15, settled
+
+
+def _soft_face(deck: DeckProfile, code: str, *, height_px: float) -> npt.NDArray[np.uint8]:
+    """The registered face as a camera 1.3 px soft sees it on a card ``height_px`` tall (canonical size)."""
+    face = deck.face(code)
+    k = height_px / face.shape[0]
+    small = cv2.GaussianBlur(cv2.resize(face, None, fx=k, fy=k, interpolation=cv2.INTER_AREA), (0, 0), 1.3)
+    return np.asarray(cv2.resize(small, (face.shape[1], face.shape[0]), interpolation=cv2.INTER_LINEAR))
+
+
+def _soft_look(deck: DeckProfile, code: str, *, height_px: float) -> IndexMatch | None:
+    """The registered face's index as a camera 1.3 px soft sees it on a card ``height_px`` tall."""
+    seen = _soft_face(deck, code, height_px=height_px)
+    sw, sh = deck.index_box.search_size()
+    feature = index_feature(np.ascontiguousarray(seen[:sh, :sw]), deck.index_box, cut=True)
+    return None if feature is None else match_index(deck, feature)
+
+
+def test_a_soft_suit_run_into_the_pip_beside_it_is_cut_at_the_index_edge(dondorf: DeckProfile) -> None:
+    # Dondorf's small index club sits close beside the first big pip: blurred, the two run
+    # together and on to the patch border, and the suit was dropped with the pip (the rank then
+    # cut in two and read as a 9h or Qs). Cut at the registered index's right edge, it reads.
+    settings = RecognizerSettings()
+    for code in ("4c", "6c", "7c", "8c"):
+        match = _soft_look(dondorf, code, height_px=170.0)
+        assert match is not None and match.code == code
+        assert match.score >= settings.accept_score and match.margin >= settings.accept_margin
+    # Nothing it cuts out is ever read as another card.
+    for code in CODES:
+        for height in (150.0, 170.0):
+            match = _soft_look(dondorf, code, height_px=height)
+            accepted = (
+                match is not None and match.score >= settings.accept_score and match.margin >= settings.accept_margin
+            )
+            assert not accepted or match.code == code
+
+
+def test_a_suit_cut_from_ink_past_the_index_reads_a_card_or_proves_nothing(dondorf: DeckProfile) -> None:
+    # Where the cut suit does not read, the corner is as if no index were there: in a fan such
+    # ink is as often another card's edge or pips, and an index "seen" there was counted as a
+    # card (a phantom in a dondorf fan). Here a 4c on a 130 px card, too soft to read.
+    seen = _soft_face(dondorf, "4c", height_px=130.0)
+    sw, sh = dondorf.index_box.search_size()
+    feature = index_feature(np.ascontiguousarray(seen[:sh, :sw]), dondorf.index_box, cut=True)
+    assert feature is not None and feature.trimmed
+    assert not index_feature(np.ascontiguousarray(seen[:sh, :sw]), dondorf.index_box).trimmed
+    read = Recognizer(deck=dondorf).corners.read(seen, np.zeros(2), np.array([160.0, 0.0]), np.array([0.0, 224.0]))
+    assert read.code == UNKNOWN and read.best is None and read.match is None
+    # The same corner 140 px tall reads.
+    seen = _soft_face(dondorf, "4c", height_px=140.0)
+    read = Recognizer(deck=dondorf).corners.read(seen, np.zeros(2), np.array([160.0, 0.0]), np.array([0.0, 224.0]))
+    assert read.code == "4c"

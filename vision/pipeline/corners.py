@@ -85,12 +85,12 @@ class CornerReader:
         patch = cv2.warpAffine(
             image, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
         )
-        feat = index_feature(np.asarray(patch, dtype=np.uint8), self.deck.index_box)
+        feat = index_feature(np.asarray(patch, dtype=np.uint8), self.deck.index_box, cut=True)
         if feat is None:
             return CornerRead(UNKNOWN, 0.0, None, None)
         match = match_index(self.deck, feat)
         if feat.softness > SOFT_LIMIT:
-            return CornerRead(UNKNOWN, 0.0, match.code, None)
+            return CornerRead(UNKNOWN, 0.0, None if feat.trimmed else match.code, None)
         # A blurred index's score is discounted, so every use of it (one corner, two pooled, a
         # fan's scan) asks more of a soft read.
         soft = SOFT_EXTRA_SCORE * max(feat.softness - SOFT_KNEE, 0.0)
@@ -104,6 +104,10 @@ class CornerReader:
         need = s.accept_score + (PALE_EXTRA_SCORE if feat.pale else 0.0)
         if match.score >= need and match.margin >= s.accept_margin:
             return CornerRead(match.code, conf, match.code, match)
+        if feat.trimmed:
+            # A suit cut from ink that ran on past the index reads a card or proves nothing: in a
+            # fan such ink is as often another card's edge or pips, which make no index.
+            return CornerRead(UNKNOWN, 0.0, None, None)
         return CornerRead(UNKNOWN, conf, match.code, match)
 
     def inked(self, ink: ByteImage, corners: Vec, corner: int, *, image: ByteImage | None = None) -> bool:

@@ -125,7 +125,9 @@ class Explainer:
             if hyp.seen:
                 # An index in view but too unsure to name: a card is there, however little of it
                 # shows (the middle of a fan), so it is an unknown card, not judged by its area.
-                if not any(same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                # Not one lying across a card read at the same place, as no fan's card lies: that
+                # is the read card's long side taken for a short one, its index "seen" on its face.
+                if not any(same_card(hyp, o, 0.2 * card_w) or _across_read(hyp, o, card_w) for o in chosen):
                     chosen.append(hyp)
                     cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
@@ -175,3 +177,10 @@ class Explainer:
             card_h=card_h,
         )
         return chosen
+
+
+def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
+    """Whether ``hyp`` lies across the face ``read`` (turned more than 60 degrees) at the same place."""
+    if read.code in (UNKNOWN, BACK):
+        return False
+    return float(np.hypot(*(hyp.center - read.center))) < 0.3 * card_w and across(read.corners, hyp.corners)
