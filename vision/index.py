@@ -34,6 +34,9 @@ INK_LEVELS: Final = (0.62, 0.8)
 GROW_SOFTNESS: Final = 1.5
 # A single glyph row shorter than this share of the registered index is a rank without its suit.
 RANK_ALONE: Final = 0.8
+# A blob along the patch's left or top side (see _edge_piece) longer than this many times the
+# sliver height (a share of the index box's height) is the card's edge: no glyph is that long.
+EDGE_LONG: Final = 2.4
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
 
@@ -70,13 +73,22 @@ _INDEX_WIDTH: Final = 0.2 * CARD_PX_W
 
 
 def glyph_bounds(
-    comps: list[Box], *, seed: tuple[float, float], limit: tuple[int, int], max_width: float = _INDEX_WIDTH
+    comps: list[Box],
+    *,
+    seed: tuple[float, float],
+    limit: tuple[int, int],
+    max_width: float = _INDEX_WIDTH,
+    stacked_overlap: bool = False,
 ) -> tuple[Box, list[Box]] | None:
     """Bounds of the index: the ink blob nearest ``seed`` plus the blobs stacked with it.
 
     Rank and suit sit one above the other (a "10" side by side), so blobs are joined while they
     share columns with what is joined so far and the vertical gap stays small; artwork beside the
-    index shares no columns and is left out.
+    index shares no columns and is left out. With ``stacked_overlap`` a blob above or below what
+    is joined (no rows in common) must share real columns with it, not only come within the side
+    slack: a suit lies under its rank, where a pip or picture a few pixels to the side of the
+    index's column, which a patch cut a little off the card's corner brings within the slack,
+    does not.
     """
     sx, sy = seed
     near = [c for c in comps if abs(c[0] - sx) < _SEED_DX and abs(c[1] - sy) < _SEED_DY]
@@ -91,8 +103,9 @@ def glyph_bounds(
         for c in comps:
             if c in joined:
                 continue
-            shares_columns = c[0] < x1 + _SIDE_SLACK and c[2] > x0 - _SIDE_SLACK
             gap = max(c[1] - y1, y0 - c[3], 0)
+            slack = 0.0 if stacked_overlap and (c[1] >= y1 or c[3] <= y0) else _SIDE_SLACK
+            shares_columns = c[0] < x1 + slack and c[2] > x0 - slack
             if shares_columns and gap <= _STACK_GAP and c[2] - x0 < max_width:
                 joined.add(c)
                 x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
@@ -159,13 +172,17 @@ def _split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
     return parts[0], parts[1]
 
 
-def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False) -> IndexFeature | None:
+def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lead: int = 0) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
     With ``cut`` (a read at the table), ink that ran from the index on past its registered right
     edge is cut there when no suit was found under the rank (see ``_cut_at_index``). The deck's
     classifier learns without it, so it is the same classifier and a read the cut does not
     touch is the same read.
+
+    ``lead``: the patch starts this many pixels out past the card's corner along both edges (and
+    ``box`` is placed so); a piece cut out of a line running on to the border that starts there
+    is the card's own edge or corner, never a glyph.
 
     The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
     slightly wrong card scale or a blurred edge still gives the same raster as the registered face.
@@ -174,7 +191,11 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False) -> 
     # as dark as a black one, while white paper stays bright in every channel.
     b, g, r = cv2.split(patch_bgr)
     gray = cv2.min(cv2.min(b, g), r)
-    flat = gray.flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
+    # The paper is judged on the card's own part of the patch: the lead holds felt or the next
+    # card, which would move the brightest tenth, and with it the ink level, the glyphs' cut and
+    # the ink's colour.
+    flat = gray[lead:, lead:].flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
+    channels = (b, g, r) if lead <= 0 else (b[lead:, lead:], g[lead:, lead:], r[lead:, lead:])
     k90 = int(0.9 * (flat.size - 1))
     flat.partition(k90)
     paper = float(flat[k90])
@@ -188,18 +209,21 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False) -> 
     # is grown to the paler level's blobs, and when the usual level finds no index at all the
     # paler one alone is tried (a read then needs a closer match).
     strong = _ink(crisp, paper * INK_LEVELS[0])
-    channels = (b, g, r)
-    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=channels, cut=cut)
+    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead)
     if feature is None or feature.softness > GROW_SOFTNESS:
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
         grown = _grown(strong, weak)
         # (A mask the same as one already tried finds nothing new: most corners without an index.)
         if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
-            again = _feature(patch_bgr, gray, grown, paper=paper, k90=k90, box=box, channels=channels, cut=cut)
+            again = _feature(
+                patch_bgr, gray, grown, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead
+            )
             feature = again or feature
         if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
-            feature = _feature(patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=channels, cut=cut)
+            feature = _feature(
+                patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead
+            )
             if feature is not None:
                 feature = dataclasses.replace(feature, pale=True)
     return feature
@@ -239,6 +263,7 @@ def _feature(
     box: IndexBox,
     channels: tuple[ByteImage, ByteImage, ByteImage] | None = None,
     cut: bool = False,
+    lead: int = 0,
 ) -> IndexFeature | None:
     """The index from one ink mask: glyphs cut out, split into rank and suit, rastered.
 
@@ -249,7 +274,7 @@ def _feature(
     # to write, which is a third of the call's time at this size.
     count, labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8, ltype=cv2.CV_16U)
     min_area = max(3, (w * h) // 400)
-    stats = hairlines_cut(ink, labels, stats[:count], min_area=min_area)
+    stats, carved = _border_cut(ink, labels, stats[:count], min_area=min_area)
     count = len(stats)
     # Touching the patch border means felt, a neighbour's edge or artwork running on past the
     # index: none of it is part of the index.
@@ -261,27 +286,30 @@ def _feature(
     # Plain ints: indexing numpy rows one value at a time costs more than the whole filter.
     comps = [
         (s[0], s[1], s[0] + s[2], s[1] + s[3])
-        for s in stats[1:count].tolist()
+        for i, s in enumerate(stats[1:count].tolist(), 1)
         if s[4] >= min_area
         and s[0] > 0
         and s[1] > 0
         and s[0] + s[2] < w
         and s[1] + s[3] < h
         and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
+        and not _edge_piece(s, carved=i >= carved, lead=lead, thin=sliver_w, short=sliver_h)
     ]
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
     widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
     seed = (box.x0 * CARD_PX_W, box.y0 * CARD_PX_H)
     cut_out = False
-    found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest)
+    found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True)
     expect_h = (box.y1 - box.y0) * CARD_PX_H
     if cut and (found is None or (not _stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
         # No suit under the rank (a rank alone, not rank and suit run together, which is as tall
         # as the index): a blurred suit can run into a pip or a picture beside the index
         # (dondorf's 8c and 9c), and the two, joined to the patch border, were dropped. Cut at the
         # registered index's right edge, the part of such a blob on the index's side is the suit.
-        trimmed = glyph_bounds(comps + _cut_at_index(ink, box, min_area), seed=seed, limit=(w, h), max_width=widest)
+        trimmed = glyph_bounds(
+            comps + _cut_at_index(ink, box, min_area), seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True
+        )
         if trimmed is not None and _stacked(trimmed[1]):
             found, cut_out = trimmed, True
     if found is None:
@@ -379,6 +407,41 @@ def hairlines_cut(ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *,
     else:
         kept.append(more[1:][still[1:]])
     return np.concatenate(kept)
+
+
+def _border_cut(
+    ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *, min_area: int
+) -> tuple[npt.NDArray[Any], int]:
+    """:func:`hairlines_cut`'s stats, and the first of its rows that is a piece cut out of a blob
+    that ran on to the patch border (they follow the blobs that did not).
+
+    Such a piece that is a mere sliver is a card's edge, not a glyph: a patch cut a few pixels
+    outside the card's corner holds the card's own edge line (or the next card's) along its left
+    or top side, broken by the blur into short thin bits that no longer touch the border, and
+    the one nearest the expected index would start the index there.
+    """
+    plain = int(np.count_nonzero(~_on_border(stats, ink.shape, min_area)))
+    return hairlines_cut(ink, labels, stats, min_area=min_area), plain
+
+
+def _edge_piece(s: list[int], *, carved: bool, lead: int, thin: float, short: float) -> bool:
+    """Whether a blob (x, y, w, h, area) is a piece of the card's edge line rather than a glyph.
+
+    The edge (the card's own, or the next card's along it) shows as a line along the patch's left
+    or top side, a few pixels from where the corner was put, which blur breaks into short thin
+    bits: a thin bit running along that side within twice ``lead`` of it is one. So is a thin
+    short piece cut out of a line that ran on to the border (``carved``) anywhere, and any such
+    piece that starts within ``lead`` of the side (the card's rounded corner, cut loose).
+    """
+    x, y, w, h = s[0], s[1], s[2], s[3]
+    if carved and ((min(w, h) <= thin and max(w, h) < short) or min(x, y) < lead):
+        return True
+    # A line within the band: thin, or longer than any glyph (blurred to a thick band at the
+    # paler ink level); horizontal likewise.
+    return lead > 0 and (
+        (x + w <= 2 * lead and (w <= thin or h > EDGE_LONG * short))
+        or (y + h <= 2 * lead and (h <= thin or w > EDGE_LONG * short))
+    )
 
 
 def _on_border(stats: npt.NDArray[Any], shape: tuple[int, ...], min_area: int) -> npt.NDArray[np.bool_]:

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.deck import DeckProfile, IndexMatch, match_index
-from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, index_feature
+from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, IndexBox, index_feature
 from vision.pipeline.geometry import local_poly, share
 from vision.pipeline.settings import RecognizerSettings
 
@@ -32,6 +32,13 @@ INDEX_INK_SHARE: Final = 0.02
 # brightest tenth); and the box judged so starts this share of the card in from its edges.
 INK_STEP: Final = 0.6
 INK_INSET: Final = 0.01
+# How far (canonical card pixels) the read patch reaches out past the corner along both edges: a
+# corner placed a few pixels inside the card (a fan's corner found from a neighbour's edge, a
+# hypothesis a degree off) would otherwise cut the index's top or left glyph at the patch's
+# border, where it is dropped with the felt. Beyond the card's edge lies felt or another card's
+# edge, which runs on to the patch border and is dropped likewise; the glyphs are then found by
+# their own ink around the registered index's place, wherever the corner put them.
+CORNER_LEAD: Final = 6
 
 
 class CornerRead(NamedTuple):
@@ -49,7 +56,9 @@ class CornerReader:
     def __init__(self, *, deck: DeckProfile, settings: RecognizerSettings) -> None:
         self.deck = deck
         self.settings = settings
-        self._search = deck.index_box.search_size()
+        sw, sh = deck.index_box.search_size()
+        self._search = (sw + CORNER_LEAD, sh + CORNER_LEAD)
+        self._box = _led(deck.index_box)
         self._reads: dict[tuple[int, bytes], CornerRead] = {}
         self.count = 0  # corner patches read since the last new_frame
 
@@ -75,17 +84,14 @@ class CornerReader:
         """Read the index at one corner: warp its patch, normalise the glyphs, match the deck."""
         self.count += 1
         sw, sh = self._search
-        m = np.array(
-            [
-                [x_vec[0] / CARD_PX_W, y_vec[0] / CARD_PX_H, origin[0]],
-                [x_vec[1] / CARD_PX_W, y_vec[1] / CARD_PX_H, origin[1]],
-            ],
-            dtype=np.float64,
-        )
+        dx, dy = x_vec / CARD_PX_W, y_vec / CARD_PX_H
+        # The patch's top left lies CORNER_LEAD pixels out past the corner along both edges.
+        start = origin - CORNER_LEAD * (dx + dy)
+        m = np.array([[dx[0], dy[0], start[0]], [dx[1], dy[1], start[1]]], dtype=np.float64)
         patch = cv2.warpAffine(
             image, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
         )
-        feat = index_feature(np.asarray(patch, dtype=np.uint8), self.deck.index_box, cut=True)
+        feat = index_feature(np.asarray(patch, dtype=np.uint8), self._box, cut=True, lead=CORNER_LEAD)
         if feat is None:
             return CornerRead(UNKNOWN, 0.0, None, None)
         match = match_index(self.deck, feat)
@@ -144,3 +150,9 @@ class CornerReader:
             return False
         paper = float(np.percentile(dark, 90))
         return bool(np.count_nonzero(dark < INK_STEP * paper) >= INDEX_INK_SHARE * dark.size)
+
+
+def _led(box: IndexBox) -> IndexBox:
+    """The registered index box in a patch that starts CORNER_LEAD pixels out past the corner."""
+    lx, ly = CORNER_LEAD / CARD_PX_W, CORNER_LEAD / CARD_PX_H
+    return IndexBox(x0=box.x0 + lx, y0=box.y0 + ly, x1=box.x1 + lx, y1=box.y1 + ly)

@@ -243,15 +243,16 @@ class FanReader:
                     if not self._may_lie(quad, inside):
                         continue
                     fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h)
-                    if fanned is None:
+                    if fanned is None or not _found(fanned):
                         # No index here (or ink that fits no card at all: the edge of the card
-                        # below cut into the patch); a start a little further on may still find one.
+                        # below cut into the patch), or only part of one (the patch reaches a
+                        # little past its corner, onto the next card's index): a start a little
+                        # further on may still find it whole.
                         continue
                     # An index was there: another start close by is the same index.
                     taken.append(t)
-                    if fanned.code != UNKNOWN or fanned.seen:
-                        found.append(fanned)
-                        examined.append(fanned.corners[0])
+                    found.append(fanned)
+                    examined.append(fanned.corners[0])
         return found
 
     def _may_lie(self, quad: Vec, inside: tuple[ByteImage, int, int]) -> bool:
@@ -296,3 +297,8 @@ class FanReader:
                 if fanned.code != UNKNOWN:
                     break
         return fanned
+
+
+def _found(card: Hypothesis) -> bool:
+    """Whether a card placed by the fan scan was read or seen (an index matching some card fairly)."""
+    return card.code != UNKNOWN or card.seen
