@@ -25,7 +25,7 @@ from vision.deck import CODES, DeckProfile
 from vision.director import DEMO_LAYOUT, spots
 from vision.pipeline.settings import RecognizerSettings
 from vision.recognize import Recognizer
-from vision.scenes import random_table, render_table, truth_centres
+from vision.scenes import Table, random_table, render_table, truth_centres
 from vision.synth import score_reading
 
 VIEW = TableView(keystone=0.06, roll_deg=-1.5)
@@ -153,17 +153,23 @@ def test_a_middle_index_the_top_card_half_covers_is_never_named(kennard: DeckPro
         assert float(np.hypot(*(np.array(card.center) - truth.mean(axis=0)))) < 0.1 * height
 
 
+def _benchmark_table(deck: DeckProfile, *, seed: int) -> tuple[Table, list[str]]:
+    """The benchmark's table ``seed`` read with its layout's homography, and each card's outcome."""
+    table = random_table(np.random.default_rng(seed))
+    renderer, frame = render_table(deck, table, seed=seed)
+    calibration = Calibration(homography=table.view.homography(), rms_px=0.0)
+    reading = Recognizer(deck=deck, calibration=calibration).read(frame)
+    outcomes: list[str] = []
+    truth = truth_centres(renderer, table.scene)
+    score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
+    return table, outcomes
+
+
 def test_the_unread_bottom_card_of_a_fan_held_in_the_hand_is_still_counted(kennard: DeckProfile) -> None:
     # The benchmark's table 1004: a fan turned about a corner whose bottom 8c shows too little to
     # read. Its place is an unknown card; the middle card read beside it (their centres close,
     # turned 13 degrees apart) is another card, not the same one seen again.
-    table = random_table(np.random.default_rng(1004))
-    renderer, frame = render_table(kennard, table, seed=1004)
-    calibration = Calibration(homography=table.view.homography(), rms_px=0.0)
-    reading = Recognizer(deck=kennard, calibration=calibration).read(frame)
-    outcomes: list[str] = []
-    truth = truth_centres(renderer, table.scene)
-    score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
+    table, outcomes = _benchmark_table(kennard, seed=1004)
     fan = [k for k, card in enumerate(table.scene.cards) if card.code in ("8c", "5c", "9c")]
     assert [table.roles[k] for k in fan] == ["fan bottom", "fan middle", "fan top"]
     assert [outcomes[k] for k in fan] in (["unknown", "correct", "correct"], ["correct"] * 3)
@@ -237,13 +243,7 @@ def test_a_fanned_index_found_a_few_pixels_off_its_edge_is_read(dondorf: DeckPro
     # outline, lies a pixel or two into the card; dondorf's index starts close to the card's edge,
     # so the patch cut the rank's top and they were only "unknown". A fair match is read again a
     # little either side across the edge as well as along it.
-    table = random_table(np.random.default_rng(3))
-    renderer, frame = render_table(dondorf, table, seed=3)
-    calibration = Calibration(homography=table.view.homography(), rms_px=0.0)
-    reading = Recognizer(deck=dondorf, calibration=calibration).read(frame)
-    outcomes: list[str] = []
-    truth = truth_centres(renderer, table.scene)
-    score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
+    table, outcomes = _benchmark_table(dondorf, seed=3)
     middles = [k for k, card in enumerate(table.scene.cards) if card.code in ("6c", "8h")]
     assert [table.roles[k] for k in middles] == ["fan middle", "fan middle"]
     assert [outcomes[k] for k in middles] == ["correct", "correct"]
@@ -255,13 +255,7 @@ def test_a_fans_corner_drawn_a_degree_or_two_off_is_read_turned(hershey: DeckPro
     # outline shows, on a rectangle drawn from the outline's corner a little turned from the card:
     # its index matched fairly but not enough for a card read by one index, so it was unknown.
     # A fair match is read again turned a little either way about the corner.
-    table = random_table(np.random.default_rng(5))
-    renderer, frame = render_table(hershey, table, seed=5)
-    calibration = Calibration(homography=table.view.homography(), rms_px=0.0)
-    reading = Recognizer(deck=hershey, calibration=calibration).read(frame)
-    outcomes: list[str] = []
-    truth = truth_centres(renderer, table.scene)
-    score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
+    table, outcomes = _benchmark_table(hershey, seed=5)
     top = [k for k, card in enumerate(table.scene.cards) if card.code == "5h"]
     assert [table.roles[k] for k in top] == ["fan top"]
     assert outcomes[top[0]] == "correct"
