@@ -58,8 +58,16 @@ class Table:
         """Box 1 raises (with a bonus bet), box 2 folds; the dealer confirms the settlement."""
         self.t.open_round([BoxBet(box=1, ante=10, bonus=5 if bonus else 0), BoxBet(box=2, ante=10)], actor=DEALER)
         for code in cards:
-            self.counter += 1
-            self.t.on_card(code, counter=self.counter, shoe="SIM")
+            self.deal(code)
+        self.finish()
+
+    def deal(self, code: str) -> None:
+        """The shoe draws ``code``, with the next draw counter."""
+        self.counter += 1
+        self.t.on_card(code, counter=self.counter, shoe="SIM")
+
+    def finish(self) -> None:
+        """The round dealt: box 1 raises, box 2 folds, the dealer confirms the settlement."""
         self.t.act(Action(1, "raise"), actor=DEALER)
         self.t.act(Action(2, "fold"), actor=DEALER)
         self.t.confirm_settlement(actor=DEALER)
@@ -175,11 +183,8 @@ def test_the_floors_new_contribution_waits_for_the_round_to_end(floor_url: str, 
         la.pass_once()
         assert a.t.config.jackpot.contribution == 2 and a.t.staged is not None  # staged, not applied mid-round
         for code in PLAIN:
-            a.counter += 1
-            a.t.on_card(code, counter=a.counter, shoe="SIM")
-        a.t.act(Action(1, "raise"), actor=DEALER)
-        a.t.act(Action(2, "fold"), actor=DEALER)
-        a.t.confirm_settlement(actor=DEALER)
+            a.deal(code)
+        a.finish()
         assert a.t.config.jackpot.contribution == 3
         configured = [e for e in a.t.journal_store.entries() if e.kind == "configured"][-1]
         assert configured.actor == "admin:floor/pat"
@@ -234,8 +239,7 @@ def test_a_table_dealing_while_each_pass_runs_gets_its_progressive_back(floor_ur
         def deal_next() -> None:
             code = next(cards, None)
             if code is not None:
-                a.counter += 1
-                a.t.on_card(code, counter=a.counter, shoe="SIM")
+                a.deal(code)
 
         store.meanwhile = deal_next  # a card dealt as each of the pass's queries starts
         before = a.t.journal_store.last_seq
@@ -244,11 +248,8 @@ def test_a_table_dealing_while_each_pass_runs_gets_its_progressive_back(floor_ur
         assert a.t.progressive == "open"
         store.meanwhile = None
         for code in cards:
-            a.counter += 1
-            a.t.on_card(code, counter=a.counter, shoe="SIM")
-        a.t.act(Action(1, "raise"), actor=DEALER)
-        a.t.act(Action(2, "fold"), actor=DEALER)
-        a.t.confirm_settlement(actor=DEALER)
+            a.deal(code)
+        a.finish()
         a.play(PLAIN)  # the progressive open: a bonus bet is taken again
         la.pass_once()
         journals_agree(real, [a])
