@@ -30,6 +30,8 @@ _MOST: Final = 2.5
 _CARD_ASPECT: Final = 88.0 / 63.0
 # A back with at least this share of its pixels coloured like the cloth is felt there to the hue test.
 _BACK_LIKE_CLOTH: Final = 0.1
+# The felt's hue test: within this many hue steps of the cloth's.
+_FELT_BAND: Final = 14
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ class MaskMaker:
             few_hue, few_sat = np.ascontiguousarray(hue[::4, ::4]), np.ascontiguousarray(sat[::4, ::4])
             hist = cv2.calcHist([few_hue], [0], cv2.inRange(few_sat, 60, 255), [180], [0, 180]).reshape(-1)
             felt_hue = int(np.argmax(hist))
-        in_band = cv2.bitwise_and(hue_band(hue, felt_hue, 14), cv2.inRange(val, 20, 255))
+        in_band = cv2.bitwise_and(hue_band(hue, felt_hue, _FELT_BAND), cv2.inRange(val, 20, 255))
         felt = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, 255))
         paper = cv2.bitwise_and(cv2.inRange(sat, 0, _paper_sat(sat, val, felt)), cv2.inRange(val, 90, 255))
         cloth = felt  # the cloth's hue and strength, bright or not
@@ -88,13 +90,10 @@ class MaskMaker:
         ink = cv2.bitwise_and(fg, cv2.bitwise_not(paper))
         if card_area is None:
             return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
-        if self._back_hues is not None and _hue_share(self._back_hues, felt_hue) < _BACK_LIKE_CLOTH:
-            return Masks(
-                fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
+        if self._back_hues is None or _hue_share(self._back_hues, felt_hue) >= _BACK_LIKE_CLOTH:
+            fg = _with_enclosed(
+                fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt), unlike=cv2.bitwise_not(cloth)
             )
-        fg = _with_enclosed(
-            fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt), unlike=cv2.bitwise_not(cloth)
-        )
         return Masks(
             fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
         )
@@ -191,10 +190,7 @@ def _pockets_beside(bodies: ByteImage, ring: ByteImage, card_area: float) -> Byt
     small = cv2.bitwise_and(small, cv2.bitwise_not(bodies))
     if not cv2.countNonZero(small):
         return small
-    _count, labels = cv2.connectedComponents(small, connectivity=4)
-    touching = np.unique(labels[(near > 0) & (small > 0)])
-    keep = np.isin(labels, touching[touching > 0])
-    return np.where(keep, np.uint8(255), np.uint8(0)).astype(np.uint8)
+    return _touching(small, near, connectivity=4)
 
 
 def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteImage:
@@ -219,15 +215,20 @@ def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteI
     stack = fill_holes(stack, least=0.0, most=0.3 * card_area)
     stack = cv2.morphologyEx(stack, cv2.MORPH_OPEN, _SQUARE_3)
     # Only what is joined to a body: a neighbour's edge within reach is no strip of this stack.
-    _count, labels = cv2.connectedComponents(stack, connectivity=8)
-    touching = np.unique(labels[bodies > 0])
-    keep = np.isin(labels, touching[touching > 0])
+    return _touching(stack, bodies, connectivity=8)
+
+
+def _touching(mask: ByteImage, seeds: ByteImage, *, connectivity: int) -> ByteImage:
+    """The connected parts of ``mask`` that ``seeds`` touches (overlaps)."""
+    _count, labels = cv2.connectedComponents(mask, connectivity=connectivity)
+    touched = np.unique(labels[(seeds > 0) & (mask > 0)])
+    keep = np.isin(labels, touched[touched > 0])
     return np.where(keep, np.uint8(255), np.uint8(0)).astype(np.uint8)
 
 
 def _hue_share(hues: npt.NDArray[np.float64], centre: int) -> float:
     """The share of a picture's pixels that are coloured within the felt test's band of ``centre``."""
-    return float(sum(hues[(centre + k) % 180] for k in range(-14, 15)))
+    return float(sum(hues[(centre + k) % 180] for k in range(-_FELT_BAND, _FELT_BAND + 1)))
 
 
 def _median(values: ByteImage, where: ByteImage) -> float:
