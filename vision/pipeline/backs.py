@@ -92,9 +92,10 @@ class BackTester:
         for tmpl in self._templates:
             want = tmpl[keep]
             want = want - want.mean(axis=0)
-            norm = float(np.sqrt((seen * seen).sum() * (want * want).sum()))
-            if (want * want).sum() < n * 3 * 12.0**2:
+            spread = float((want * want).sum())
+            if spread < n * 3 * 12.0**2:
                 continue  # the back is plain there: nothing to match
+            norm = float(np.sqrt(float((seen * seen).sum()) * spread))
             best = max(best, float((seen * want).sum()) / max(norm, 1e-6))
         return best
 

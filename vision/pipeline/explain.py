@@ -91,7 +91,8 @@ class Explainer:
             if hyp.code != UNKNOWN:
                 read.append(hyp)
         if pierced:
-            hyps = [hyp for hyp in hyps if not any(hyp is p for p in pierced) or hyp.code != UNKNOWN or hyp.seen]
+            unread = {id(hyp) for hyp in pierced if hyp.code == UNKNOWN and not hyp.seen}
+            hyps = [hyp for hyp in hyps if id(hyp) not in unread]
         # Fans: cards whose index corner is in view but not on the outline, found along its edges.
         if not alone:
             hyps.extend(self.fans.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
