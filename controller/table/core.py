@@ -108,6 +108,16 @@ class TableCore(TableState, ABC):
                 f"this folder holds {_a(get_game(self.config.game).title)} table; "
                 f"{_a(get_game(config.game).title)} table needs its own data folder"
             )
+        if (
+            config is not None
+            and journaled is not None
+            and (config.currency, config.minor_units)
+            != (
+                self.config.currency,
+                self.config.minor_units,
+            )
+        ):
+            raise TableError(unit_change(self.config, config))
         wanted = config_settings(config) if config is not None else journaled
         if journaled != wanted and wanted is not None:
             self._start_under(wanted)
@@ -336,6 +346,16 @@ class TableCore(TableState, ABC):
 
     def now(self) -> datetime:
         return self._clock()
+
+
+def unit_change(old: TableConfig, new: TableConfig) -> str:
+    """Why a table refuses another currency or number of decimals: every amount it journaled, its jackpot
+    meter and the floor's copy of its money are in the old unit, and would silently change meaning."""
+    return (
+        f"table {old.name} keeps its money in {old.currency} with {old.minor_units} decimals; "
+        f"{new.currency} with {new.minor_units} decimals needs its own data folder (a new table): "
+        "its journaled amounts would change meaning"
+    )
 
 
 def _a(title: str) -> str:

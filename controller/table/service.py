@@ -29,6 +29,7 @@ from controller.journal import (
 )
 from controller.journal.archive import find_finished
 from controller.table.codec import Actor, RecalledRound, bets_to_json, changed_settings, config_settings
+from controller.table.core import unit_change
 from controller.table.errors import PermissionDenied, TableError
 from controller.table.inputs import TableInputs
 from controller.table.state import STORAGE_TILT, resolution_cards
@@ -70,7 +71,8 @@ class TableService(TableInputs):
 
         Raises:
             PermissionDenied: the actor is not an admin.
-            TableError: the game would change (a new game is a new table).
+            TableError: the game, the currency or the minor units would change (a new game or unit of account is
+                a new table: the journaled amounts, the jackpot meter and the floor's copy are in the old one).
         """
         with self._lock:
             if actor.role != "admin":
@@ -79,6 +81,8 @@ class TableService(TableInputs):
                 raise TableError(
                     f"this table plays {self.config.game}; a table for {config.game} needs its own data folder"
                 )
+            if (config.currency, config.minor_units) != (self.config.currency, self.config.minor_units):
+                raise TableError(unit_change(self.config, config))
             if self.round is not None:
                 return self._commit("configuration-staged", {"settings": config_settings(config)}, actor)
             if config.jackpot.enabled and self._store.jackpot() is None:

@@ -429,6 +429,32 @@ def test_an_admin_reconfigures_between_rounds_and_it_survives_a_restart(data: Pa
     assert TableService(store=SqliteJournal(path=data), clock=Clock()).config.max_payout == 5000
 
 
+def test_a_table_refuses_another_currency_or_decimals_and_keeps_its_money_as_journaled(data: Path) -> None:
+    t = table(data, currency="USD", minor_units=2)
+    t.open_round([BoxBet(box=1, ante=10), BoxBet(box=2, ante=10)], actor=DEALER)
+    deal(t, OASIS_CARDS)
+    t.act(Action(1, "raise"), actor=DEALER)
+    t.act(Action(2, "fold"), actor=DEALER)
+    admin = Actor("ada", "admin")
+    # 10 journaled as "USD 0.10" would read "EUR 0.10" or "USD 10" after the change: refused, by an
+    # admin in play or between rounds, and on a restart under an edited configuration.
+    for other in ({"currency": "EUR", "minor_units": 2}, {"currency": "USD", "minor_units": 0}):
+        changed = build_config({"game": "oasis", **other})
+        with pytest.raises(TableError, match=r"keeps its money in USD with 2 decimals; .* needs its own data folder"):
+            t.reconfigure(changed, actor=admin)
+    assert t.staged is None
+    t.confirm_settlement(actor=DEALER)
+    with pytest.raises(TableError, match=r"EUR with 2 decimals needs its own data folder"):
+        t.reconfigure(build_config({"game": "oasis", "currency": "EUR", "minor_units": 2}), actor=admin)
+    seq = t.journal_store.last_seq
+    t.journal_store.close()
+    with pytest.raises(TableError, match=r"keeps its money in USD with 2 decimals; EUR with 0 decimals"):
+        table(data)
+    again = table(data, currency="USD", minor_units=2, max_payout=9000)  # any other change still applies
+    assert (again.config.currency, again.config.minor_units, again.config.max_payout) == ("USD", 2, 9000)
+    assert again.journal_store.last_seq == seq + 1  # the refused start journaled nothing; this one its change
+
+
 def test_the_decision_timer_deadline_is_in_the_snapshot(data: Path) -> None:
     t = table(data, "casino-holdem", rules={"decision_seconds": 30})
     t.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
