@@ -20,6 +20,7 @@ from floor.errors import FloorConfigError, FloorIntegrityError, FloorRefused
 from floor.migrations import MIGRATIONS
 from floor.status import JACKPOT, StatusStore
 
+MAX_MINOR_UNITS = 4  # as the table configuration allows (controller/config.py)
 FULL_SHARE_BP = 10_000  # a hit's share of the meter in basis points: 10,000 = the whole meter
 SCOPES = ("floor", "pit", "game")
 
@@ -85,6 +86,11 @@ class Contribution:
     credited: int
     meter_after: int
     replayed: bool
+
+
+def unit_text(currency: str, minor_units: int) -> str:
+    """A unit of account as an error names it: "EUR with 2 decimals"."""
+    return f"{currency} with {minor_units} decimal{'' if minor_units == 1 else 's'}"
 
 
 def _now() -> str:
@@ -210,15 +216,30 @@ class FloorStore(StatusStore, ABC):
 
     # -- tables and accounts ----------------------------------------------------------------------
 
-    def add_table(self, *, table_id: str, pit: str, game: str, name: str = "") -> None:
-        """Register a table (idempotent; ``name``, what staff call it, may change); a table id already
-        registered with another pit or game is refused."""
+    def add_table(
+        self, *, table_id: str, pit: str, game: str, name: str = "", currency: str = "EUR", minor_units: int = 0
+    ) -> None:
+        """Register a table (idempotent; ``name``, what staff call it, may change) with the unit of account its
+        amounts are in: ``currency`` and ``minor_units`` as its configuration gives them (the defaults are the
+        configuration's). A table registered before the floor kept units (migration 6) gets them now.
+
+        Raises:
+            FloorConfigError: an empty id, pit, game or currency, or minor units outside 0..4; the table id is
+                registered with another pit or game, or with another currency or minor units (the floor's
+                money of the table is in those: relabelling it would change what it says; a table with a new
+                unit of account is a new table, with its own data folder and id). Nothing is changed then.
+        """
         if not table_id or not pit or not game:
             raise FloorConfigError("a table needs a non-empty id, pit and game")
+        if not currency or not 0 <= minor_units <= MAX_MINOR_UNITS:
+            raise FloorConfigError(
+                f"table {table_id}: a currency and 0..{MAX_MINOR_UNITS} minor units, not {currency!r} and {minor_units}"
+            )
         with self._transaction(lock=True) as cur:
             cur.execute(
-                "INSERT INTO floor_tables (table_id, pit, game, name) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (table_id, pit, game, name or table_id),
+                "INSERT INTO floor_tables (table_id, pit, game, name, currency, minor_units) "
+                "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (table_id, pit, game, name or table_id, currency, minor_units),
             )
             inserted = cur.rowcount == 1
             renamed = False
@@ -227,12 +248,30 @@ class FloorStore(StatusStore, ABC):
                     "UPDATE floor_tables SET name = %s WHERE table_id = %s AND name <> %s", (name, table_id, name)
                 )
                 renamed = cur.rowcount == 1
+            # Registered before the floor kept units: its first registration since says what they are.
+            cur.execute(
+                "UPDATE floor_tables SET currency = %s, minor_units = %s WHERE table_id = %s AND currency = ''",
+                (currency, minor_units, table_id),
+            )
             if inserted or renamed:
                 self._notify(cur, table_id)
-            cur.execute("SELECT pit, game FROM floor_tables WHERE table_id = %s", (table_id,))
+            cur.execute("SELECT pit, game, currency, minor_units FROM floor_tables WHERE table_id = %s", (table_id,))
             row = cur.fetchone()
             if (row[0], row[1]) != (pit, game):
                 raise FloorConfigError(f"table {table_id} is already on the floor in pit {row[0]} playing {row[1]}")
+            if (row[2], int(row[3])) != (currency, minor_units):
+                raise FloorConfigError(
+                    f"table {name or table_id} ({table_id}) is on the floor in {unit_text(row[2], int(row[3]))}; "
+                    f"its configuration now says {unit_text(currency, minor_units)}: the floor keeps its money in "
+                    f"{row[2]} (a table changing its currency or decimals is a new table: its own data folder)"
+                )
+
+    def units(self) -> dict[str, tuple[str, int]]:
+        """Table id -> (currency, minor units) its amounts are in; currency '' for a table registered before the
+        floor kept units that has not registered since (migration 6)."""
+        with self._transaction(lock=False) as cur:
+            cur.execute("SELECT table_id, currency, minor_units FROM floor_tables")
+            return {str(r[0]): (str(r[1]), int(r[2])) for r in cur.fetchall()}
 
     def open_account(
         self, *, name: str, scope: str, scope_value: str = "", reset: int, increment: int, cap: int

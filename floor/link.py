@@ -116,12 +116,20 @@ class FloorLink:
 
         Raises:
             FloorConfigError: the table's jackpot is on but it feeds no account, or several and none is named,
-                or ``settings.account`` is not one it feeds; the table is on the floor with another pit or game.
+                or ``settings.account`` is not one it feeds; the table is on the floor with another pit or game,
+                or with another currency or minor units than its configuration's.
             FloorUnavailable: the floor cannot be reached.
         """
         config, settings, store = self.table.config, self.settings, self.store
         store.migrate()  # a table started while the floor was down meets its schema here first
-        store.add_table(table_id=self.table_id, pit=settings.pit, game=config.game, name=config.name)
+        store.add_table(
+            table_id=self.table_id,
+            pit=settings.pit,
+            game=config.game,
+            name=config.name,
+            currency=config.currency,
+            minor_units=config.minor_units,
+        )
         if config.jackpot.enabled:
             feeds = store.feeds(self.table_id)
             if settings.account is not None:

@@ -152,4 +152,15 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             "ALTER TABLE table_status ADD COLUMN camera TEXT",
         ),
     ),
+    (
+        6,
+        (
+            # The unit of account each table's amounts are in (its configuration's ``currency`` and
+            # ``minor_units``): reports add up money per currency, never across two. A table registered before
+            # this migration reads '' (not reported yet) until it registers again, which fills in its own; a
+            # report meanwhile takes the unit from the table's latest replicated "configured" entry.
+            "ALTER TABLE floor_tables ADD COLUMN currency TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE floor_tables ADD COLUMN minor_units BIGINT NOT NULL DEFAULT 0",
+        ),
+    ),
 )

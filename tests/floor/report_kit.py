@@ -32,7 +32,8 @@ class Clock:
 
 
 class Table:
-    """A real table in ``folder`` (jackpot hitting often: two pair, 2 %), played by the autoplayer on ``clock``."""
+    """A real table in ``folder`` (jackpot hitting often: two pair, 2 %), played by the autoplayer on ``clock``;
+    its money in ``currency`` with ``minor_units`` decimals."""
 
     def __init__(
         self,
@@ -43,6 +44,8 @@ class Table:
         step: timedelta = timedelta(seconds=3),
         seed: int = 1,
         keep_months: int | None = 2,
+        currency: str = "EUR",
+        minor_units: int = 0,
     ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
@@ -50,6 +53,8 @@ class Table:
         config = build_config(
             {
                 "game": game,
+                "currency": currency,
+                "minor_units": minor_units,
                 "jackpot": {
                     "enabled": True,
                     "reset": 10_000,

@@ -203,6 +203,26 @@ def test_a_table_that_feeds_no_linked_account_is_refused_with_its_reason(floor_u
             link(a, store)
 
 
+def test_a_table_registers_its_currency_and_is_refused_on_a_floor_holding_it_in_another(
+    floor_url: str, tmp_path: Path
+) -> None:
+    from floor import FloorConfigError
+
+    with floor(floor_url) as store:
+        a, b = Table(tmp_path / "a", "Oasis 1"), Table(tmp_path / "b", "Oasis 2")
+        link(a, store)
+        assert store.units()[a.t.journal_store.table_id] == ("EUR", 0)  # the configuration's currency and decimals
+        # The floor holds b's money in dollar cents (b's data folder carried over from another configuration):
+        # b's euros would be added to it as cents. The link refuses to join, naming both units.
+        b_id = b.t.journal_store.table_id
+        store.add_table(table_id=b_id, pit="A", game="oasis", currency="USD", minor_units=2)
+        with pytest.raises(FloorConfigError, match=r"table Oasis 2 .* in USD with 2 decimals; .* says EUR with 0"):
+            link(b, store)
+        assert store.last_seq(b_id) == 0  # nothing of it shipped
+        a.t.journal_store.close()
+        b.t.journal_store.close()
+
+
 def test_a_hung_link_closes_the_progressive_and_it_reopens_when_the_floor_answers(
     floor_url: str, tmp_path: Path
 ) -> None:

@@ -50,6 +50,29 @@ def test_migrations_are_numbered_applied_once_and_idempotent(floor_url: str) -> 
         assert again.account("floor-wide").meter == 1_000_100
 
 
+def test_a_table_keeps_the_unit_of_account_it_registered_with(store: FloorStore) -> None:
+    store.add_table(table_id="t1", pit="A", game="oasis", name="Oasis 1", currency="USD", minor_units=2)
+    store.add_table(table_id="t1", pit="A", game="oasis", name="Oasis 1", currency="USD", minor_units=2)
+    store.add_table(table_id="t2", pit="A", game="oasis")  # the table configuration's defaults
+    assert store.units() == {"t1": ("USD", 2), "t2": ("EUR", 0)}
+    # Another currency, or other decimals, would relabel the money the floor holds of it: refused whole.
+    with pytest.raises(
+        FloorConfigError,
+        match=r"^table Renamed \(t1\) is on the floor in USD with 2 decimals; its configuration now says EUR "
+        r"with 2 decimals: the floor keeps its money in USD \(a table changing its currency or decimals is a "
+        r"new table: its own data folder\)$",
+    ):
+        store.add_table(table_id="t1", pit="A", game="oasis", name="Renamed", currency="EUR", minor_units=2)
+    with pytest.raises(FloorConfigError, match="now says USD with 0 decimals"):
+        store.add_table(table_id="t1", pit="A", game="oasis", currency="USD", minor_units=0)
+    assert store.units()["t1"] == ("USD", 2) and store.table_names()["t1"] == "Oasis 1"  # not even renamed
+    with pytest.raises(FloorConfigError, match=r"t3: a currency and 0..4 minor units, not 'EUR' and 5"):
+        store.add_table(table_id="t3", pit="A", game="oasis", currency="EUR", minor_units=5)
+    with pytest.raises(FloorConfigError, match="a currency"):
+        store.add_table(table_id="t3", pit="A", game="oasis", currency="")
+    assert "t3" not in store.units()
+
+
 def test_which_tables_feed_which_account(store: FloorStore) -> None:
     _floor(store, pits={"A": ["a1", "a2"], "B": ["b1", "b2"]})
     assert store.feeds("a1") == ["floor-wide", "oasis", "pit-A"]
