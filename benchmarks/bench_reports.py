@@ -108,7 +108,7 @@ def timed(*args: str) -> tuple[float, str]:
 
 def rounds_in(output: str) -> int:
     data = json.loads(output)
-    return int(data["total"]["rounds"])
+    return sum(int(t["rounds"]) for t in data["totals"])
 
 
 def measure(url: str, label: str, *, tables: int, days: int, rows: list[Any]) -> None:

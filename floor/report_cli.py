@@ -9,6 +9,7 @@ from datetime import UTC, datetime, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from floor.errors import FloorError
+from floor.reports import amount_text
 
 if TYPE_CHECKING:
     from floor.reports import Level, Report
@@ -26,8 +27,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Rounds, rounds per table-hour, drop by bet, win, hold %, payouts, jackpot contributions "
         "and hits, and tilts with their time to clear, per table, pit or the whole floor, from the replicated "
         "journals (--db, or --data with floor.sqlite3) or one table's own journal (--data with journal.sqlite3). "
-        "A round counts in the range where it was settled: at or after --from, before --to. Amounts are in the "
-        "tables' minor units. Only reads. See docs/floor.md, Reports.",
+        "A round counts in the range where it was settled: at or after --from, before --to. Amounts are shown in "
+        "each table's currency with its decimals; a pit or the floor has one line per currency (money in two "
+        "currencies is never added up). Only reads. See docs/floor.md, Reports.",
     )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--db", metavar="URL", help="the floor database: postgresql://… or a SQLite file")
@@ -151,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 TEXT_COLUMNS = (
+    ("currency", "Currency"),
     ("rounds", "Rounds"),
     ("voided", "Void"),
     ("rounds_per_hour", "R/h"),
@@ -168,22 +171,27 @@ TEXT_COLUMNS = (
 
 
 def text_cells(row: dict[str, Any]) -> dict[str, str]:
-    """A report row's figures as a supervisor reads them (thousands separated; "-" where there is none)."""
+    """A report row's figures as a supervisor reads them (thousands separated, amounts with the row's currency
+    decimals; "-" where there is none)."""
 
     def n(value: Any) -> str:
         return "-" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 
+    def money(amount: int) -> str:
+        return amount_text(amount, row["minor_units"])
+
     return {
+        "currency": str(row["currency"]),
         "rounds": n(row["rounds"]),
         "voided": n(row["voided"]),
         "rounds_per_hour": n(row["rounds_per_hour"]),
-        "drop": n(row["drop"]),
-        "win": n(row["win"]),
+        "drop": money(row["drop"]),
+        "win": money(row["win"]),
         "hold_pct": n(row["hold_pct"]),
-        "payouts": n(row["payouts"]),
-        "jp_contrib": n(row["jackpot"]["contributions"]),
+        "payouts": money(row["payouts"]),
+        "jp_contrib": money(row["jackpot"]["contributions"]),
         "jp_hits": n(row["jackpot"]["hits"]),
-        "jp_won": n(row["jackpot"]["won"]),
+        "jp_won": money(row["jackpot"]["won"]),
         "tilts": n(row["tilts"]["raised"]),
         "tilt_open": n(row["tilts"]["open"]),
         "tilt_avg": n(row["tilts"]["avg_clear_s"]),
@@ -199,8 +207,8 @@ def row_name(row: dict[str, Any]) -> str:
 
 
 def render_text(report: Report, *, by: Level) -> str:
-    """A readable table per period: one line per table (or pit), the period's floor line, then the range's
-    total with its tilts by kind and its drop by bet."""
+    """A readable table per period: one line per table (or pit, one per currency), the period's floor line per
+    currency, then the range's total per currency with its drop by bet, and the tilts by kind."""
     data = report.to_json()
     lines = [f"Report {data['from']} to {data['to']} (UTC), grouped by {data['group']}, times in {data['tz']}", ""]
     periods: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -208,18 +216,21 @@ def render_text(report: Report, *, by: Level) -> str:
         periods.setdefault((row["period_start"], row["period_end"]), []).append(row)
     for rows in periods.values():
         chosen = [r for r in rows if r["level"] == by and by != "floor"]
-        chosen.append(next(r for r in rows if r["level"] == "floor"))
+        chosen.extend(r for r in rows if r["level"] == "floor")
         lines.append(rows[0]["period"])
         lines.extend(_grid(chosen))
         lines.append("")
-    total = data["total"]
+    totals = data["totals"]
     lines.append("Whole range")
-    lines.extend(_grid([total]))
-    drop = ", ".join(f"{bet} {amount:,}" for bet, amount in total["drop_by_bet"].items()) or "none"
-    lines.append(f"Drop by bet: {drop}")
-    if total["tilts_by_kind"]:
+    lines.extend(_grid(totals))
+    for total in totals:
+        units = total["minor_units"]
+        drop = ", ".join(f"{bet} {amount_text(amount, units)}" for bet, amount in total["drop_by_bet"].items())
+        lines.append(f"Drop by bet ({total['currency']}): {drop or 'none'}")
+    tilts = report.tilts_by_kind()
+    if tilts:
         lines.append("Tilts by kind: raised, cleared, open, average and longest time to clear (s)")
-        for kind, s in total["tilts_by_kind"].items():
+        for kind, s in tilts.items():
             lines.append(
                 f"  {kind:<22} {s['raised']:>5} {s['cleared']:>5} {s['open']:>5} "
                 f"{s['avg_clear_s'] or '-':>8} {s['max_clear_s'] or '-':>8}"

@@ -1,4 +1,7 @@
-"""A report as CSV: fixed columns, one line per table, pit or floor row and per tilt kind (docs/floor.md)."""
+"""A report as CSV: fixed columns, one line per table, pit or floor row and per tilt kind (docs/floor.md).
+
+Amounts are decimal text in the row's ``currency`` with its ``minor_units`` decimals (``1234.50``; no thousands
+separator, so a spreadsheet reads them as numbers), exact from the integers."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ import io
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from floor.reports import DROP_GROUPS, Row
+from floor.reports import DROP_GROUPS, Row, amount_text
 
 CSV_COLUMNS: tuple[str, ...] = (
     "level",
@@ -16,6 +19,8 @@ CSV_COLUMNS: tuple[str, ...] = (
     "table",
     "pit",
     "game",
+    "currency",
+    "minor_units",
     "tilt_kind",
     "rounds",
     "voided",
@@ -42,22 +47,53 @@ CSV_COLUMNS: tuple[str, ...] = (
 )
 
 
-def write_csv(rows: Sequence[Row], *, total: Row) -> str:
-    """The header, each row followed by its tilt kinds' lines, then ``total`` (``level`` = ``total``)."""
+# The money columns: amounts, shown with the row's decimals.
+AMOUNT_COLUMNS = frozenset(
+    {
+        *(f"drop_{g}" for g in DROP_GROUPS),
+        "drop",
+        "win",
+        "payouts",
+        "cap_cut",
+        "paid_short",
+        "corrections_handed",
+        "jackpot_contributions",
+        "jackpot_won",
+    }
+)
+
+
+def write_csv(rows: Sequence[Row], *, totals: Sequence[Row]) -> str:
+    """The header, each row followed by its tilt kinds' lines, then ``totals`` (``level`` = ``total``), one per
+    currency."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for row in rows:
         writer.writerows(_csv_lines(row, row.level))
-    writer.writerows(_csv_lines(total, "total"))
+    for total in totals:
+        writer.writerows(_csv_lines(total, "total"))
     return out.getvalue()
 
 
 def _csv_lines(row: Row, level: str) -> list[list[str]]:
     data = row.to_json()
-    head = [level, data["period_start"], data["period_end"], data["table"] or "", data["pit"] or "", data["game"]]
+    head = [
+        level,
+        data["period_start"],
+        data["period_end"],
+        data["table"] or "",
+        data["pit"] or "",
+        data["game"],
+        data["currency"],
+        str(data["minor_units"]),
+    ]
     tilts = data["tilts"]
     groups = data["drop_groups"]
+
+    def money(amount: int) -> str:
+        return amount_text(amount, row.minor_units, thousands=False)
+
     main = [
         *head,
         "",
@@ -66,18 +102,18 @@ def _csv_lines(row: Row, level: str) -> list[list[str]]:
         data["redeals"],
         data["table_hours"],
         data["rounds_per_hour"] or "",
-        *(groups[g] for g in DROP_GROUPS),
-        data["drop"],
-        data["win"],
+        *(money(groups[g]) for g in DROP_GROUPS),
+        money(data["drop"]),
+        money(data["win"]),
         data["hold_pct"] or "",
-        data["payouts"],
-        data["cap_cut"],
-        data["paid_short"],
+        money(data["payouts"]),
+        money(data["cap_cut"]),
+        money(data["paid_short"]),
         data["corrections"],
-        data["corrections_handed"],
-        data["jackpot"]["contributions"],
+        money(data["corrections_handed"]),
+        money(data["jackpot"]["contributions"]),
         data["jackpot"]["hits"],
-        data["jackpot"]["won"],
+        money(data["jackpot"]["won"]),
         *_tilt_cells(tilts),
     ]
     lines = [[str(c) for c in main]]

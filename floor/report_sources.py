@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from floor.reports import KINDS, Period, Report, TableAccumulator, TableInfo, build_report
+from floor.reports import KINDS, UNKNOWN_CURRENCY, Period, Report, TableAccumulator, TableInfo, build_report
 
 if TYPE_CHECKING:
     from controller.journal.archive import Segments
@@ -58,14 +58,32 @@ class Source(ABC):
 
 
 class FloorSource(Source):
-    """The floor store's replicated journals (SQLite or PostgreSQL); tables' pits and games from ``floor_tables``."""
+    """The floor store's replicated journals (SQLite or PostgreSQL); tables' pits, games and units of account
+    from ``floor_tables``."""
 
     def __init__(self, store: FloorStore) -> None:
         self.store = store
 
     def tables(self) -> list[TableInfo]:
-        names = self.store.table_names()
-        return [TableInfo(t, pit, game, names.get(t, "")) for t, pit, game in self.store.tables()]
+        names, units = self.store.table_names(), self.store.units()
+        out = []
+        for t, pit, game in self.store.tables():
+            currency, minor_units = units.get(t, ("", 0))
+            if not currency:  # registered before the floor kept units, and not since
+                currency, minor_units = self._journaled_unit(t)
+            out.append(TableInfo(t, pit, game, names.get(t, ""), currency, minor_units))
+        return out
+
+    def _journaled_unit(self, table_id: str) -> tuple[str, int]:
+        """The unit of account of the table's latest replicated configuration (a table's money never changes
+        unit: controller/table refuses it); :data:`UNKNOWN_CURRENCY` when none is on the floor."""
+        with self.store._transaction(lock=False) as cur:
+            cur.execute(
+                "SELECT data FROM journal WHERE table_id = %s AND kind = 'configured' ORDER BY seq DESC LIMIT 1",
+                (table_id,),
+            )
+            row = cur.fetchone()
+        return _unit(None if row is None else json.loads(row[0]))
 
     def entries(self, table_id: str, *, start: str, end: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         # Reads through the store's own transactions (one connection each, released before yielding).
@@ -110,7 +128,16 @@ class TableSource(Source):
         self.segments: Segments = Segments(journal=folder / JOURNAL)
 
     def tables(self) -> list[TableInfo]:
-        return [TableInfo(self.segments.table_id, "-", "")]
+        return [TableInfo(self.segments.table_id, "-", "", "", *self._unit())]
+
+    def _unit(self) -> tuple[str, int]:
+        """The unit of account of the table's configuration: its journal's first entry configures it (and a
+        table refuses another unit later: controller/table)."""
+        for part in self.segments.parts:
+            if part.last_seq > part.base_seq:
+                first = part.entry(part.base_seq + 1)
+                return _unit(first.data if first is not None and first.kind == "configured" else None)
+        return UNKNOWN_CURRENCY, 0
 
     def entries(self, table_id: str, *, start: str, end: str) -> Iterator[tuple[str, str, dict[str, Any]]]:
         for part in self.segments.parts:
@@ -133,6 +160,20 @@ class TableSource(Source):
 
     def close(self) -> None:
         self.segments.close()
+
+
+def _unit(configured: Mapping[str, Any] | None) -> tuple[str, int]:
+    """(currency, minor units) of a "configured" entry's data; :data:`UNKNOWN_CURRENCY` without one. A setting
+    the entry does not carry is the configuration's default (controller/config.py)."""
+    if configured is None:
+        return UNKNOWN_CURRENCY, 0
+    from controller.config import TableConfig
+
+    settings = configured.get("settings", {})
+    fields = TableConfig.model_fields
+    currency = settings.get("currency", fields["currency"].default)
+    minor_units = settings.get("minor_units", fields["minor_units"].default)
+    return str(currency), int(minor_units)
 
 
 def compute(

@@ -1,9 +1,10 @@
 """Shift, day and range reports: journal entries → per-table accumulators → rows per table, pit and floor.
 
 Pure computation: no database here (``floor/report_sources.py`` reads entries, ``floor/report_periods.py``
-cuts the range into shifts or days). Money is exact integers in the tables' minor units; the only
-divisions (hold %, rounds per hour, time to clear) are rendered as decimal strings. docs/floor.md,
-"Reports", says what every figure means.
+cuts the range into shifts or days). Money is exact integers in each table's minor units and is only ever
+added up within one unit of account (currency and minor units): a pit or floor with tables in two currencies
+has a row per currency. The only divisions (hold %, rounds per hour, time to clear) are rendered as decimal
+strings. docs/floor.md, "Reports", says what every figure means.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from floor.errors import FloorError
 
 Level = Literal["table", "pit", "floor"]
 LEVELS: tuple[Level, ...] = ("table", "pit", "floor")
-SCHEMA = "dealer-assist.report/1"
+SCHEMA = "dealer-assist.report/2"  # 2: rows carry their unit of account; a total per currency (``totals``)
+Unit = tuple[str, int]  # a unit of account: (currency, minor units)
+UNKNOWN_CURRENCY = "?"  # a table whose unit of account the floor cannot tell: kept apart from every other
 # The entry kinds a report reads; everything else in a journal (cards, actions, …) is skipped in SQL.
 KINDS: tuple[str, ...] = (
     *("round-settled", "round-voided", "tilt-raised", "tilt-cleared", "payment-corrected"),
@@ -167,6 +170,16 @@ class Figures:
             raise ReportError(f"table {table_id}: a round-settled entry at {at} cannot be read ({exc!r})") from None
 
 
+def amount_text(amount: int, minor_units: int, *, thousands: bool = True) -> str:
+    """An exact amount in minor units as decimal text: ``123456`` with 2 minor units is ``1,234.56`` (``1234.56``
+    without ``thousands``), with 0 it is ``123,456``. Never through floating point."""
+    digits = str(abs(amount)).rjust(minor_units + 1, "0")
+    whole, fraction = (digits[:-minor_units], "." + digits[-minor_units:]) if minor_units else (digits, "")
+    if thousands:
+        whole = f"{int(whole):,}"
+    return ("-" if amount < 0 else "") + whole + fraction
+
+
 def percent(part: int, whole: int) -> str | None:
     """``part / whole`` as a percentage with two decimals (half up), exact from integers; None for a zero whole."""
     if whole == 0:
@@ -204,6 +217,12 @@ class TableInfo:
     pit: str
     game: str
     name: str = ""  # what staff call the table, when the floor knows it
+    currency: str = UNKNOWN_CURRENCY  # the unit of account of the table's amounts (its configuration's)
+    minor_units: int = 0
+
+    @property
+    def unit(self) -> tuple[str, int]:
+        return self.currency, self.minor_units
 
 
 class TableAccumulator:
@@ -289,6 +308,8 @@ class Row:
     game: str
     figures: Figures
     name: str = ""  # a table's name (its id when the floor knows no other)
+    currency: str = UNKNOWN_CURRENCY  # every amount of the row is in this currency's minor units
+    minor_units: int = 0
 
     def to_json(self) -> dict[str, Any]:
         f = self.figures
@@ -301,6 +322,8 @@ class Row:
             "name": (self.name or self.key) if self.level == "table" else None,
             "pit": self.pit if self.level != "floor" else None,
             "game": self.game,
+            "currency": self.currency,
+            "minor_units": self.minor_units,
             "rounds": f.rounds,
             "voided": f.voided,
             "redeals": f.redeals,
@@ -324,18 +347,27 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """Rows at table, pit and floor level for each period, plus the whole range's floor total (``total``)."""
+    """Rows at table, pit and floor level for each period, plus the whole range's floor total per currency
+    (``totals``, by currency). A pit or the floor has one row per unit of account of its tables."""
 
     start: str
     end: str
     grouping: str
     tz: str
     rows: tuple[Row, ...]
-    total: Row
+    totals: tuple[Row, ...]
 
     def level(self, by: Level) -> list[Row]:
         """The rows of one level (periods in order, then by table or pit)."""
         return [r for r in self.rows if r.level == by]
+
+    def tilts_by_kind(self) -> dict[str, dict[str, Any]]:
+        """The whole range's tilts by kind over every currency's total (a tilt is no money: one list per floor)."""
+        stats: dict[str, TiltStats] = {}
+        for total in self.totals:
+            for kind, one in total.figures.tilts.items():
+                stats.setdefault(kind, TiltStats()).add(one)
+        return {kind: s.to_json() for kind, s in sorted(stats.items())}
 
     def to_json(self, *, by: Level | None = None) -> dict[str, Any]:
         """The report as one JSON object (schema :data:`SCHEMA`); ``by`` keeps one level's rows only."""
@@ -346,16 +378,16 @@ class Report:
             "group": self.grouping,
             "tz": self.tz,
             "rows": [r.to_json() for r in self.rows if by is None or r.level == by],
-            "total": self.total.to_json(),
+            "totals": [t.to_json() for t in self.totals],
         }
 
     def to_csv(self, *, by: Level | None = None) -> str:
         """CSV (columns: :data:`floor.report_csv.CSV_COLUMNS`): one line per row, then one per tilt kind of that
-        row (``tilt_kind`` set, only the tilt columns filled), and last the whole range's floor total
-        (``level`` = ``total``)."""
+        row (``tilt_kind`` set, only the tilt columns filled), and last the whole range's floor total per
+        currency (``level`` = ``total``)."""
         from floor.report_csv import write_csv
 
-        return write_csv([r for r in self.rows if by is None or r.level == by], total=self.total)
+        return write_csv([r for r in self.rows if by is None or r.level == by], totals=self.totals)
 
 
 def build_report(
@@ -367,28 +399,33 @@ def build_report(
     grouping: str,
     tz: str,
 ) -> Report:
-    """Roll table accumulators up to pits and the floor, for each period and for the whole range."""
+    """Roll table accumulators up to pits and the floor, for each period and for the whole range; a pit's and
+    the floor's figures are added up per unit of account (currency, minor units), never across two."""
     rows: list[Row] = []
-    pits: dict[tuple[int, str], Figures] = {}
-    pit_games: dict[str, set[str]] = {}
-    floors = [Figures() for _ in periods]
-    total = Figures()
-    games: set[str] = set()
+    pits: dict[tuple[int, str, Unit], Figures] = {}
+    pit_games: dict[tuple[str, Unit], set[str]] = {}
+    floors: dict[tuple[int, Unit], Figures] = {}
+    totals: dict[Unit, Figures] = {}
+    games: dict[Unit, set[str]] = {}
     tables = sorted(accumulators, key=lambda a: a.table.table_id)
+    # A floor with no table still has its (empty) floor rows and total.
+    units = sorted({a.table.unit for a in tables}) or [(UNKNOWN_CURRENCY, 0)]
     for i, period in enumerate(periods):
         for acc in tables:
-            figures = acc.figures[i]
+            figures, unit, pit = acc.figures[i], acc.table.unit, acc.table.pit
             game = acc.table.game or ",".join(sorted(acc.games))
-            rows.append(Row("table", period, acc.table.table_id, acc.table.pit, game, figures, acc.table.name))
-            pits.setdefault((i, acc.table.pit), Figures()).add(figures)
-            pit_games.setdefault(acc.table.pit, set()).add(game)
-            floors[i].add(figures)
-            games.add(game)
-        for (where, pit), figures in sorted(pits.items()):
+            rows.append(Row("table", period, acc.table.table_id, pit, game, figures, acc.table.name, *unit))
+            pits.setdefault((i, pit, unit), Figures()).add(figures)
+            pit_games.setdefault((pit, unit), set()).add(game)
+            floors.setdefault((i, unit), Figures()).add(figures)
+            games.setdefault(unit, set()).add(game)
+        for (where, pit, unit), figures in sorted(pits.items()):
             if where == i:
-                rows.append(Row("pit", period, pit, pit, _games(pit_games[pit]), figures))
-        rows.append(Row("floor", period, "", "", _games(games), floors[i]))
-        total.add(floors[i])
+                rows.append(Row("pit", period, pit, pit, _games(pit_games[(pit, unit)]), figures, "", *unit))
+        for unit in units:
+            figures = floors.setdefault((i, unit), Figures())
+            rows.append(Row("floor", period, "", "", _games(games.get(unit, set())), figures, "", *unit))
+            totals.setdefault(unit, Figures()).add(figures)
     whole = Period(start, end, "range")
     return Report(
         start=start,
@@ -396,7 +433,9 @@ def build_report(
         grouping=grouping,
         tz=tz,
         rows=tuple(rows),
-        total=Row("floor", whole, "", "", _games(games), total),
+        totals=tuple(
+            Row("floor", whole, "", "", _games(games.get(unit, set())), totals[unit], "", *unit) for unit in units
+        ),
     )
 
 

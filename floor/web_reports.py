@@ -189,8 +189,9 @@ def _page(params: _Params, report: Report | None, *, error: str | None) -> str:
     if report is not None:
         data = report.to_json()
         parts.append(
-            f"<p>{e(data['from'])} to {e(data['to'])} (UTC), times in {e(data['tz'])}. Amounts in the tables' "
-            f'minor units. Download <a href="api/reports?{e(params.query(format="csv"))}">CSV</a> or '
+            f"<p>{e(data['from'])} to {e(data['to'])} (UTC), times in {e(data['tz'])}. Amounts in each line's "
+            "currency; money in two currencies is never added up (a pit or the floor has a line per currency). "
+            f'Download <a href="api/reports?{e(params.query(format="csv"))}">CSV</a> or '
             f'<a href="api/reports?{e(params.query(format="json"))}">JSON</a>.</p>'
         )
         periods: dict[str, list[dict[str, Any]]] = {}
@@ -199,22 +200,24 @@ def _page(params: _Params, report: Report | None, *, error: str | None) -> str:
         for label, rows in periods.items():
             chosen = [r for r in rows if r["level"] == params.by and params.by != "floor"]
             parts.append(f"<h2>{e(label)}</h2>")
-            parts.append(_table(chosen, next(r for r in rows if r["level"] == "floor")))
+            parts.append(_table(chosen, [r for r in rows if r["level"] == "floor"]))
         if len(periods) > 1:
-            parts.append("<h2>Whole range</h2>" + _table([], data["total"]))
-        parts.append(_tilts(data["total"]))
+            parts.append("<h2>Whole range</h2>" + _table([], data["totals"]))
+        parts.append(_tilts(report.tilts_by_kind()))
     parts.append("</body></html>")
     return "".join(parts)
 
 
-def _table(rows: list[dict[str, Any]], total: dict[str, Any]) -> str:
+def _table(rows: list[dict[str, Any]], totals: list[dict[str, Any]]) -> str:
+    """The rows, then the floor's total line per currency."""
     e = html.escape
     head = "".join(f"<th>{e(title)}</th>" for _, title in TEXT_COLUMNS)
     out = [f"<table><thead><tr><th>Table</th><th>Game</th>{head}</tr></thead><tbody>"]
-    for row in [*rows, total]:
+    for row in [*rows, *totals]:
         cells = text_cells(row)
-        name = "Total" if row is total else row_name(row)
-        css = " class=total" if row is total else ""
+        is_total = any(row is t for t in totals)
+        name = "Total" if is_total else row_name(row)
+        css = " class=total" if is_total else ""
         out.append(
             f'<tr{css}><td>{e(name)}</td><td class="game">{e(row["game"] or "-")}</td>'
             + "".join(f"<td>{e(cells[key])}</td>" for key, _ in TEXT_COLUMNS)
@@ -224,14 +227,14 @@ def _table(rows: list[dict[str, Any]], total: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def _tilts(total: dict[str, Any]) -> str:
+def _tilts(by_kind: dict[str, dict[str, Any]]) -> str:
     e = html.escape
-    if not total["tilts_by_kind"]:
+    if not by_kind:
         return "<p>No tilts.</p>"
     rows = "".join(
         f"<tr><td>{e(kind)}</td><td>{s['raised']}</td><td>{s['cleared']}</td><td>{s['open']}</td>"
         f"<td>{e(s['avg_clear_s'] or '-')}</td><td>{e(s['max_clear_s'] or '-')}</td></tr>"
-        for kind, s in total["tilts_by_kind"].items()
+        for kind, s in by_kind.items()
     )
     return (
         "<h2>Tilts by kind</h2><table><thead><tr><th>Kind</th><th>Raised</th><th>Cleared</th><th>Open</th>"

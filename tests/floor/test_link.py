@@ -126,7 +126,7 @@ def test_linked_tables_feed_one_meter_and_the_floor_decides_what_a_hit_wins(floo
         from floor.report_sources import FloorSource
 
         report = make_report(FloorSource(store), start="2026-11-25T00:00", end="2026-11-26T00:00", tz="UTC").to_json()
-        assert report["total"]["jackpot"] == {"contributions": 4, "hits": 1, "won": 5002}
+        assert report["totals"][0]["jackpot"] == {"contributions": 4, "hits": 1, "won": 5002}
         store.confirm_hit(account="oasis-link", hit_no=hit.hit_no, by="floor:sam")
         lb.pass_once()
         assert snapshot(b.t)["jackpot"]["pending"] == []

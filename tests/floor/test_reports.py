@@ -109,7 +109,7 @@ def test_every_figure_is_the_sum_of_the_rounds_settlements_per_table_pit_and_flo
         _check(rows[("pit", pit)], _add([sums[p.table_id] for p in played if p.pit == pit]))
     whole = _add(list(sums.values()))
     _check(rows[("floor", "")], whole)
-    _check(report["total"], whole)
+    _check(report["totals"][0], whole)
     assert rows[("pit", "A")]["game"] == "casino-holdem,oasis"
     # Drop groups split the same total: ante, play bets, fees, bonus.
     groups = rows[("floor", "")]["drop_groups"]
@@ -126,11 +126,11 @@ def test_a_round_settled_exactly_at_from_is_in_and_exactly_at_to_is_out(
     at = settled[10].at
     before = _report(floor, start=WHOLE[0], end=at, tables=[p.table_id])
     after = _report(floor, start=at, end=WHOLE[1], tables=[p.table_id])
-    assert before["total"]["rounds"] == 10 and after["total"]["rounds"] == ROUNDS - 10
-    _check(after["total"], independent_sums(p.entries, start=at, end=WHOLE[1]))
+    assert before["totals"][0]["rounds"] == 10 and after["totals"][0]["rounds"] == ROUNDS - 10
+    _check(after["totals"][0], independent_sums(p.entries, start=at, end=WHOLE[1]))
     # A bound a microsecond later moves that one round across.
     later = (datetime.fromisoformat(at) + timedelta(microseconds=1)).isoformat()
-    assert _report(floor, start=WHOLE[0], end=later, tables=[p.table_id])["total"]["rounds"] == 11
+    assert _report(floor, start=WHOLE[0], end=later, tables=[p.table_id])["totals"][0]["rounds"] == 11
 
 
 def test_shifts_cut_the_range_at_their_starts_and_add_up_to_it(floor: FloorStore, played: list[Played]) -> None:
@@ -147,18 +147,18 @@ def test_shifts_cut_the_range_at_their_starts_and_add_up_to_it(floor: FloorStore
         start, end = floor_row["period_start"], floor_row["period_end"]
         _check(floor_row, _add([independent_sums(p.entries, start=start, end=end) for p in played]))
     assert floors[0]["rounds"] > 0 and floors[1]["rounds"] > 0  # the play crosses 06:00
-    assert sum(r["rounds"] for r in floors) == report["total"]["rounds"] == ROUNDS * len(played)
+    assert sum(r["rounds"] for r in floors) == report["totals"][0]["rounds"] == ROUNDS * len(played)
     # A gaming day starts at the first shift: --day is 06:00 to 06:00, in the zone given.
     day = make_report(FloorSource(floor), start=None, end=None, day="2026-11-24", tz="UTC").to_json()
     assert (day["from"], day["to"]) == ("2026-11-24T06:00:00+00:00", "2026-11-25T06:00:00+00:00")
-    assert day["total"]["rounds"] == floors[1]["rounds"]
+    assert day["totals"][0]["rounds"] == floors[1]["rounds"]
     prague = make_report(FloorSource(floor), start=None, end=None, shift="2026-11-24T07:30", tz="Europe/Prague")
     assert (prague.start, prague.end) == ("2026-11-24T05:00:00+00:00", "2026-11-24T13:00:00+00:00")
 
 
 def test_tilts_by_kind_with_their_time_to_clear(floor: FloorStore, played: list[Played]) -> None:
     report = _report(floor)
-    by_kind = report["total"]["tilts_by_kind"]
+    by_kind = report["totals"][0]["tilts_by_kind"]
     expected: dict[str, list[float]] = {}
     for p in played:
         for kind, took in p.tilts:
@@ -174,14 +174,14 @@ def test_tilts_by_kind_with_their_time_to_clear(floor: FloorStore, played: list[
         avg = Decimal(sum(ms) // len(ms)) / 1000
         assert by_kind[kind]["avg_clear_s"] == str(avg.quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))
     # Cancelled rounds (dealer-card-exposed → cancel) count as voided.
-    assert report["total"]["voided"] == len(expected["dealer-card-exposed"])
+    assert report["totals"][0]["voided"] == len(expected["dealer-card-exposed"])
 
 
 def test_a_tilt_still_open_at_the_end_of_the_range_is_counted_open(floor: FloorStore, played: list[Played]) -> None:
     p = played[0]
     raised = next(e for e in p.entries if e.kind == "tilt-raised")
     end = (datetime.fromisoformat(raised.at) + timedelta(seconds=1)).isoformat()
-    tilts = _report(floor, start=WHOLE[0], end=end, tables=[p.table_id])["total"]["tilts"]
+    tilts = _report(floor, start=WHOLE[0], end=end, tables=[p.table_id])["totals"][0]["tilts"]
     assert tilts == {"raised": 1, "cleared": 0, "open": 1, "avg_clear_s": None, "max_clear_s": None}
 
 
@@ -192,7 +192,7 @@ def test_csv_parses_back_to_the_json_figures(floor: FloorStore) -> None:
     main = [r for r in lines if not r["tilt_kind"]]
     data = report.to_json()
     assert len(main) == len(data["rows"]) + 1 and main[-1]["level"] == "total"
-    for line, row in zip(main, [*data["rows"], data["total"]], strict=True):
+    for line, row in zip(main, [*data["rows"], data["totals"][0]], strict=True):
         assert (line["period_start"], line["table"] or None) == (row["period_start"], row["table"])
         assert int(line["drop"]) == row["drop"] and int(line["win"]) == row["win"]
         assert int(line["rounds"]) == row["rounds"] and int(line["jackpot_won"]) == row["jackpot"]["won"]
@@ -200,7 +200,7 @@ def test_csv_parses_back_to_the_json_figures(floor: FloorStore) -> None:
         assert sum(int(line[f"drop_{g}"]) for g in ("ante", "play", "fees", "bonus")) == row["drop"]
     kinds = [r for r in lines if r["tilt_kind"] and r["level"] == "total"]
     assert {r["tilt_kind"]: int(r["tilts"]) for r in kinds} == {
-        k: v["raised"] for k, v in data["total"]["tilts_by_kind"].items()
+        k: v["raised"] for k, v in data["totals"][0]["tilts_by_kind"].items()
     }
     assert all(r["rounds"] == "" for r in kinds)
     # by=pit keeps the pits' rows and the total.
@@ -208,7 +208,8 @@ def test_csv_parses_back_to_the_json_figures(floor: FloorStore) -> None:
 
 
 ROW_KEYS = [
-    "level", "period_start", "period_end", "period", "table", "name", "pit", "game", "rounds", "voided", "redeals",
+    "level", "period_start", "period_end", "period", "table", "name", "pit", "game", "currency", "minor_units",
+    "rounds", "voided", "redeals",
     "table_hours", "rounds_per_hour", "drop", "drop_groups", "drop_by_bet", "win", "hold_pct", "payouts", "cap_cut",
     "paid_short", "corrections", "corrections_handed", "jackpot", "tilts", "tilts_by_kind",
 ]  # fmt: skip
@@ -216,14 +217,15 @@ ROW_KEYS = [
 
 def test_json_schema_is_stable(floor: FloorStore) -> None:
     report = _report(floor, by="pit")
-    assert list(report) == ["schema", "from", "to", "group", "tz", "rows", "total"]
+    assert list(report) == ["schema", "from", "to", "group", "tz", "rows", "totals"]
+    assert [(t["currency"], t["minor_units"]) for t in report["totals"]] == [("EUR", 0)]  # one currency: one total
     assert {r["level"] for r in report["rows"]} == {"pit"}
-    for row in [*report["rows"], report["total"]]:
+    for row in [*report["rows"], report["totals"][0]]:
         assert list(row) == ROW_KEYS
         assert list(row["drop_groups"]) == ["ante", "play", "fees", "bonus"]
         assert list(row["jackpot"]) == ["contributions", "hits", "won"]
         assert list(row["tilts"]) == ["raised", "cleared", "open", "avg_clear_s", "max_clear_s"]
-    assert report["total"]["rounds_per_hour"] is not None
+    assert report["totals"][0]["rounds_per_hour"] is not None
 
 
 def test_a_table_folder_reports_the_same_as_the_floor_including_archived_months(tmp_path: Path) -> None:
@@ -242,8 +244,9 @@ def test_a_table_folder_reports_the_same_as_the_floor_including_archived_months(
     finally:
         source.close()
     _check(
-        report["total"], independent_sums(entries, start="2026-09-01T00:00:00+00:00", end="2026-12-01T00:00:00+00:00")
+        report["totals"][0],
+        independent_sums(entries, start="2026-09-01T00:00:00+00:00", end="2026-12-01T00:00:00+00:00"),
     )
-    assert report["total"]["rounds"] == 90 and september["total"]["rounds"] == 30
+    assert report["totals"][0]["rounds"] == 90 and september["totals"][0]["rounds"] == 30
     (row,) = [r for r in report["rows"] if r["level"] == "table"]
     assert (row["pit"], row["game"]) == ("-", "oasis")

@@ -56,7 +56,7 @@ def test_report_on_db_and_on_a_table_folder_agree_with_the_settlements(
     on_db = _json(capsys, "--db", floor_url, *WHOLE)
     on_folder = _json(capsys, "--data", str(folder), *WHOLE)
     for report in (on_db, on_folder):
-        total = report["total"]
+        total = report["totals"][0]
         assert (total["rounds"], total["drop"], total["win"], total["payouts"]) == (
             sums["rounds"],
             sums["drop"],
@@ -83,7 +83,7 @@ def test_data_folder_with_the_embedded_floor_reads_the_floor(
     _replicate(str(tmp_path), folder, table_id)  # a folder: its floor.sqlite3
     report = _json(capsys, "--data", str(tmp_path), *WHOLE)
     assert [r["pit"] for r in report["rows"] if r["level"] == "table"] == ["P1"]
-    assert report["total"]["rounds"] == independent_sums(entries, start=SPAN[0], end=SPAN[1])["rounds"]
+    assert report["totals"][0]["rounds"] == independent_sums(entries, start=SPAN[0], end=SPAN[1])["rounds"]
 
 
 def test_text_output_is_a_readable_table_with_totals(
@@ -95,10 +95,22 @@ def test_text_output_is_a_readable_table_with_totals(
     text = capsys.readouterr().out
     assert "2026-11-24 00:00–06:00 UTC" in text and "2026-11-24 06:00–14:00 UTC" in text
     header = next(line for line in text.splitlines() if "Rounds" in line)
-    for title in ("Game", "Rounds", "Void", "R/h", "Drop", "Win", "Hold %", "Payouts", "JP contrib", "Tilts"):
+    for title in (
+        "Game",
+        "Currency",
+        "Rounds",
+        "Void",
+        "R/h",
+        "Drop",
+        "Win",
+        "Hold %",
+        "Payouts",
+        "JP contrib",
+        "Tilts",
+    ):
         assert title in header
     whole = text.split("Whole range\n")[1].splitlines()[1].split()
-    assert whole[:3] == ["floor", "oasis", str(sums["rounds"])]
+    assert whole[:4] == ["floor", "oasis", "EUR", str(sums["rounds"])]  # the table folder's configured currency
     assert f"{sums['drop']:,}" in whole and f"{sums['win']:,}" in whole
     assert table_id in text
     assert "Tilts by kind" in text and "dealer-card-exposed" in text

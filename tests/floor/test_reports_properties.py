@@ -155,7 +155,7 @@ def test_amounts_are_exactly_the_sums_of_the_settlements_at_every_level(
             else:
                 assert figures(row) == total(list(expect.values()))
     whole = total([independent(items, cut[0].start, cut[-1].end) for _, items in tables])
-    assert figures(report["total"]) == whole
+    assert figures(report["totals"][0]) == whole
     # The CSV's total line carries the same exact integers.
     last = list(csv.DictReader(io.StringIO(build_report(
         accumulators=accs, periods=cut, start=cut[0].start, end=cut[-1].end, grouping=grouping, tz="UTC"
@@ -177,12 +177,12 @@ def test_hold_is_win_over_drop_to_two_places_and_empty_without_drop() -> None:
     report = build_report(
         accumulators=[acc], periods=[period], start=period.start, end=period.end, grouping="range", tz="UTC"
     )
-    assert report.total.to_json()["hold_pct"] == "33.33"  # 1/3, exactly rounded
+    assert report.totals[0].to_json()["hold_pct"] == "33.33"  # 1/3, exactly rounded
     empty = TableAccumulator(table=TableInfo("t", "A", "oasis"), periods=[period])
     report = build_report(
         accumulators=[empty], periods=[period], start=period.start, end=period.end, grouping="range", tz="UTC"
     )
-    assert report.total.to_json()["hold_pct"] is None
+    assert report.totals[0].to_json()["hold_pct"] is None
 
 
 @given(

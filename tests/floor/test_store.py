@@ -14,9 +14,14 @@ from typing import Any
 
 import pytest
 
+import floor.base
 from controller.journal.base import Entry
 from floor import FloorConfigError, FloorIntegrityError, FloorStore, FloorUnavailable, open_store
 from floor.migrations import MIGRATIONS
+from floor.replicator import Replicator
+from floor.report_cli import make_report
+from floor.report_sources import FloorSource
+from tests.floor.report_kit import Table
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent.parent
@@ -48,6 +53,42 @@ def test_migrations_are_numbered_applied_once_and_idempotent(floor_url: str) -> 
     with open_store(floor_url) as again:  # a second start migrates nothing and keeps everything
         assert again.migrate() == MIGRATIONS[-1][0]
         assert again.account("floor-wide").meter == 1_000_100
+
+
+def test_migration_6_upgrades_a_floor_with_tables_and_journals_in_place(
+    floor_url: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A real table keeping its money in cents of dollars; its journal reaches a floor made by migrations 1-5.
+    dollars = Table(tmp_path / "usd", seed=5, currency="USD", minor_units=2)
+    dollars.play(4)
+    table_id = dollars.store.table_id
+    monkeypatch.setattr(floor.base, "MIGRATIONS", MIGRATIONS[:5])
+    with open_store(floor_url) as old:
+        assert old.schema_version() == 5
+        with old.transaction(write=True) as cur:  # in migration 5's own terms: later code writes more
+            for tid, name in ((table_id, "Dollars"), ("quiet", "Quiet")):
+                cur.execute(
+                    "INSERT INTO floor_tables (table_id, pit, game, name) VALUES (%s, 'A', 'oasis', %s)", (tid, name)
+                )
+        Replicator(journal=dollars.store, store=old).ship()
+    monkeypatch.undo()
+    with open_store(floor_url) as store:  # upgrades it
+        assert store.applied_migrations() == {1, 2, 3, 4, 5, 6} and store.schema_version() == 6
+        assert store.tables() == [(table_id, "A", "oasis"), ("quiet", "A", "oasis")]  # what was there is kept
+        assert store.last_seq(table_id) == dollars.store.last_seq
+        assert store.units() == {table_id: ("", 0), "quiet": ("", 0)}  # not reported since: stated as unknown
+        # Until the table registers again, a report takes its unit from its replicated configuration; a table
+        # with none on the floor is reported under "?", apart from every currency.
+        tables = {t.table_id: t.unit for t in FloorSource(store).tables()}
+        assert tables == {table_id: ("USD", 2), "quiet": ("?", 0)}
+        report = make_report(FloorSource(store), start="2026-11-24", end="2026-11-25", tz="UTC").to_json()
+        assert [(t["currency"], t["rounds"]) for t in report["totals"]] == [("?", 0), ("USD", 4)]
+        # Its next registration records its unit; from then on another one is refused.
+        store.add_table(table_id=table_id, pit="A", game="oasis", name="Dollars", currency="USD", minor_units=2)
+        assert store.units()[table_id] == ("USD", 2)
+        with pytest.raises(FloorConfigError, match="is on the floor in USD with 2 decimals"):
+            store.add_table(table_id=table_id, pit="A", game="oasis", currency="EUR", minor_units=0)
+    dollars.close()
 
 
 def test_a_table_keeps_the_unit_of_account_it_registered_with(store: FloorStore) -> None:

@@ -229,7 +229,7 @@ def test_reports_are_served_to_supervisors_signed_in_with_the_central_accounts(f
         with signed_in(floor.url, "sam") as supervisor:
             assert supervisor.get("/reports").status_code == 200
             report = supervisor.get("/api/reports", params={"day": "2026-11-24", "tz": "UTC"}).json()
-            assert report["total"]["rounds"] == 0 and report["from"] == "2026-11-24T06:00:00+00:00"
+            assert report["totals"][0]["rounds"] == 0 and report["from"] == "2026-11-24T06:00:00+00:00"
             csv = supervisor.get("/api/reports", params={"day": "2026-11-24", "format": "csv"})
             assert csv.headers["content-type"].startswith("text/csv")
         # The same central account signs in at a table of this floor (its display reads the same store).
