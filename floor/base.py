@@ -17,7 +17,7 @@ from typing import Any
 from controller.journal.base import Entry
 from controller.sql import Cursor
 from floor.errors import FloorConfigError, FloorIntegrityError, FloorRefused
-from floor.migrations import MIGRATIONS
+from floor.migrations import FILL_ACCOUNT_UNITS, MIGRATIONS
 from floor.status import JACKPOT, StatusStore
 
 MAX_MINOR_UNITS = 4  # as the table configuration allows (controller/config.py)
@@ -27,7 +27,9 @@ SCOPES = ("floor", "pit", "game")
 
 @dataclass(frozen=True, slots=True)
 class Account:
-    """A linked progressive's parameters and meters (NJ 1.39A), all amounts in cents.
+    """A linked progressive's parameters and meters (NJ 1.39A), all amounts integers in the minor units of its
+    ``currency`` (``minor_units`` decimals); currency '' = not set yet (an account opened before the floor kept
+    units whose feeding tables did not settle it: no table plays it until a supervisor sets it).
 
     ``meter == seeded + contributions - won + corrections`` always holds: ``seeded`` is the reset at
     opening plus each top-up back to the reset after a hit; contributions past the cap go to ``overflow``.
@@ -47,6 +49,8 @@ class Account:
     hits: int
     won: int
     corrections: int
+    currency: str
+    minor_units: int
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,13 +97,40 @@ def unit_text(currency: str, minor_units: int) -> str:
     return f"{currency} with {minor_units} decimal{'' if minor_units == 1 else 's'}"
 
 
+def account_unit_refusal(account: Account, *, table: str, currency: str, minor_units: int) -> str:
+    """Why ``table`` (its name and id, as staff know it) in ``currency`` may not feed ``account``."""
+    if not account.currency:
+        return (
+            f"table {table} ({unit_text(currency, minor_units)}) cannot feed jackpot {account.name}: the jackpot has "
+            "no currency set (opened before the floor kept them, and the tables that fed it do not settle it); a "
+            f"supervisor sets it: dealer-assist jackpot set --name {account.name} --currency C --minor-units N"
+        )
+    return (
+        f"table {table} keeps its money in {unit_text(currency, minor_units)}; jackpot {account.name} is in "
+        f"{unit_text(account.currency, account.minor_units)}: a table feeds only a jackpot in its own currency "
+        "and decimals"
+    )
+
+
+def check_unit(currency: str, minor_units: int, *, what: str) -> None:
+    """Refuse an empty currency or minor units outside 0..4 (``what`` names the owner in the error).
+
+    Raises:
+        FloorConfigError: as said.
+    """
+    if not currency or not 0 <= minor_units <= MAX_MINOR_UNITS:
+        raise FloorConfigError(
+            f"{what}: a currency and 0..{MAX_MINOR_UNITS} minor units, not {currency!r} and {minor_units}"
+        )
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
 _ACCOUNT_COLUMNS = (
     "name, scope, scope_value, reset, increment, cap, meter, seeded, contributions, contribution_count, "
-    "overflow, hits, won, corrections"
+    "overflow, hits, won, corrections, currency, minor_units"
 )
 _HIT_COLUMNS = (
     "account, hit_no, table_id, seq, at, share_bp, meter_before, amount, status, confirmed_by, confirmed_at, "
@@ -231,10 +262,7 @@ class FloorStore(StatusStore, ABC):
         """
         if not table_id or not pit or not game:
             raise FloorConfigError("a table needs a non-empty id, pit and game")
-        if not currency or not 0 <= minor_units <= MAX_MINOR_UNITS:
-            raise FloorConfigError(
-                f"table {table_id}: a currency and 0..{MAX_MINOR_UNITS} minor units, not {currency!r} and {minor_units}"
-            )
+        check_unit(currency, minor_units, what=f"table {table_id}")
         with self._transaction(lock=True) as cur:
             cur.execute(
                 "INSERT INTO floor_tables (table_id, pit, game, name, currency, minor_units) "
@@ -253,6 +281,8 @@ class FloorStore(StatusStore, ABC):
                 "UPDATE floor_tables SET currency = %s, minor_units = %s WHERE table_id = %s AND currency = ''",
                 (currency, minor_units, table_id),
             )
+            if cur.rowcount == 1:  # a jackpot waiting for this table's unit may be settled by it now
+                cur.execute(FILL_ACCOUNT_UNITS)
             if inserted or renamed:
                 self._notify(cur, table_id)
             cur.execute("SELECT pit, game, currency, minor_units FROM floor_tables WHERE table_id = %s", (table_id,))
@@ -274,25 +304,44 @@ class FloorStore(StatusStore, ABC):
             return {str(r[0]): (str(r[1]), int(r[2])) for r in cur.fetchall()}
 
     def open_account(
-        self, *, name: str, scope: str, scope_value: str = "", reset: int, increment: int, cap: int
+        self,
+        *,
+        name: str,
+        scope: str,
+        scope_value: str = "",
+        reset: int,
+        increment: int,
+        cap: int,
+        currency: str = "EUR",
+        minor_units: int = 0,
     ) -> Account:
-        """Open a linked progressive at its reset (idempotent for the same parameters).
+        """Open a linked progressive at its reset (idempotent for the same parameters and unit).
 
         ``scope`` says which tables feed it: ``floor`` (all), ``pit`` (those of pit ``scope_value``) or
-        ``game`` (those playing ``scope_value``)."""
+        ``game`` (those playing ``scope_value``); of those, only tables in ``currency`` with ``minor_units``
+        decimals (the defaults are the table configuration's), its meter's unit. ``dealer-assist jackpot
+        open`` chooses them (floor/cli.py).
+
+        Raises:
+            FloorConfigError: bad parameters or unit; the account exists with other parameters or another unit.
+        """
         if scope not in SCOPES:
             raise FloorConfigError(f"account scope must be one of {', '.join(SCOPES)}, not {scope!r}")
         if (scope == "floor") != (scope_value == ""):
             raise FloorConfigError("a pit or game account names its pit or game; a floor-wide one names none")
         if reset < 0 or increment <= 0 or cap < reset:
             raise FloorConfigError(f"account {name}: need reset >= 0, increment > 0 and cap >= reset")
+        check_unit(currency, minor_units, what=f"account {name}")
         with self._transaction(lock=True) as cur:
             cur.execute(
-                "INSERT INTO accounts (name, scope, scope_value, reset, increment, cap, meter, seeded) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                (name, scope, scope_value, reset, increment, cap, reset, reset),
+                "INSERT INTO accounts (name, scope, scope_value, reset, increment, cap, meter, seeded, currency, "
+                "minor_units) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+                (name, scope, scope_value, reset, increment, cap, reset, reset, currency, minor_units),
             )
             account = self._account(cur, name, lock=False)
+        if (account.currency, account.minor_units) != (currency, minor_units):
+            held = unit_text(account.currency, account.minor_units) if account.currency else "no currency yet"
+            raise FloorConfigError(f"account {name} already exists in {held}, not {unit_text(currency, minor_units)}")
         if (account.scope, account.scope_value, account.reset, account.increment, account.cap) != (
             scope,
             scope_value,
@@ -302,6 +351,50 @@ class FloorStore(StatusStore, ABC):
         ):
             raise FloorConfigError(f"account {name} already exists with other parameters")
         return account
+
+    def scope_units(self, *, scope: str, scope_value: str = "") -> dict[str, tuple[str, int]]:
+        """The tables on the floor an account of this scope would take, each with its (currency, minor units);
+        currency '' for a table that has not registered its unit yet (migration 6)."""
+        with self._transaction(lock=False) as cur:
+            cur.execute(
+                "SELECT table_id, currency, minor_units FROM floor_tables WHERE %s = 'floor' "
+                "OR (%s = 'pit' AND pit = %s) OR (%s = 'game' AND game = %s)",
+                (scope, scope, scope_value, scope, scope_value),
+            )
+            return {str(r[0]): (str(r[1]), int(r[2])) for r in cur.fetchall()}
+
+    def set_unit(self, *, account: str, currency: str, minor_units: int, by: str, reason: str) -> Account:
+        """A supervisor sets the unit of an account that has none (opened before the floor kept units and not
+        settled by its tables); logged with who and why among its parameter changes.
+
+        Raises:
+            FloorConfigError: unknown account, a bad unit, no name or reason; the account has a unit already
+                (changing it would relabel its meter and every amount it recorded: open a new account).
+        """
+        if not by or not reason.strip():
+            raise FloorConfigError("setting a jackpot's currency needs who sets it and why")
+        check_unit(currency, minor_units, what=f"account {account}")
+        with self._transaction(lock=True) as cur:
+            acc = self._account(cur, account, lock=True)
+            if acc.currency:
+                if (acc.currency, acc.minor_units) == (currency, minor_units):
+                    return acc
+                raise FloorConfigError(
+                    f"account {account} is in {unit_text(acc.currency, acc.minor_units)}; its meter and records "
+                    f"would be relabelled as {unit_text(currency, minor_units)}: open a new jackpot instead"
+                )
+            cur.execute(
+                "UPDATE accounts SET currency = %s, minor_units = %s WHERE name = %s", (currency, minor_units, account)
+            )
+            self._log_change(
+                cur,
+                acc,
+                (acc.reset, acc.increment, acc.cap),
+                by=by,
+                reason=(f"currency set to {unit_text(currency, minor_units)}: {reason.strip()}"),
+            )
+            self._notify(cur, JACKPOT)
+            return self._account(cur, account, lock=False)
 
     def accounts(self) -> list[Account]:
         with self._transaction(lock=False) as cur:
@@ -315,7 +408,7 @@ class FloorStore(StatusStore, ABC):
     def feeds(self, table_id: str) -> list[str]:
         """The accounts a table contributes to: floor-wide ones, its pit's and its game's."""
         with self._transaction(lock=False) as cur:
-            pit, game = self._table(cur, table_id)
+            pit, game, _ = self._table(cur, table_id)
             cur.execute(
                 "SELECT name FROM accounts WHERE scope = 'floor' OR (scope = 'pit' AND scope_value = %s) "
                 "OR (scope = 'game' AND scope_value = %s) ORDER BY name",
@@ -323,12 +416,17 @@ class FloorStore(StatusStore, ABC):
             )
             return [row[0] for row in cur.fetchall()]
 
-    def _table(self, cur: Cursor, table_id: str) -> tuple[str, str]:
-        cur.execute("SELECT pit, game FROM floor_tables WHERE table_id = %s", (table_id,))
+    def _table(self, cur: Cursor, table_id: str) -> tuple[str, str, tuple[str, int, str]]:
+        """(pit, game, (currency, minor units, name)) of a table on the floor.
+
+        Raises:
+            FloorConfigError: it is not on the floor.
+        """
+        cur.execute("SELECT pit, game, currency, minor_units, name FROM floor_tables WHERE table_id = %s", (table_id,))
         row = cur.fetchone()
         if row is None:
             raise FloorConfigError(f"table {table_id} is not on the floor")
-        return str(row[0]), str(row[1])
+        return str(row[0]), str(row[1]), (str(row[2]), int(row[3]), str(row[4]))
 
     def _account(self, cur: Cursor, name: str, *, lock: bool) -> Account:
         cur.execute(
@@ -340,11 +438,15 @@ class FloorStore(StatusStore, ABC):
         return Account(*row)
 
     def _check_feeds(self, cur: Cursor, account: Account, table_id: str) -> None:
-        pit, game = self._table(cur, table_id)
+        pit, game, (currency, minor_units, name) = self._table(cur, table_id)
         if account.scope == "pit" and account.scope_value != pit:
             raise FloorConfigError(f"table {table_id} (pit {pit}) does not feed account {account.name}")
         if account.scope == "game" and account.scope_value != game:
             raise FloorConfigError(f"table {table_id} ({game}) does not feed account {account.name}")
+        if (currency, minor_units) != (account.currency, account.minor_units) or not currency:
+            raise FloorConfigError(
+                account_unit_refusal(account, table=f"{name} ({table_id})", currency=currency, minor_units=minor_units)
+            )
 
     def _recorded(
         self, cur: Cursor, account: str, table_id: str, seq: int, kind: str
@@ -632,15 +734,19 @@ class FloorStore(StatusStore, ABC):
                 raise FloorConfigError(f"account {account}: the parameters are already {new}")
             if new[0] < 0 or new[1] <= 0 or new[2] < new[0]:
                 raise FloorConfigError(f"account {account}: need reset >= 0, increment > 0 and cap >= reset")
-            cur.execute("SELECT COALESCE(MAX(change_no), 0) FROM account_changes WHERE account = %s", (account,))
-            change_no = int(cur.fetchone()[0]) + 1
-            cur.execute(
-                "INSERT INTO account_changes (account, change_no, at, actor, reason, old_reset, old_increment, "
-                "old_cap, reset, increment, cap) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                (account, change_no, _now(), by, reason.strip(), acc.reset, acc.increment, acc.cap, *new),
-            )
+            self._log_change(cur, acc, new, by=by, reason=reason.strip())
             cur.execute("UPDATE accounts SET reset = %s, increment = %s, cap = %s WHERE name = %s", (*new, account))
             return self._account(cur, account, lock=False)
+
+    def _log_change(self, cur: Cursor, acc: Account, new: tuple[int, int, int], *, by: str, reason: str) -> None:
+        """Log a change of the account (its parameters before and after) with who made it and why."""
+        cur.execute("SELECT COALESCE(MAX(change_no), 0) FROM account_changes WHERE account = %s", (acc.name,))
+        change_no = int(cur.fetchone()[0]) + 1
+        cur.execute(
+            "INSERT INTO account_changes (account, change_no, at, actor, reason, old_reset, old_increment, "
+            "old_cap, reset, increment, cap) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (acc.name, change_no, _now(), by, reason, acc.reset, acc.increment, acc.cap, *new),
+        )
 
     def parameter_changes(self, account: str) -> list[dict[str, Any]]:
         """The account's parameter changes in order: when, who, why, before and after."""
@@ -684,7 +790,10 @@ class FloorStore(StatusStore, ABC):
         (``FloorIntegrityError``) and nothing of this batch is stored."""
         added = 0
         with self._transaction(lock=True) as cur:
-            self._table(cur, table_id)
+            # Only that it is there (a floor store at an older schema replicates too: the migration tests).
+            cur.execute("SELECT 1 FROM floor_tables WHERE table_id = %s", (table_id,))
+            if cur.fetchone() is None:
+                raise FloorConfigError(f"table {table_id} is not on the floor")
             for entry in entries:
                 data = json.dumps(entry.data, separators=(",", ":"), sort_keys=True)
                 cur.execute(

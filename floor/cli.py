@@ -6,8 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from floor.errors import FloorConfigError, FloorError
+
+if TYPE_CHECKING:
+    from floor.base import FloorStore
 
 ERRORS: tuple[type[BaseException], ...] = (FloorError,)
 
@@ -36,7 +40,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="open a linked progressive account at its reset (creates the floor store if needed)",
         description="Open a linked progressive: which tables feed it (--scope floor, or pit/game with "
         "--scope-value), its reset (base), its increment (what each losing box contributes) and its cap "
-        "(limit). Opening the same account again with the same parameters changes nothing.",
+        "(limit), all in minor units of its currency. Its currency and decimals are --currency and --minor-units; "
+        "without them, those of the tables of its scope already on the floor when they all agree (refused when "
+        "they disagree, when one has not reported its unit yet, or when none is there). Only tables in that "
+        "currency and with those decimals feed it. Opening the same account again with the same parameters "
+        "changes nothing.",
     )
     opening.add_argument("--name", required=True)
     opening.add_argument("--scope", required=True, choices=("floor", "pit", "game"))
@@ -44,6 +52,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     opening.add_argument("--reset", type=int, required=True, help="the meter after a hit (and at opening)")
     opening.add_argument("--increment", type=int, required=True, help="each losing box's contribution")
     opening.add_argument("--cap", type=int, required=True, help="the meter's limit (contributions past it overflow)")
+    opening.add_argument("--currency", help="the meter's currency, e.g. EUR (with --minor-units)")
+    opening.add_argument("--minor-units", type=int, help="its decimals, 0..4 (with --currency)")
     opening.set_defaults(run=run_open)
 
     change = actions.add_parser(
@@ -51,12 +61,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="change an account's reset, increment or cap (logged with who and why)",
         description="Change a linked progressive's parameters. The meter does not move. Tables take the new "
         "increment and reset between rounds (a round in play keeps the ones it opened with); the change is "
-        "logged with who and why, and each table journals it as a configuration change.",
+        "logged with who and why, and each table journals it as a configuration change. --currency with "
+        "--minor-units (alone) sets the unit of an account that has none (one opened before the floor kept "
+        "currencies whose tables did not settle it); an account's unit is never changed.",
     )
     change.add_argument("--name", required=True)
     change.add_argument("--reset", type=int)
     change.add_argument("--increment", type=int)
     change.add_argument("--cap", type=int)
+    change.add_argument("--currency", help="set the unit of an account that has none (with --minor-units)")
+    change.add_argument("--minor-units", type=int, help="its decimals, 0..4 (with --currency)")
     change.add_argument("--by", required=True, help="who makes the change (kept in the log)")
     change.add_argument("--why", required=True, help="why (kept in the log)")
     change.set_defaults(run=run_set)
@@ -104,10 +118,62 @@ def _feeds(scope: str, value: str, pit: str, game: str) -> bool:
     return scope == "floor" or (scope == "pit" and value == pit) or (scope == "game" and value == game)
 
 
+def _given_unit(args: argparse.Namespace) -> tuple[str, int] | None:
+    """--currency and --minor-units, or None when neither is given.
+
+    Raises:
+        FloorConfigError: only one of them is given.
+    """
+    if (args.currency is None) != (args.minor_units is None):
+        raise FloorConfigError("give --currency and --minor-units together (e.g. --currency EUR --minor-units 0)")
+    return None if args.currency is None else (str(args.currency), int(args.minor_units))
+
+
+def _scope_unit(store: FloorStore, args: argparse.Namespace) -> tuple[str, int]:
+    """The unit of the tables of the account's scope on the floor (an account reopened: its own).
+
+    Raises:
+        FloorConfigError: no table of the scope is on the floor, one has not reported its unit, or they disagree.
+    """
+    from floor.base import unit_text
+
+    try:
+        existing = store.account(args.name)
+    except FloorConfigError:
+        existing = None
+    if existing is not None and existing.currency:
+        return existing.currency, existing.minor_units
+    units = store.scope_units(scope=args.scope, scope_value=args.scope_value)
+    scope = "the floor" if args.scope == "floor" else f"{args.scope} {args.scope_value}"
+    if not units:
+        raise FloorConfigError(
+            f"no table of {scope} is on the floor yet to take the jackpot's currency from: "
+            "give --currency and --minor-units"
+        )
+    unknown = sorted(t for t, (currency, _) in units.items() if not currency)
+    if unknown:
+        raise FloorConfigError(
+            f"table {', '.join(unknown)} of {scope} has not reported its currency yet: "
+            "give --currency and --minor-units"
+        )
+    found: dict[tuple[str, int], list[str]] = {}
+    for table, unit in sorted(units.items()):
+        found.setdefault(unit, []).append(table)
+    if len(found) > 1:
+        listed = "; ".join(f"{unit_text(*unit)}: {', '.join(tables)}" for unit, tables in sorted(found.items()))
+        raise FloorConfigError(
+            f"the tables of {scope} keep their money in different units ({listed}): a jackpot is in one; give "
+            "--currency and --minor-units (only its tables feed it) or a narrower --scope"
+        )
+    return next(iter(found))
+
+
 def run_open(args: argparse.Namespace) -> int:
     from floor import open_store
 
+    given = _given_unit(args)
     with open_store(_url(args, create=True)) as store:
+        currency, minor_units = given if given is not None else _scope_unit(store, args)
         account = store.open_account(
             name=args.name,
             scope=args.scope,
@@ -115,6 +181,20 @@ def run_open(args: argparse.Namespace) -> int:
             reset=args.reset,
             increment=args.increment,
             cap=args.cap,
+            currency=currency,
+            minor_units=minor_units,
+        )
+        others = sorted(
+            t
+            for t, unit in store.scope_units(scope=args.scope, scope_value=args.scope_value).items()
+            if unit[0] and unit != (currency, minor_units)
+        )
+    if others:
+        from floor.base import unit_text
+
+        sys.stderr.write(
+            f"note: table {', '.join(others)} of this scope keep their money in another unit: they cannot play "
+            f"jackpot {args.name} ({unit_text(currency, minor_units)})\n"
         )
     sys.stdout.write(json.dumps(account.to_json(), indent=2) + "\n")
     return 0
@@ -123,7 +203,16 @@ def run_open(args: argparse.Namespace) -> int:
 def run_set(args: argparse.Namespace) -> int:
     from floor import open_store
 
+    given = _given_unit(args)
     with open_store(_url(args)) as store:
+        if given is not None:
+            if (args.reset, args.increment, args.cap) != (None, None, None):
+                raise FloorConfigError("--currency is set alone, not with --reset, --increment or --cap")
+            account = store.set_unit(
+                account=args.name, currency=given[0], minor_units=given[1], by=args.by, reason=args.why
+            )
+            sys.stdout.write(json.dumps(account.to_json(), indent=2) + "\n")
+            return 0
         account = store.set_parameters(
             account=args.name, reset=args.reset, increment=args.increment, cap=args.cap, by=args.by, reason=args.why
         )

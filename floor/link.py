@@ -13,7 +13,7 @@ from controller.journal.base import Entry, JackpotAccount, JackpotHitRecord
 from controller.settlement import split
 from controller.table import Actor, TableError, TableService
 from controller.telemetry import observe_appends
-from floor.base import FULL_SHARE_BP, FloorStore, Hit
+from floor.base import FULL_SHARE_BP, FloorStore, Hit, account_unit_refusal
 from floor.errors import FloorConfigError, FloorError, FloorUnavailable
 from floor.replicator import Replicator
 
@@ -117,7 +117,8 @@ class FloorLink:
         Raises:
             FloorConfigError: the table's jackpot is on but it feeds no account, or several and none is named,
                 or ``settings.account`` is not one it feeds; the table is on the floor with another pit or game,
-                or with another currency or minor units than its configuration's.
+                or with another currency or minor units than its configuration's; the linked account's
+                currency or decimals are not the table's, or it has none set yet.
             FloorUnavailable: the floor cannot be reached.
         """
         config, settings, store = self.table.config, self.settings, self.store
@@ -138,15 +139,26 @@ class FloorLink:
                         f"table {config.name} (pit {settings.pit}, {config.game}) does not feed account "
                         f"{settings.account!r}; it feeds {', '.join(feeds) or 'none'}"
                     )
-                self.account = settings.account
+                chosen = settings.account
             elif len(feeds) == 1:
-                self.account = feeds[0]
+                chosen = feeds[0]
             else:
                 raise FloorConfigError(
                     f"table {config.name} plays a jackpot but feeds "
                     + (f"several linked accounts ({', '.join(feeds)}): name one" if feeds else "no linked account")
                 )
-            self._meter = store.account(self.account).meter
+            account = store.account(chosen)
+            if (account.currency, account.minor_units) != (config.currency, config.minor_units):
+                # Refused before anything is shipped: its contributions would add another money into the meter.
+                raise FloorConfigError(
+                    account_unit_refusal(
+                        account,
+                        table=f"{config.name} ({self.table_id})",
+                        currency=config.currency,
+                        minor_units=config.minor_units,
+                    )
+                )
+            self.account, self._meter = chosen, account.meter
             self._journal_missed_hits()
         self.joined = True
 

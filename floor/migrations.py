@@ -2,6 +2,23 @@
 
 from __future__ import annotations
 
+# An account with no unit yet ('') takes the one every table that has fed it (contributed to it or hit it)
+# is registered in, when they all agree and all are known; otherwise it keeps '' and no table plays it
+# until a supervisor sets its unit (``FloorStore.set_unit``). Run by migration 7 and whenever a table
+# registers its unit for the first time (``FloorStore.add_table``): the same statement on both backends.
+FILL_ACCOUNT_UNITS = """UPDATE accounts SET
+    currency = (SELECT MIN(t.currency) FROM jackpot_ops o JOIN floor_tables t ON t.table_id = o.table_id
+                WHERE o.account = accounts.name AND o.kind IN ('contribution', 'hit')),
+    minor_units = (SELECT MIN(t.minor_units) FROM jackpot_ops o JOIN floor_tables t ON t.table_id = o.table_id
+                   WHERE o.account = accounts.name AND o.kind IN ('contribution', 'hit'))
+    WHERE currency = '' AND EXISTS (
+        SELECT 1 FROM jackpot_ops o LEFT JOIN floor_tables t ON t.table_id = o.table_id
+        WHERE o.account = accounts.name AND o.kind IN ('contribution', 'hit')
+        GROUP BY o.account
+        HAVING MIN(COALESCE(t.currency, '')) <> ''
+            AND MIN(COALESCE(t.currency, '')) = MAX(COALESCE(t.currency, ''))
+            AND MIN(COALESCE(t.minor_units, -1)) = MAX(COALESCE(t.minor_units, -1)))"""
+
 # SQL common to SQLite and PostgreSQL. Amounts are integer cents (BIGINT); times are ISO 8601 UTC text.
 # Never edit a shipped migration: add the next number.
 MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
@@ -161,6 +178,19 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             # report meanwhile takes the unit from the table's latest replicated "configured" entry.
             "ALTER TABLE floor_tables ADD COLUMN currency TEXT NOT NULL DEFAULT ''",
             "ALTER TABLE floor_tables ADD COLUMN minor_units BIGINT NOT NULL DEFAULT 0",
+        ),
+    ),
+    (
+        7,
+        (
+            # The unit of account a linked progressive's meter, contributions and hits are in. Only tables in
+            # that currency and with those decimals feed it (a table in another is refused at its link): a
+            # meter fed in two currencies adds euros to dollars. Existing accounts get the unit of the tables
+            # that fed them when those agree (FILL_ACCOUNT_UNITS), else '' = not set: none plays it until a
+            # supervisor sets it (``dealer-assist jackpot set --currency``), as guessing would relabel a meter.
+            "ALTER TABLE accounts ADD COLUMN currency TEXT NOT NULL DEFAULT ''",
+            "ALTER TABLE accounts ADD COLUMN minor_units BIGINT NOT NULL DEFAULT 0",
+            FILL_ACCOUNT_UNITS,
         ),
     ),
 )

@@ -65,6 +65,7 @@ def test_jackpot_show_refuses_clearly(tmp_path: Path, capsys: pytest.CaptureFixt
 def test_jackpot_open_and_set_from_the_command_line(tmp_path: Path, capsys: Any) -> None:
     base = ["--data", str(tmp_path)]
     args = ["--name", "pit-A", "--scope", "pit", "--scope-value", "A", "--reset", "5000", "--increment", "2"]
+    args += ["--currency", "EUR", "--minor-units", "0"]
     assert main(["jackpot", "open", *base, *args, "--cap", "60000"]) == 0
     assert json.loads(capsys.readouterr().out)["meter"] == 5000
     # The same account with other parameters is refused, naming it; nothing changes.
@@ -78,3 +79,43 @@ def test_jackpot_open_and_set_from_the_command_line(tmp_path: Path, capsys: Any)
         (change,) = store.parameter_changes("pit-A")
         assert (change["by"], change["reason"], change["old_increment"]) == ("pat", "promo", 2)
         assert store.account("pit-A").meter == 5000  # a parameter change never moves the meter
+
+
+def test_jackpot_open_takes_the_unit_given_or_the_one_its_tables_agree_on(tmp_path: Path, capsys: Any) -> None:
+    base = ["--data", str(tmp_path)]
+    params = ["--reset", "5000", "--increment", "2", "--cap", "60000"]
+    pit_a = ["--name", "pit-A", "--scope", "pit", "--scope-value", "A", *params]
+    # No table of the pit on the floor yet: nothing to take the unit from, and none is assumed.
+    assert main(["jackpot", "open", *base, *pit_a]) == 2
+    assert "no table of pit A is on the floor yet" in capsys.readouterr().err
+    assert main(["jackpot", "open", *base, *pit_a, "--currency", "EUR"]) == 2
+    assert "give --currency and --minor-units together" in capsys.readouterr().err
+    with open_store(str(tmp_path)) as store:
+        assert store.accounts() == []  # the refusals opened nothing
+        store.add_table(table_id="a1", pit="A", game="oasis", currency="EUR", minor_units=0)
+        store.add_table(table_id="a2", pit="A", game="oasis", currency="EUR", minor_units=0)
+        store.add_table(table_id="b1", pit="B", game="oasis", currency="USD", minor_units=2)
+    # The pit's tables agree: the jackpot is in their unit; reopening it is a no-op.
+    for _ in range(2):
+        assert main(["jackpot", "open", *base, *pit_a]) == 0
+        opened = json.loads(capsys.readouterr().out)
+        assert (opened["currency"], opened["minor_units"]) == ("EUR", 0)
+    # Floor-wide, the tables disagree: refused, naming each unit's tables.
+    floor_wide = ["--name", "floor-wide", "--scope", "floor", *params]
+    assert main(["jackpot", "open", *base, *floor_wide]) == 2
+    err = capsys.readouterr().err
+    assert "different units (EUR with 0 decimals: a1, a2; USD with 2 decimals: b1)" in err
+    # Stated, it opens in that unit and says which tables cannot play it.
+    assert main(["jackpot", "open", *base, *floor_wide, "--currency", "USD", "--minor-units", "2"]) == 0
+    out, err = capsys.readouterr()
+    assert (json.loads(out)["currency"], json.loads(out)["minor_units"]) == ("USD", 2)
+    assert "table a1, a2 of this scope keep their money in another unit" in err
+    # An account's unit is never changed (its meter would be relabelled).
+    who = ["--by", "pat", "--why", "x"]
+    assert main(["jackpot", "set", *base, "--name", "pit-A", "--currency", "USD", "--minor-units", "2", *who]) == 2
+    assert "open a new jackpot instead" in capsys.readouterr().err
+    with open_store(str(tmp_path)) as store:
+        assert [(a.name, a.currency, a.minor_units) for a in store.accounts()] == [
+            ("floor-wide", "USD", 2),
+            ("pit-A", "EUR", 0),
+        ]

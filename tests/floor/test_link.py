@@ -223,6 +223,65 @@ def test_a_table_registers_its_currency_and_is_refused_on_a_floor_holding_it_in_
         b.t.journal_store.close()
 
 
+class Dollars(Table):
+    """A table keeping its money in dollar cents."""
+
+    def open(self) -> TableService:
+        config = build_config(
+            {
+                "game": "oasis",
+                "name": self.name,
+                "currency": "USD",
+                "minor_units": 2,
+                "jackpot": {"reset": 5000, "contribution": 2},
+            }
+        )
+        return TableService(config=config, store=SqliteJournal(path=self.path, durable=False), clock=Clock())
+
+
+def test_a_table_in_another_currency_is_refused_from_the_jackpot_and_plays_on_without_the_link(
+    floor_url: str, tmp_path: Path
+) -> None:
+    from floor import FloorConfigError
+
+    with open_store(floor_url) as store:
+        store.open_account(
+            name="oasis-usd",
+            scope="game",
+            scope_value="oasis",
+            reset=5000,
+            increment=2,
+            cap=60_000,
+            currency="USD",
+            minor_units=2,
+        )
+        a = Table(tmp_path / "a", "Oasis 1")  # euros, whole units (the configuration's defaults)
+        a_id = a.t.journal_store.table_id
+        with pytest.raises(
+            FloorConfigError,
+            match=rf"^table Oasis 1 \({a_id}\) keeps its money in EUR with 0 decimals; jackpot oasis-usd is in USD "
+            r"with 2 decimals: a table feeds only a jackpot in its own currency and decimals$",
+        ):
+            link(a, store)
+        # Nothing shipped to the meter or the floor's journal; the base game plays on, its progressive closed.
+        assert a.t.progressive == "closed"
+        a.play(ROYAL, bonus=False)
+        a.play(PLAIN, bonus=False)
+        assert a.t.round_no == 2
+        account = store.account("oasis-usd")
+        assert (account.meter, account.contribution_count, account.hits) == (5000, 0, 0)
+        assert store.last_seq(a_id) == 0
+        # A table in the jackpot's own unit joins it and feeds it.
+        b = Dollars(tmp_path / "b", "Oasis 2")
+        lb = link(b, store)
+        lb.pass_once()  # caught up: its progressive opens
+        b.play(PLAIN)
+        lb.pass_once()
+        assert store.account("oasis-usd").contribution_count == 1
+        a.t.journal_store.close()
+        b.t.journal_store.close()
+
+
 def test_a_hung_link_closes_the_progressive_and_it_reopens_when_the_floor_answers(
     floor_url: str, tmp_path: Path
 ) -> None:

@@ -73,7 +73,7 @@ def test_migration_6_upgrades_a_floor_with_tables_and_journals_in_place(
         Replicator(journal=dollars.store, store=old).ship()
     monkeypatch.undo()
     with open_store(floor_url) as store:  # upgrades it
-        assert store.applied_migrations() == {1, 2, 3, 4, 5, 6} and store.schema_version() == 6
+        assert store.applied_migrations() == {1, 2, 3, 4, 5, 6, 7} and store.schema_version() == 7
         assert store.tables() == [(table_id, "A", "oasis"), ("quiet", "A", "oasis")]  # what was there is kept
         assert store.last_seq(table_id) == dollars.store.last_seq
         assert store.units() == {table_id: ("", 0), "quiet": ("", 0)}  # not reported since: stated as unknown
@@ -89,6 +89,117 @@ def test_migration_6_upgrades_a_floor_with_tables_and_journals_in_place(
         with pytest.raises(FloorConfigError, match="is on the floor in USD with 2 decimals"):
             store.add_table(table_id=table_id, pit="A", game="oasis", currency="EUR", minor_units=0)
     dollars.close()
+
+
+def _fed(cur: Any, account: str, ops: list[tuple[str, int, str, int]]) -> None:
+    """Contributions and hits (table, seq, kind, amount) in migration 6's terms, the meter moved by each."""
+    for table_id, seq, kind, amount in ops:
+        credited = amount if kind == "contribution" else -amount
+        cur.execute(
+            "INSERT INTO jackpot_ops (account, table_id, seq, kind, amount, credited, meter_after, at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, 0, '2026-11-25T00:00:00+00:00')",
+            (account, table_id, seq, kind, amount, credited),
+        )
+        cur.execute("UPDATE accounts SET meter = meter + %s WHERE name = %s", (credited, account))
+
+
+def test_migration_7_gives_a_jackpot_the_unit_of_the_tables_that_fed_it_or_leaves_it_to_a_supervisor(
+    floor_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(floor.base, "MIGRATIONS", MIGRATIONS[:6])
+    with open_store(floor_url) as old:
+        assert old.schema_version() == 6
+        with old.transaction(write=True) as cur:  # in migration 6's own terms: later code writes more
+            for tid, pit, currency, units in (
+                ("e1", "A", "EUR", 0),
+                ("e2", "A", "EUR", 0),
+                ("u1", "B", "USD", 2),
+                ("w1", "C", "", 0),  # registered before migration 6 and not since
+                ("w2", "C", "", 0),
+            ):
+                cur.execute(
+                    "INSERT INTO floor_tables (table_id, pit, game, name, currency, minor_units) "
+                    "VALUES (%s, %s, 'oasis', %s, %s, %s)",
+                    (tid, pit, tid, currency, units),
+                )
+            for name, scope, value in (
+                ("pit-A", "pit", "A"),
+                ("floor-wide", "floor", ""),
+                ("unfed", "floor", ""),
+                ("pit-C", "pit", "C"),
+            ):
+                cur.execute(
+                    "INSERT INTO accounts (name, scope, scope_value, reset, increment, cap, meter, seeded) "
+                    "VALUES (%s, %s, %s, 1000, 5, 100000, 1000, 1000)",
+                    (name, scope, value),
+                )
+            _fed(cur, "pit-A", [("e1", 1, "contribution", 5), ("e2", 1, "contribution", 5), ("e2", 2, "hit", 40)])
+            _fed(cur, "floor-wide", [("e1", 2, "contribution", 5), ("u1", 1, "contribution", 5)])  # the bug
+            _fed(cur, "pit-C", [("w1", 1, "contribution", 5), ("w2", 1, "contribution", 5)])
+    monkeypatch.undo()
+    with open_store(floor_url) as store:  # upgrades it in place
+        assert store.schema_version() == 7
+        units = {a.name: (a.currency, a.minor_units, a.meter) for a in store.accounts()}
+        # Fed only by euro tables: euros. Fed in two currencies, never fed, or fed by tables whose unit is not
+        # known yet: no unit ('' = not set), the meters as they were.
+        assert units == {
+            "pit-A": ("EUR", 0, 970),
+            "floor-wide": ("", 0, 1010),
+            "unfed": ("", 0, 1000),
+            "pit-C": ("", 0, 1010),
+        }
+        store.contribute(account="pit-A", table_id="e1", seq=3)
+        assert store.account("pit-A").meter == 975
+        # An account with no unit takes no table's money until a supervisor sets it; then only its own unit's.
+        with pytest.raises(
+            FloorConfigError,
+            match=r"cannot feed jackpot floor-wide: the jackpot has no currency set .*jackpot set --name floor-wide",
+        ):
+            store.contribute(account="floor-wide", table_id="e1", seq=3)
+        changed = store.set_unit(account="floor-wide", currency="EUR", minor_units=0, by="pat", reason="euro floor")
+        assert (changed.currency, changed.minor_units, changed.meter) == ("EUR", 0, 1010)
+        assert store.parameter_changes("floor-wide")[-1]["reason"] == "currency set to EUR with 0 decimals: euro floor"
+        store.contribute(account="floor-wide", table_id="e1", seq=3)
+        with pytest.raises(FloorConfigError, match=r"table u1 \(u1\) keeps its money in USD with 2 decimals; "):
+            store.contribute(account="floor-wide", table_id="u1", seq=2)
+        with pytest.raises(FloorConfigError, match="is in EUR with 0 decimals; its meter and records would be"):
+            store.set_unit(account="floor-wide", currency="USD", minor_units=2, by="pat", reason="oops")
+        # Tables registering their unit settle an account they fed, once every one of them is known and agrees.
+        store.add_table(table_id="w1", pit="C", game="oasis", currency="USD", minor_units=2)
+        assert store.account("pit-C").currency == ""
+        store.add_table(table_id="w2", pit="C", game="oasis", currency="USD", minor_units=2)
+        assert (store.account("pit-C").currency, store.account("pit-C").minor_units) == ("USD", 2)
+        assert store.account("unfed").currency == ""
+
+
+def test_a_jackpot_is_fed_only_by_tables_in_its_currency_and_decimals(store: FloorStore) -> None:
+    store.add_table(table_id="usd", pit="A", game="oasis", name="Dollars", currency="USD", minor_units=2)
+    store.add_table(table_id="eur", pit="A", game="oasis", name="Euros", currency="EUR", minor_units=0)
+    store.add_table(table_id="usd0", pit="A", game="oasis", name="Whole dollars", currency="USD", minor_units=0)
+    opened = store.open_account(
+        name="dollars", scope="pit", scope_value="A", reset=5000, increment=5, cap=90_000, currency="USD", minor_units=2
+    )
+    assert (opened.currency, opened.minor_units) == ("USD", 2)
+    store.contribute(account="dollars", table_id="usd", seq=1)
+    with pytest.raises(
+        FloorConfigError,
+        match=r"^table Euros \(eur\) keeps its money in EUR with 0 decimals; jackpot dollars is in USD with 2 "
+        r"decimals: a table feeds only a jackpot in its own currency and decimals$",
+    ):
+        store.contribute(account="dollars", table_id="eur", seq=1)
+    with pytest.raises(FloorConfigError, match=r"Whole dollars \(usd0\) keeps its money in USD with 0 decimals"):
+        store.hit(account="dollars", table_id="usd0", seq=1)
+    after = store.account("dollars")
+    assert (after.meter, after.contribution_count, after.hits) == (5005, 1, 0)  # the refusals applied nothing
+    with pytest.raises(FloorConfigError, match="already exists in USD with 2 decimals, not EUR with 0 decimals"):
+        store.open_account(name="dollars", scope="pit", scope_value="A", reset=5000, increment=5, cap=90_000)
+    with pytest.raises(FloorConfigError, match=r"x: a currency and 0\.\.4 minor units"):
+        store.open_account(name="x", scope="floor", reset=1, increment=1, cap=1, currency="EUR", minor_units=7)
+    assert store.scope_units(scope="pit", scope_value="A") == {
+        "usd": ("USD", 2),
+        "eur": ("EUR", 0),
+        "usd0": ("USD", 0),
+    }
 
 
 def test_a_table_keeps_the_unit_of_account_it_registered_with(store: FloorStore) -> None:
