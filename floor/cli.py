@@ -28,7 +28,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="print every account's parameters and meters as JSON",
         description="Print one JSON object: the schema version and, for every account, its parameters "
         "(scope, reset, increment, cap), its meters (meter, seeded, contributions, overflow, hits, won, "
-        "corrections), the tables that feed it and its pending hits. Amounts are in cents. Only reads.",
+        "corrections), its currency and minor units, the tables that feed it (of its scope and in its unit), "
+        "those of its scope in another unit and its pending hits. Amounts are integers in the account's minor "
+        "units. Only reads.",
     )
     where = show.add_mutually_exclusive_group(required=True)
     where.add_argument("--db", metavar="URL", help="the floor database: postgresql://… or a SQLite file")
@@ -98,11 +100,14 @@ def run_show(args: argparse.Namespace) -> int:
 
     with open_store(_url(args), migrate=False) as store:
         store.check_schema()
-        tables = store.tables()
+        tables, units = store.tables(), store.units()
         accounts = []
         for account in store.accounts():
             row = account.to_json()
-            row["tables"] = [t for t, pit, game in tables if _feeds(account.scope, account.scope_value, pit, game)]
+            scoped = [t for t, pit, game in tables if _feeds(account.scope, account.scope_value, pit, game)]
+            unit = (account.currency, account.minor_units)
+            row["tables"] = [t for t in scoped if units.get(t) == unit]
+            row["other_unit_tables"] = [t for t in scoped if units.get(t) != unit]
             row["pending_hits"] = [
                 {"hit_no": h.hit_no, "table": h.table_id, "seq": h.seq, "at": h.at, "amount": h.amount}
                 for h in store.hits(account.name)

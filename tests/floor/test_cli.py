@@ -119,3 +119,12 @@ def test_jackpot_open_takes_the_unit_given_or_the_one_its_tables_agree_on(tmp_pa
             ("floor-wide", "USD", 2),
             ("pit-A", "EUR", 0),
         ]
+    # show: each account's unit, the tables that feed it and those of its scope refused for another unit.
+    assert main(["jackpot", "show", *base]) == 0
+    shown = {a["name"]: a for a in json.loads(capsys.readouterr().out)["accounts"]}
+    assert [(shown[n]["currency"], shown[n]["minor_units"]) for n in ("floor-wide", "pit-A")] == [
+        ("USD", 2),
+        ("EUR", 0),
+    ]
+    assert (shown["floor-wide"]["tables"], shown["floor-wide"]["other_unit_tables"]) == (["b1"], ["a1", "a2"])
+    assert (shown["pit-A"]["tables"], shown["pit-A"]["other_unit_tables"]) == (["a1", "a2"], [])
