@@ -133,8 +133,11 @@ class Board:
 
     def apply_jackpots(self, pending: Iterable[tuple[Hit, str]], accounts: Iterable[Account]) -> set[str] | None:
         """Take the pending hits (with their pits) and the accounts: None when the panel did not change,
-        else the tables whose pending hits may have changed (theirs before and after)."""
+        else the tables whose pending hits may have changed (theirs before and after). Each meter and hit carries
+        its account's currency and minor units: the display writes every amount in them."""
         above = self.second_approval_above
+        accounts = list(accounts)
+        units = {a.name: (a.currency, a.minor_units) for a in accounts}
         hits = [
             {
                 "account": hit.account,
@@ -144,6 +147,8 @@ class Board:
                 "pit": pit,
                 "at": hit.at,
                 "amount": hit.amount,
+                "currency": units.get(hit.account, ("", 0))[0],
+                "minor_units": units.get(hit.account, ("", 0))[1],
                 "share_bp": hit.share_bp,
                 "needs_second": above is not None and hit.amount > above,
                 "approved_by": hit.approved_by,
@@ -153,7 +158,10 @@ class Board:
         ]
         panel = {
             "hits": hits,
-            "accounts": [{"name": a.name, "meter": a.meter, "hits": a.hits} for a in accounts],
+            "accounts": [
+                {"name": a.name, "meter": a.meter, "hits": a.hits, "currency": a.currency, "minor_units": a.minor_units}
+                for a in accounts
+            ],
             "second_approval_above": above,
         }
         if panel == self.jackpots:

@@ -17,6 +17,11 @@
     return DA.money(amount, 0, "").trim();
   }
 
+  // A meter or a hit in its jackpot's currency, with its decimals ("?" for a jackpot with no currency set yet).
+  function inUnit(amount, item) {
+    return DA.money(amount, item.minor_units || 0, item.currency || "?");
+  }
+
   function shortTime(iso) {
     const d = new Date(iso);
     return Number.isNaN(d.getTime()) ? iso : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -206,7 +211,7 @@
         el(
           "li",
           { "data-account": hit.account, "data-hit": String(hit.hit_no), "data-order": String(i + 1) },
-          el("div", { class: "amount", text: cents(hit.amount) }),
+          el("div", { class: "amount", text: inUnit(hit.amount, hit) }),
           el("div", { class: "meta", text: `${hit.account} · hit ${hit.hit_no} · table ${hit.name || hit.table} (pit ${hit.pit}) · ${shortTime(hit.at)}` }),
           el("div", { class: "step", text: hit.needs_second ? (hit.approved_by ? `approved by ${hit.approved_by} ${shortTime(hit.approved_at)}: awaiting a second supervisor` : "needs two supervisors") : "awaiting confirmation" }),
           hitButtons(hit),
@@ -215,7 +220,7 @@
     );
     $("no-hits").hidden = jackpots.hits.length > 0;
     $("meters").tBodies[0].replaceChildren(
-      ...jackpots.accounts.map((a) => el("tr", {}, el("td", { text: a.name }), el("td", { class: "amt", text: cents(a.meter) }))),
+      ...jackpots.accounts.map((a) => el("tr", {}, el("td", { text: a.name }), el("td", { class: "amt", text: inUnit(a.meter, a) }))),
     );
   }
 

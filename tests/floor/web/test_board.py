@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +79,30 @@ def test_a_tiles_camera_lamp_comes_from_its_report_and_its_tilts_and_filters() -
     # The rate alone moving is a tile change to send (the floor read it with something else).
     moved = replace(_status("a2"), camera={**cam("ok"), "fps": 12.0})
     assert board.apply_statuses([moved], now=NOW) == {"a2"}
+
+
+def test_the_jackpot_panel_gives_each_meter_and_hit_its_jackpots_currency_and_decimals(tmp_path: Path) -> None:
+    from floor import open_store
+
+    with open_store(str(tmp_path)) as store:
+        store.add_table(table_id="u1", pit="A", game="oasis", currency="USD", minor_units=2)
+        store.add_table(table_id="e1", pit="B", game="oasis")
+        store.open_account(
+            name="pit-A",
+            scope="pit",
+            scope_value="A",
+            reset=5000,
+            increment=5,
+            cap=9_000,
+            currency="USD",
+            minor_units=2,
+        )
+        store.open_account(name="pit-B", scope="pit", scope_value="B", reset=100, increment=1, cap=900)
+        store.contribute(account="pit-A", table_id="u1", seq=1)
+        store.hit(account="pit-A", table_id="u1", seq=2)
+        board = Board()
+        assert board.apply_jackpots(store.pending_hits(), store.accounts()) == {"u1"}
+    (hit,) = board.jackpots["hits"]
+    assert (hit["amount"], hit["currency"], hit["minor_units"]) == (5005, "USD", 2)
+    meters = {a["name"]: (a["meter"], a["currency"], a["minor_units"]) for a in board.jackpots["accounts"]}
+    assert meters == {"pit-A": (5000, "USD", 2), "pit-B": (100, "EUR", 0)}
