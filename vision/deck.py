@@ -27,6 +27,9 @@ _READABLE_VERSIONS: Final = (1, 2)
 CODES: Final[tuple[str, ...]] = tuple(c.code for c in DECK)
 _IMAGE_SUFFIXES: Final = (".png", ".jpg", ".jpeg", ".bmp", ".webp")
 _JPEG_QUALITY: Final = 92
+# A face whose index bounds reach past this many times the faces' median (right or bottom edge)
+# has its index joined to its picture: left out of the registered index box.
+_INDEX_OUTLIER: Final = 1.25
 
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
 ByteImage = npt.NDArray[Any]
@@ -100,13 +103,20 @@ def _canonical(img: ByteImage, *, what: str) -> ByteImage:
 
 
 def _find_index_box(faces: ByteImage) -> IndexBox:
-    """The union of the ink blobs that sit wholly inside the top-left corner, over all 52 faces.
+    """The union of the ink blobs that sit wholly inside the top-left corner, over the 52 faces
+    whose index stands clear of the face's picture.
+
+    A court card's index can touch its picture at the ink level (a jack's collar under its
+    suit): its blobs then run on down and across into the picture, and taken into the union
+    they would double the box, and with it every read's patch (and its cost), for all 52 cards.
+    A face whose bounds reach past ``_INDEX_OUTLIER`` times the faces' median extent is such a
+    one and is left out; the index itself is as big on every face of a design.
 
     Raises:
         DeckError: no index found in the top-left corner of some face.
     """
     lim_x, lim_y = int(0.30 * CARD_PX_W), int(0.46 * CARD_PX_H)
-    x0, y0, x1, y1 = CARD_PX_W, CARD_PX_H, 0, 0
+    found: list[tuple[int, int, int, int]] = []
     for code, face in zip(CODES, faces, strict=True):
         gray = cv2.cvtColor(face, cv2.COLOR_BGR2GRAY)
         corner = gray[:lim_y, :lim_x]
@@ -126,12 +136,14 @@ def _find_index_box(faces: ByteImage) -> IndexBox:
         if left:
             top = min(left, key=lambda c: c[1])
             bounds = glyph_bounds(comps, seed=(top[0], top[1]), limit=(lim_x, lim_y), max_width=lim_x)
-        found = bounds is not None
-        if bounds is not None:
-            bx0, by0, bx1, by1 = bounds[0]
-            x0, y0, x1, y1 = min(x0, bx0), min(y0, by0), max(x1, bx1), max(y1, by1)
-        if not found:
+        if bounds is None:
             raise DeckError(f"{code}: no rank and suit found in the top-left corner of the face")
+        found.append(bounds[0])
+    far_x = _INDEX_OUTLIER * float(np.median([b[2] for b in found]))
+    far_y = _INDEX_OUTLIER * float(np.median([b[3] for b in found]))
+    clear = [b for b in found if b[2] <= far_x and b[3] <= far_y]
+    x0, y0 = min(b[0] for b in clear), min(b[1] for b in clear)
+    x1, y1 = max(b[2] for b in clear), max(b[3] for b in clear)
     return IndexBox(
         x0=max(0.0, (x0 - 1) / CARD_PX_W),
         y0=max(0.0, (y0 - 1) / CARD_PX_H),

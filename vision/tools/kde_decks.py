@@ -53,8 +53,9 @@ _SUITS: Final = {"c": "club", "d": "diamond", "h": "heart", "s": "spade"}
 # Rendered card width in pixels (the profile keeps 160 x 224; rendering larger and shrinking
 # gives the smooth edges a camera's optics do).
 _WIDTH_PX: Final = 480
-# 2: profiles of format 2, with the back signature learnt at registration.
-_CACHE_VERSION: Final = 2
+# 2: profiles of format 2, with the back signature learnt at registration. 3: the index box
+# leaves out faces whose index runs on into their picture (see deck._find_index_box).
+_CACHE_VERSION: Final = 3
 
 
 def element_id(code: str) -> str:
