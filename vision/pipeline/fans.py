@@ -166,7 +166,7 @@ class FanReader:
                 turned = _TURNS[deg]
                 again = self.corners.read(image, origin, turned @ x_vec, turned @ y_vec)
                 if again.match is not None and again.code != UNKNOWN:
-                    code, conf, best, match = again
+                    code, conf, best, match = again.code, again.confidence, again.best, again.match
                     break
         if code != UNKNOWN and match.score >= bar:
             hyp.code, hyp.confidence = code, conf
