@@ -260,3 +260,14 @@ def test_a_fans_corner_drawn_a_degree_or_two_off_is_read_turned(hershey: DeckPro
     assert [table.roles[k] for k in top] == ["fan top"]
     assert outcomes[top[0]] == "correct"
     assert "misread" not in outcomes
+
+
+def test_a_fanned_index_just_under_the_bar_is_read_where_it_holds_a_pixel_each_way(kennard: DeckProfile) -> None:
+    # The benchmark's table 509: a fan's middle 9s, found by the fan scan at one index that
+    # matched 9s under the bar a card with one index in view needs. A pixel away each way it
+    # reads 9s still, as a true index does (a pip or a torn glyph changes card or falls away).
+    table, outcomes = _benchmark_table(kennard, seed=509)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "9s" and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes

@@ -51,6 +51,15 @@ _TURNS: Final = {
     )
     for d in (-FAN_TURN_DEG, FAN_TURN_DEG)
 }
+# A one-index read that falls short of the fan's bar is looked at again from the frame pixel
+# beside its corner each way (8 poses): where at least FAN_STEADY_AGREE of them show the same
+# card as the corner itself, and the middle of the nine scores reaches the ordinary read bar, the
+# card is read. A true index holds its code and score when the patch moves a pixel (the pose is
+# only known to a pixel or two, and a single pose can land where a glyph's edge just breaks);
+# a pip, a picture's edge or a glyph torn between two ranks changes code or falls away, so
+# steadiness stands in for the fan's extra score. Looked at only from FAN_SEEN_SCORE up.
+FAN_STEADY_AGREE: Final = 7
+_STEPS: Final = np.array([(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], dtype=np.float64)
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
 
@@ -144,10 +153,11 @@ class FanReader:
         """
         c = plane.to_frame(hyp.corners)
         origin, x_vec, y_vec = (c[0], c[1] - c[0], c[3] - c[0]) if corner == 0 else (c[2], c[3] - c[2], c[1] - c[2])
-        code, conf, _best, match = self.corners.read(image, origin, x_vec, y_vec)
+        code, conf, best, match = self.corners.read(image, origin, x_vec, y_vec)
         if match is None:
             return None
         s = self.settings
+        bar = s.accept_score + FAN_EXTRA_SCORE
         if turn and code == UNKNOWN and match.score >= FAN_RETRY_SCORE:
             # A corner drawn from the outline's edges is a degree or two off the card where an
             # edge is short (a fan's corner, cut by the next card): a fair match is read again
@@ -156,11 +166,17 @@ class FanReader:
                 turned = _TURNS[deg]
                 again = self.corners.read(image, origin, turned @ x_vec, turned @ y_vec)
                 if again.match is not None and again.code != UNKNOWN:
-                    code, conf, match = again.code, again.confidence, again.match
+                    code, conf, best, match = again.code, again.confidence, again.best, again.match
                     break
-        if match.score >= s.accept_score + FAN_EXTRA_SCORE and code != UNKNOWN:
+        if code != UNKNOWN and match.score >= bar:
             hyp.code, hyp.confidence = code, conf
-        elif match.score >= (s.accept_score + FAN_EXTRA_SCORE if seen_score is None else seen_score):
+            return match.score
+        if best is not None and match.score >= FAN_SEEN_SCORE:
+            steady = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
+            if steady is not None:
+                hyp.code, hyp.confidence = steady
+                return match.score
+        if match.score >= (bar if seen_score is None else seen_score):
             hyp.seen, hyp.confidence = True, conf
             # An index that falls short of a read: the card's other index, where it shows, is a
             # second look (a fan's top card shows both, off the blob's outline though they are).
@@ -168,6 +184,27 @@ class FanReader:
             if far is not None:
                 hyp.code, hyp.confidence = far
         return match.score
+
+    def _steady(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str, score: float
+    ) -> tuple[str, float] | None:
+        """The card and confidence of an index read at ``origin`` whose best match ``code``
+        (``score``) fell short, when the reads a frame pixel away each way hold that code steadily
+        (see FAN_STEADY_AGREE); None when they do not.
+        """
+        scores, misses = [score], 0
+        for step in _STEPS:
+            again = self.corners.read(image, origin + step, x_vec, y_vec)
+            if again.match is not None and again.best == code:
+                scores.append(again.match.score)
+            else:
+                misses += 1
+                if misses > len(_STEPS) - FAN_STEADY_AGREE:
+                    return None
+        middle = float(np.median(scores))
+        if middle < self.settings.accept_score:
+            return None
+        return code, 0.5 * min(middle / self.settings.accept_score, 2.0)
 
     def scan_blob(
         self,

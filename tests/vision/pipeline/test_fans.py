@@ -1,13 +1,19 @@
-"""The fan stage's settling of a card whose two index corners showed two different clear indices."""
+"""The fan stage's settling of a card whose two index corners showed two different clear indices, and its
+second look at a one-index read just under the bar."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
 
 from tests.vision.pipeline.shapes import H, W, card_quad
 from vision.deck import DeckProfile, IndexMatch
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
-from vision.pipeline.fans import FanReader
+from vision.pipeline.fans import _STEPS, FAN_SEEN_SCORE, FanReader
 from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 
 
@@ -52,3 +58,61 @@ def test_two_clear_indices_stay_unread_when_nothing_explains_one(kennard: DeckPr
     fans._split.append((bottom, _clear("3d"), _clear("Ks")))
     fans.settle([bottom, top], card_w=W)
     assert bottom.code == UNKNOWN
+
+
+class _Scripted(CornerReader):
+    """Index reads scripted by where the patch starts: the corner itself, a frame pixel away, and
+    none elsewhere."""
+
+    def __init__(self, deck: DeckProfile, *, at: CornerRead, beside: list[CornerRead]) -> None:
+        super().__init__(deck=deck, settings=RecognizerSettings())
+        self.at, self.beside, self.origin = at, beside, np.zeros(2)
+
+    def read(self, image: Any, origin: Any, x_vec: Any, y_vec: Any) -> CornerRead:
+        step = np.round(np.asarray(origin) - self.origin).astype(int)
+        steps = [(int(x), int(y)) for x, y in _STEPS]
+        if not step.any():
+            return self.at
+        if (int(step[0]), int(step[1])) in steps:
+            return self.beside[steps.index((int(step[0]), int(step[1])))]
+        return CornerRead(UNKNOWN, 0.0, None)  # elsewhere (the card's far corner): no index
+
+
+def _unsure(code: str, score: float) -> CornerRead:
+    return CornerRead(UNKNOWN, 0.45, code, IndexMatch(code=code, score=score, margin=0.4))
+
+
+def _exposed(deck: DeckProfile, *, at: CornerRead, beside: list[CornerRead]) -> Hypothesis:
+    """A fan card read by its one index in view (corner 0, as the fan scan places one)."""
+    settings = RecognizerSettings()
+    corners = _Scripted(deck, at=at, beside=beside)
+    fans = FanReader(
+        settings=settings, corners=corners, decider=CardDecider(deck=deck, settings=settings, corners=corners)
+    )
+    card = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    corners.origin = card.corners[0]
+    plane = Plane(image=np.zeros((4, 4, 3), np.uint8), to_frame_h=np.eye(3), scale=1.0)
+    fans.read_exposed(np.zeros((400, 400, 3), np.uint8), card, 0, plane, seen_score=FAN_SEEN_SCORE)
+    return card
+
+
+def test_a_fanned_index_just_under_the_bar_that_holds_its_card_a_pixel_each_way_is_read(kennard: DeckProfile) -> None:
+    # One index, 0.70 at its corner (under the fan's 0.76); a pixel away it reads the same card
+    # at 0.70-0.78 at all eight poses but one, where a glyph's edge breaks.
+    beside = [_unsure("9s", s) for s in (0.74, 0.78, 0.71, 0.75, 0.73, 0.70, 0.76)] + [CornerRead(UNKNOWN, 0.0, None)]
+    card = _exposed(kennard, at=_unsure("9s", 0.70), beside=beside)
+    assert card.code == "9s"
+    assert card.confidence >= 0.5
+
+
+def test_a_fanned_index_that_changes_card_or_stays_low_a_pixel_away_stays_unknown(kennard: DeckProfile) -> None:
+    # A glyph torn between two ranks: the neighbours read 8h and 5h by turns, however well.
+    torn = [_unsure("8h" if k % 2 else "5h", 0.8) for k in range(8)]
+    card = _exposed(kennard, at=_unsure("5h", 0.70), beside=torn)
+    assert card.code == UNKNOWN and card.seen  # a card is there, unread
+    # Two neighbours of eight reading another card are one too many.
+    two_off = [_unsure("5h", 0.8)] * 6 + [_unsure("8h", 0.8)] * 2
+    assert _exposed(kennard, at=_unsure("5h", 0.70), beside=two_off).code == UNKNOWN
+    # Steady but low: the middle of the nine scores is under the ordinary read bar (0.72).
+    low = [_unsure("9s", 0.68)] * 8
+    assert _exposed(kennard, at=_unsure("9s", 0.70), beside=low).code == UNKNOWN
