@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from floor.base import FULL_SHARE_BP, Account, Contribution, FloorStore, Hit
+from floor.base import FloorStore
 from floor.errors import FloorConfigError, FloorError, FloorIntegrityError, FloorRefused, FloorUnavailable
+from floor.jackpots import FULL_SHARE_BP, Account, Contribution, Hit
 from floor.status import TableStatus
 
 __all__ = [

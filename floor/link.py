@@ -13,8 +13,9 @@ from controller.journal.base import Entry, JackpotAccount, JackpotHitRecord
 from controller.settlement import split
 from controller.table import Actor, TableError, TableService
 from controller.telemetry import observe_appends
-from floor.base import FULL_SHARE_BP, FloorStore, Hit, account_unit_refusal
+from floor.base import FloorStore
 from floor.errors import FloorConfigError, FloorError, FloorUnavailable
+from floor.jackpots import FULL_SHARE_BP, Hit, account_unit_refusal
 from floor.replicator import Replicator
 
 log = logging.getLogger(__name__)

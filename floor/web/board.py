@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from floor.base import Account, Hit
+from floor.jackpots import Account, Hit
 from floor.status import LINK_LOST_S, TableStatus, link_state
 
 # The filter's checkboxes: has a tilt, has a pending hit, link lost, camera not working (CAMERA_TROUBLE).

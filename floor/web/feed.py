@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from floor.base import Account, FloorStore, Hit
+from floor.base import FloorStore
 from floor.changes import Changes, ChangeSource
 from floor.errors import FloorUnavailable
+from floor.jackpots import Account, Hit
 from floor.status import TableStatus
 from floor.web.board import Board, TileFilter
 from web_display.live import Client, Hub
