@@ -17,6 +17,7 @@ from vision.pipeline.geometry import area, on_outline, quad_shares, share
 from vision.pipeline.hypotheses import Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
+from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, unread_twins
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 
@@ -166,6 +167,16 @@ class Explainer:
                 continue  # neither a face nor a back
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+        unread_twins(chosen)
+        crossed = drop_crossed_backs(chosen, hyps, card_area=card_area)
+        if crossed:
+            # What the rectangle drawn across the stack covered is the stack's to explain again.
+            gone = {id(hyp) for hyp in crossed}
+            chosen = [hyp for hyp in chosen if id(hyp) not in gone]
+            for hyp in crossed:
+                cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 0)
+            for hyp in chosen:
+                cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
         stack_backs(
             stacked,
             chosen=chosen,
@@ -177,6 +188,10 @@ class Explainer:
             card_w=card_w,
             card_h=card_h,
         )
+        twice = drop_twice_counted(chosen, fg if masks.solid is None else masks.solid, card_area=card_area)
+        if twice:
+            gone = {id(hyp) for hyp in twice}
+            chosen = [hyp for hyp in chosen if id(hyp) not in gone]
         return chosen
 
 
