@@ -17,7 +17,7 @@ from vision.pipeline.geometry import area, on_outline, quad_shares, share
 from vision.pipeline.hypotheses import Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
-from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, unread_twins
+from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 
@@ -168,13 +168,19 @@ class Explainer:
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
         unread_twins(chosen)
-        crossed = drop_crossed_backs(chosen, hyps, card_area=card_area)
-        if crossed:
-            # What the rectangle drawn across the stack covered is the stack's to explain again.
-            gone = {id(hyp) for hyp in crossed}
+        # Unread and lying square with backs: the stack's card to count, never a face.
+        squared_on = [
+            h for h in chosen if h.code == UNKNOWN and not h.seen and under_backs(h, chosen, card_area=card_area)
+        ]
+        stacked.extend(squared_on)
+        # A rectangle drawn across the stack is no card.
+        gone = {id(hyp) for hyp in [*squared_on, *drop_crossed_backs(chosen, hyps, card_area=card_area)]}
+        if gone:
+            # What they covered is the stack's to explain again.
+            for hyp in chosen:
+                if id(hyp) in gone:
+                    cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 0)
             chosen = [hyp for hyp in chosen if id(hyp) not in gone]
-            for hyp in crossed:
-                cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 0)
             for hyp in chosen:
                 cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
         stack_backs(

@@ -10,13 +10,15 @@ import numpy.typing as npt
 
 from vision.pipeline.backs import BACK
 from vision.pipeline.corners import UNKNOWN
-from vision.pipeline.geometry import local_poly
+from vision.pipeline.geometry import local_poly, unit
 from vision.pipeline.hypotheses import Hypothesis, across, parallel
 
 ByteImage = npt.NDArray[Any]
 
 # Two backs sharing this much of a card's area lie on one another (a stack), not side by side.
 _STACKED_SHARE: Final = 0.3
+# Backs dealt on one another lie within about 18 degrees (as ``stack_backs`` takes them).
+_STACK_COS: Final = 0.95
 # A back whose own part (what no other card of the blob covers) is less than this share of a card
 # explains nothing: the card under it would show at least the 6 mm strip of the least offset a
 # dealt stack has (about a tenth of a card; ``stack_backs`` counts a strip from 6 %).
@@ -117,3 +119,16 @@ def unread_twins(chosen: list[Hypothesis]) -> None:
         for hyp in twins:
             if len(whole) != 1 or hyp is not whole[0]:
                 hyp.code, hyp.confidence, hyp.seen = UNKNOWN, 0.0, True
+
+
+def under_backs(hyp: Hypothesis, chosen: list[Hypothesis], *, card_area: float) -> bool:
+    """Whether an unread card lies on chosen backs as a stack's card does: it overlaps other chosen
+    cards, all of them backs lying within about 18 degrees of it. Such a card is the stack's to
+    count (a strip of back in a glare or shadow looks like paper as much as like the back), not a
+    face: a face-up card dealt square on or under a face-down one is no table's play.
+    """
+    over = [o for o in chosen if o is not hyp and _overlap_share(hyp, o, card_area) > 0.01]
+    if not over or any(o.code != BACK for o in over):
+        return False
+    short = unit(hyp.corners[1] - hyp.corners[0])
+    return all(abs(float(np.dot(short, unit(o.corners[1] - o.corners[0])))) >= _STACK_COS for o in over)
