@@ -17,6 +17,7 @@ from vision.pipeline.geometry import area, on_outline, quad_shares, share
 from vision.pipeline.hypotheses import Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
+from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 
@@ -166,6 +167,22 @@ class Explainer:
                 continue  # neither a face nor a back
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+        unread_twins(chosen)
+        # Unread and lying square with backs: the stack's card to count, never a face.
+        squared_on = [
+            h for h in chosen if h.code == UNKNOWN and not h.seen and under_backs(h, chosen, card_area=card_area)
+        ]
+        stacked.extend(squared_on)
+        # A rectangle drawn across the stack is no card.
+        gone = {id(hyp) for hyp in [*squared_on, *drop_crossed_backs(chosen, hyps, card_area=card_area)]}
+        if gone:
+            # What they covered is the stack's to explain again.
+            for hyp in chosen:
+                if id(hyp) in gone:
+                    cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 0)
+            chosen = [hyp for hyp in chosen if id(hyp) not in gone]
+            for hyp in chosen:
+                cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
         stack_backs(
             stacked,
             chosen=chosen,
@@ -177,6 +194,10 @@ class Explainer:
             card_w=card_w,
             card_h=card_h,
         )
+        twice = drop_twice_counted(chosen, fg if masks.solid is None else masks.solid, card_area=card_area)
+        if twice:
+            gone = {id(hyp) for hyp in twice}
+            chosen = [hyp for hyp in chosen if id(hyp) not in gone]
         return chosen
 
 
