@@ -25,6 +25,10 @@ _STRIP_H: Final = 56
 # A correlation this high with the back in place is a strip of the back (faces' strips and
 # misplaced rectangles stay under 0.35 on the generated tables; true strips are mostly above 0.8).
 _STRIP_MATCH: Final = 0.6
+# A back with this share of its pixels within this many hue steps of the cloth's (the felt
+# test's band) is holed on that cloth where it has them.
+_LIKE_CLOTH: Final = 0.1
+_HUE_BAND: Final = 14
 _STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
 
 
@@ -44,6 +48,21 @@ class BackTester:
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
             self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
         self._clear: ByteImage | None = None
+        # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
+        self._hues: npt.NDArray[np.float64] | None = None
+        if back is not None:
+            hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
+            hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
+            self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
+
+    def like_cloth(self, felt_hue: int) -> bool:
+        """Whether enough of the registered back has the cloth's hue (the felt test's band) for
+        the back to be holed on it: only then may a holed rectangle be a back (``pattern_back``).
+        """
+        if self._hues is None:
+            return False
+        offset = (np.arange(180) - felt_hue + 90) % 180 - 90
+        return float(self._hues[np.abs(offset) <= _HUE_BAND].sum()) >= _LIKE_CLOTH
 
     def is_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks) -> bool:
         """Judged once per hypothesis (remembered on it, with how clearly in ``back_score``)."""

@@ -63,7 +63,7 @@ class Explainer:
                     hyps.append(hyp)
                     if not self.backs.is_back(hyp, plane.image, masks):
                         pierced.append(hyp)
-        if holed:
+        if holed and self.backs.like_cloth(masks.felt_hue):
             fg = self._holed_backs(holed, hyps, image=plane.image, fg=fg, card_w=card_w)
             if fg is not masks.fg:  # backs of the cloth's colour found: they are card from here on
                 masks = replace(masks, fg=fg, solid=None if masks.solid is None else cv2.bitwise_or(masks.solid, fg))
