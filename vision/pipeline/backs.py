@@ -25,6 +25,10 @@ _STRIP_H: Final = 56
 # A correlation this high with the back in place is a strip of the back (faces' strips and
 # misplaced rectangles stay under 0.35 on the generated tables; true strips are mostly above 0.8).
 _STRIP_MATCH: Final = 0.6
+# A back with this share of its pixels within this many hue steps of the cloth's (the felt
+# test's band) is holed on that cloth where it has them.
+_LIKE_CLOTH: Final = 0.1
+_HUE_BAND: Final = 14
 _STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
 
 
@@ -43,12 +47,56 @@ class BackTester:
             sharp = cv2.resize(back, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
             self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
+        self._clear: ByteImage | None = None
+        # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
+        self._hues: npt.NDArray[np.float64] | None = None
+        if back is not None:
+            hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
+            hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
+            self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
+
+    def like_cloth(self, felt_hue: int) -> bool:
+        """Whether enough of the registered back has the cloth's hue (the felt test's band) for
+        the back to be holed on it: only then may a holed rectangle be a back (``pattern_back``).
+        """
+        if self._hues is None:
+            return False
+        offset = (np.arange(180) - felt_hue + 90) % 180 - 90
+        return float(self._hues[np.abs(offset) <= _HUE_BAND].sum()) >= _LIKE_CLOTH
 
     def is_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks) -> bool:
         """Judged once per hypothesis (remembered on it, with how clearly in ``back_score``)."""
         if hyp.back is None:
             hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg if masks.solid is None else masks.solid)
         return hyp.back
+
+    def pattern_back(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage | None = None) -> bool:
+        """Whether ``hyp`` is the back although much of it looks like felt: a back with the cloth's
+        colour (a blue picture on blue felt, a red back under a warm lamp on red cloth) is holed in
+        the not-felt mask, yet its interior has the back's colours, and its border lines and picture
+        lie where the back's do. Both must hold: a patch of felt framed by cards may have a plain
+        back's colours, never its pattern in place (a face's neither). With ``covered`` (backs on
+        top of it), what shows is a strip, mostly border, judged by its pattern in place alone
+        (as ``visible_back`` judges one). Remembered on ``hyp`` when it is the back.
+        """
+        if not self._templates:
+            return False
+        score = 0.0
+        if covered is None:
+            back, score = self._judge(hyp, image, None)
+            if not back:
+                return False
+        likeness = self.strip_likeness(hyp, image, self._nothing(image) if covered is None else covered)
+        if likeness < _STRIP_MATCH:
+            return False
+        hyp.back, hyp.back_score = True, score if covered is None else likeness
+        return True
+
+    def _nothing(self, image: ByteImage) -> ByteImage:
+        """An all-clear 'covered' mask of the plane's size (made once per size)."""
+        if self._clear is None or self._clear.shape != image.shape[:2]:
+            self._clear = np.zeros(image.shape[:2], np.uint8)
+        return self._clear
 
     def visible_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks, covered: ByteImage) -> bool:
         """Whether the part of ``hyp`` that no chosen card ``covers`` is the back: a back under
@@ -99,12 +147,14 @@ class BackTester:
             best = max(best, float((seen * want).sum()) / max(norm, 1e-6))
         return best
 
-    def _judge(self, hyp: Hypothesis, image: ByteImage, fg: ByteImage, least: float = 0.25) -> tuple[bool, float]:
+    def _judge(
+        self, hyp: Hypothesis, image: ByteImage, fg: ByteImage | None, least: float = 0.25
+    ) -> tuple[bool, float]:
         h = cv2.getPerspectiveTransform(hyp.corners.astype(np.float32), _PATCH_CORNERS)
         patch = cv2.warpPerspective(image, h, (PATCH_W, PATCH_H), flags=cv2.INTER_AREA)
         # Felt inside the quad (a stacked card's strip beside the card on top, an outline a
-        # little off) is no part of the card; off the plane is felt too.
-        valid = cv2.warpPerspective(fg, h, (PATCH_W, PATCH_H), flags=cv2.INTER_NEAREST)
+        # little off) is no part of the card; off the plane is felt too. (None: every pixel counts.)
+        valid = None if fg is None else cv2.warpPerspective(fg, h, (PATCH_W, PATCH_H), flags=cv2.INTER_NEAREST)
         vector = features(patch, valid, least=least)
         return (False, 0.0) if vector is None else self.signature.judge(vector)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import cv2
@@ -64,6 +64,10 @@ class Explainer:
                     hyps.append(hyp)
                     if not self.backs.is_back(hyp, plane.image, masks):
                         pierced.append(hyp)
+        if holed and self.backs.like_cloth(masks.felt_hue):
+            fg = self._holed_backs(holed, hyps, image=plane.image, fg=fg, card_w=card_w)
+            if fg is not masks.fg:  # backs of the cloth's colour found: they are card from here on
+                masks = replace(masks, fg=fg, solid=None if masks.solid is None else cv2.bitwise_or(masks.solid, fg))
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
@@ -199,6 +203,51 @@ class Explainer:
             gone = {id(hyp) for hyp in twice}
             chosen = [hyp for hyp in chosen if id(hyp) not in gone]
         return chosen
+
+    def _holed_backs(
+        self, holed: list[Hypothesis], hyps: list[Hypothesis], *, image: ByteImage, fg: ByteImage, card_w: float
+    ) -> ByteImage:
+        """Holed rectangles that are the back after all, added to ``hyps``; returns ``fg`` with them
+        drawn in (a copy: the frame's mask stays as it was) so their area counts as card below.
+
+        A back with the cloth's colour (a blue picture on blue felt, a red back under a warm lamp
+        on red cloth) is felt to the hue test but for its border and lighter marks, and no hole
+        filling closes it; only the back's own colours and pattern in place tell it (``pattern_back``).
+        A back dealt under such a one shows a strip beside it: that strip is judged once the
+        backs found whole are drawn over it.
+        """
+        kept = {id(hyp) for hyp in hyps}
+        rest = sorted((h for h in holed if id(h) not in kept), key=lambda hh: (hh.anchors, hh.support), reverse=True)
+        found: list[Hypothesis] = []
+        for hyp in rest:  # one rectangle per card: the best-anchored
+            far = not any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in found)
+            if far and self.backs.pattern_back(hyp, image):
+                found.append(hyp)
+        if not found:
+            return fg
+        # Strips of backs under those: what the cards found so far leave of a rectangle lying
+        # on one of them, parallel and at least a stack's least offset away (nearer, it is the
+        # same card from another corner), is judged; each one found covers the next.
+        on_top = np.zeros_like(fg)
+        for hyp in found:
+            cv2.fillConvexPoly(on_top, np.round(hyp.corners).astype(np.int32), 255)
+        for hyp in rest:
+            if hyp.back:
+                continue
+            gaps = [float(np.hypot(*(hyp.center - o.center))) for o in found]
+            if min(gaps) < 0.08 * card_w or not any(
+                gap < card_w and parallel(hyp.corners, o.corners) for gap, o in zip(gaps, found, strict=True)
+            ):
+                continue
+            if self.backs.pattern_back(hyp, image, on_top):
+                found.append(hyp)
+                cv2.fillConvexPoly(on_top, np.round(hyp.corners).astype(np.int32), 255)
+        fg = fg.copy()
+        for hyp in found:
+            cv2.fillConvexPoly(fg, np.round(hyp.corners).astype(np.int32), 255)
+            hyp.fill = 1.0
+            hyps.append(hyp)
+        return fg
 
 
 def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
