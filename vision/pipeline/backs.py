@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features
 from vision.pipeline.geometry import area, on_outline, share, unit
+from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.masks import Masks
 
@@ -167,6 +168,17 @@ def stack_backs(
             chosen.append(hyp)
             added.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+    # Lower backs no outline corner proposes: the middle card of three, a bottom card whose strip
+    # holds a neighbour's too.
+    added += hidden_backs(
+        chosen=chosen,
+        covered=covered,
+        solid=solid,
+        contour=contour,
+        likeness=lambda h, cov: tester.strip_likeness(h, image, cov),
+        card_w=card_w,
+        card_h=card_h,
+    )
     return added
 
 

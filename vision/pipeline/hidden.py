@@ -1,0 +1,239 @@
+"""Backs hidden in a stack: the rectangles of lower cards that no outline corner proposes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.geometry import area, share, unit
+from vision.pipeline.hypotheses import Hypothesis
+
+BACK: Final = "back"
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# How well what the given mask does not hide of a rectangle matches the registered back in place.
+Likeness = Callable[[Hypothesis, ByteImage], float]
+# A lower card's strip must match the registered back in place at least this well (the strip
+# test's own bar: true strips score mostly over 0.8, a face's or a misplaced rectangle's under 0.35).
+_MATCH: Final = 0.6
+# How much better than the card under it a middle card must match its strip.
+_BETTER: Final = 0.2
+# How well a card next to a middle one must match in place itself (it is no rectangle drawn
+# across two cards).
+_STILL: Final = 0.5
+# Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
+_TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
+# Where between two backs the middle card of three may lie (dealt by hand: not exactly half way).
+_BETWEEN: Final = (0.5, 0.42, 0.58)
+
+
+def hidden_backs(
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    contour: ByteImage,
+    likeness: Likeness,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """Lower backs of the stacks among ``chosen`` (one blob's cards) whose rectangles no outline
+    corner proposed; each one counted is appended to ``chosen`` and drawn into ``covered``.
+
+    A card dealt under a back shows a strip along its offset; its corners lie along its
+    neighbours' edges (the middle card of three) or its visible part holds a neighbour's strip
+    too, so the outline proposes no rectangle for it. A card's size is known and backs are dealt
+    nearly parallel, so the lower card is a chosen back shifted to where an uncovered strip's
+    outer edges are (beyond a back), or lies between two chosen backs (the middle of three).
+    Such a rectangle is only ever counted by the back's own look in place (``likeness``: what
+    no card above it hides, correlated with the registered back, 0.6 or more), never from
+    geometry alone: ``likeness(hyp, covered)`` is ``BackTester.strip_likeness`` on the plane.
+    """
+    stack = _Stack(chosen=chosen, covered=covered, solid=solid, likeness=likeness, card_w=card_w, card_h=card_h)
+    added: list[Hypothesis] = []
+    for _ in range(3):  # each card found uncovers no strip but may leave another beside it
+        found = stack.beyond(contour)
+        if found is None:
+            break
+        added.append(stack.count(found))
+    while (found := stack.between()) is not None:
+        added.append(stack.count(found))
+    return added
+
+
+@dataclass
+class _Stack:
+    """One blob's chosen cards and what a lower back among them is judged with."""
+
+    chosen: list[Hypothesis]
+    covered: ByteImage
+    solid: ByteImage
+    likeness: Likeness
+    card_w: float
+    card_h: float
+
+    def count(self, hyp: Hypothesis) -> Hypothesis:
+        hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
+        self.chosen.append(hyp)
+        cv2.fillConvexPoly(self.covered, np.round(hyp.corners).astype(np.int32), 255)
+        return hyp
+
+    def beyond(self, contour: ByteImage) -> Hypothesis | None:
+        """The best-matching lower back whose strip shows beside a chosen back, uncovered."""
+        backs = [o for o in self.chosen if o.code == BACK]
+        if not backs:
+            return None
+        card_w = self.card_w
+        pts = np.concatenate([o.corners for o in backs])
+        pad = 0.6 * card_w
+        mh, mw = self.solid.shape
+        x0, y0 = max(int(pts[:, 0].min() - pad), 0), max(int(pts[:, 1].min() - pad), 0)
+        x1, y1 = min(int(pts[:, 0].max() + pad) + 1, mw), min(int(pts[:, 1].max() + pad) + 1, mh)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        # What of the blob no chosen card explains, less the slivers along the drawn edges.
+        rest = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(rest, [contour], -1, 255, -1, offset=(-x0, -y0))
+        rest = cv2.bitwise_and(rest, self.solid[y0:y1, x0:x1])
+        rest = cv2.bitwise_and(rest, cv2.bitwise_not(self.covered[y0:y1, x0:x1]))
+        k = max(3, round(0.05 * card_w) | 1)
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        best: Hypothesis | None = None
+        for label in range(1, n):
+            if stats[label, cv2.CC_STAT_AREA] < 0.04 * card_w * self.card_h:
+                continue
+            ys, xs = np.nonzero(labels == label)
+            strip = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+            for top in backs:
+                for turn in _TURNS:
+                    corners = _reaching(_turned(top.corners, turn), strip, card_w)
+                    hyp = None if corners is None else self._judged(corners)
+                    if hyp is not None and (best is None or hyp.back_score > best.back_score):
+                        best = hyp
+        return best
+
+    def between(self) -> Hypothesis | None:
+        """The middle card of three: between two chosen backs lying parallel, its strip judged
+        with the card above it alone hiding it (either of the two may be the top card)."""
+        backs = [o for o in self.chosen if o.code == BACK]
+        card_w = self.card_w
+        best: Hypothesis | None = None
+        for i, one in enumerate(backs):
+            for two in backs[i + 1 :]:
+                gap = float(np.hypot(*(one.center - two.center)))
+                if not 0.16 * card_w <= gap <= card_w or not _parallel(one.corners, two.corners, 0.99):
+                    continue
+                centre = (one.center + two.center) * 0.5
+                if any(float(np.hypot(*(centre - o.center))) < 0.08 * card_w for o in self.chosen):
+                    continue
+                # The same corner of each: the corner order of the two may differ by a half turn.
+                other = min(
+                    (np.roll(two.corners, -s, axis=0) for s in range(4)),
+                    key=lambda c: float(np.hypot(*(c - one.corners).T).sum()),
+                )
+                for bottom, top in ((one, two), (two, one)):
+                    found = self._middle(one.corners, other, bottom=bottom, top=top)
+                    if found is not None and (best is None or found.back_score > best.back_score):
+                        best = found
+        return best
+
+    def _middle(self, one: Vec, two: Vec, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
+        """The best middle card between the corners ``one`` and ``two`` under ``top``, over ``bottom``."""
+        if self.likeness(top, np.zeros_like(self.covered)) < _STILL:
+            return None  # the card on top is itself no back in place (drawn across two cards)
+        above = np.zeros_like(self.covered)
+        for o in self.chosen:
+            if o is not bottom:
+                cv2.fillConvexPoly(above, np.round(o.corners).astype(np.int32), 255)
+        best: Hypothesis | None = None
+        for f in _BETWEEN:
+            for turn in _TURNS[:3]:
+                mid = _turned(one + f * (two - one), turn)
+                if share(self.solid, mid, exclude=above) * area(mid) < 0.04 * self.card_w * self.card_h:
+                    continue
+                hyp = Hypothesis(corners=mid)
+                score = self.likeness(hyp, above)
+                if score < _MATCH or (best is not None and score <= best.back_score):
+                    continue
+                # Two backs dealt far apart leave the lower one's picture there: a middle card
+                # must match what shows clearly better than the card under it does.
+                elsewhere = np.full_like(above, 255)
+                cv2.fillConvexPoly(elsewhere, np.round(mid).astype(np.int32), 0)
+                if score < self.likeness(bottom, cv2.bitwise_or(elsewhere, above)) + _BETTER:
+                    continue
+                # And the card under it, all but its own strip hidden then, is still the back in
+                # place (not a rectangle drawn across two cards of the stack).
+                hidden = above.copy()
+                cv2.fillConvexPoly(hidden, np.round(mid).astype(np.int32), 255)
+                if self.likeness(bottom, hidden) < _STILL:
+                    continue
+                hyp.back, hyp.back_score = True, score
+                best = hyp
+        return best
+
+    def _judged(self, corners: Vec) -> Hypothesis | None:
+        """A lower back at ``corners`` when it may lie there (under backs only, parallel, none of
+        them) and what shows of it is the back in place."""
+        hyp = Hypothesis(corners=corners)
+        under = False
+        for o in self.chosen:
+            if float(np.hypot(*(hyp.center - o.center))) < 0.08 * self.card_w:
+                return None  # a card already counted
+            inter, _ = cv2.intersectConvexConvex(corners.astype(np.float32), o.corners.astype(np.float32))
+            if float(inter) > 1.0:
+                if o.code != BACK or not _parallel(corners, o.corners, 0.95):
+                    return None
+                under = True
+        if not under:
+            return None
+        size = area(corners)
+        shown = (1.0 - share(self.covered, corners)) * size
+        seen = share(self.solid, corners, exclude=self.covered) * size
+        if seen < 0.04 * self.card_w * self.card_h or seen < 0.85 * shown:
+            return None  # too little of it shows, or what shows is partly felt: no card's strip
+        score = self.likeness(hyp, self.covered)
+        if score < _MATCH:
+            return None
+        hyp.back, hyp.back_score = True, score
+        return hyp
+
+
+def _parallel(one: Vec, two: Vec, cos: float) -> bool:
+    return abs(float(np.dot(unit(one[1] - one[0]), unit(two[1] - two[0])))) >= cos
+
+
+def _turned(quad: Vec, degrees: float) -> Vec:
+    """``quad`` turned about its centre."""
+    if degrees == 0.0:
+        return quad
+    t = math.radians(degrees)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    mid = quad.mean(axis=0)
+    return np.asarray((quad - mid) @ rot.T + mid, np.float64)
+
+
+def _reaching(quad: Vec, strip: Vec, card_w: float) -> Vec | None:
+    """``quad`` shifted along its sides until they reach the strip's outer edges (a strip beside
+    it, offset by 0.08-0.5 of a card's width), or None."""
+    a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
+    w, h = float(np.hypot(*(quad[1] - quad[0]))), float(np.hypot(*(quad[3] - quad[0])))
+    rel = strip - quad[0]
+    u, v = rel @ a, rel @ b
+    # Only a strip beside the card: one reaching past its far sides is something else.
+    if u.min() < -w or u.max() > 2 * w or v.min() < -h or v.max() > 2 * h:
+        return None
+    u0, u1 = np.percentile(u, (1, 99))
+    v0, v1 = np.percentile(v, (1, 99))
+    slack = 0.04 * card_w
+    su = float(u1 - w) if u1 > w + slack else float(u0) if u0 < -slack else 0.0
+    sv = float(v1 - h) if v1 > h + slack else float(v0) if v0 < -slack else 0.0
+    if not 0.08 * card_w <= math.hypot(su, sv) <= 0.5 * card_w:
+        return None
+    return np.asarray(quad + su * a + sv * b, np.float64)
