@@ -24,13 +24,15 @@ Likeness = Callable[[Hypothesis, ByteImage], float]
 _MATCH: Final = 0.6
 # How much better than the card under it a middle card must match its strip.
 _BETTER: Final = 0.2
-# How well a card next to a middle one must match in place itself (it is no rectangle drawn
-# across two cards).
-_STILL: Final = 0.5
+# How well the cards next to a middle one must match in place themselves (neither is a
+# rectangle drawn across two cards: those score under 0.35; a glare spot on the top card
+# takes a true one down to about 0.5).
+_STILL: Final = 0.4
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
 _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
-# Where between two backs the middle card of three may lie (dealt by hand: not exactly half way).
-_BETWEEN: Final = (0.5, 0.42, 0.58)
+# Where between two backs the middle card of three is first looked for, as a share of the
+# offset between them along each side (dealt by hand: not in line, not half way).
+_GRID: Final = (0.25, 0.5, 0.75)
 
 
 def hidden_backs(
@@ -130,53 +132,60 @@ class _Stack:
                 gap = float(np.hypot(*(one.center - two.center)))
                 if not 0.16 * card_w <= gap <= card_w or not _parallel(one.corners, two.corners, 0.99):
                     continue
-                centre = (one.center + two.center) * 0.5
-                if any(float(np.hypot(*(centre - o.center))) < 0.08 * card_w for o in self.chosen):
-                    continue
-                # The same corner of each: the corner order of the two may differ by a half turn.
-                other = min(
-                    (np.roll(two.corners, -s, axis=0) for s in range(4)),
-                    key=lambda c: float(np.hypot(*(c - one.corners).T).sum()),
-                )
                 for bottom, top in ((one, two), (two, one)):
-                    found = self._middle(one.corners, other, bottom=bottom, top=top)
+                    found = self._middle(bottom=bottom, top=top, under=_aligned(bottom.corners, top.corners))
                     if found is not None and (best is None or found.back_score > best.back_score):
                         best = found
         return best
 
-    def _middle(self, one: Vec, two: Vec, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
-        """The best middle card between the corners ``one`` and ``two`` under ``top``, over ``bottom``."""
+    def _middle(self, *, bottom: Hypothesis, top: Hypothesis, under: Vec) -> Hypothesis | None:
+        """The best middle card under ``top`` and over ``bottom`` (whose corners, in the order of
+        the top card's, are ``under``): each corner part of the way from the top card's to the
+        bottom one's along each of the top card's sides (a dealer's offsets need not be in
+        line), the best of a coarse grid refined twice, then turned a little."""
         if self.likeness(top, np.zeros_like(self.covered)) < _STILL:
             return None  # the card on top is itself no back in place (drawn across two cards)
         above = np.zeros_like(self.covered)
         for o in self.chosen:
             if o is not bottom:
                 cv2.fillConvexPoly(above, np.round(o.corners).astype(np.int32), 255)
-        best: Hypothesis | None = None
-        for f in _BETWEEN:
-            for turn in _TURNS[:3]:
-                mid = _turned(one + f * (two - one), turn)
-                if share(self.solid, mid, exclude=above) * area(mid) < 0.04 * self.card_w * self.card_h:
-                    continue
-                hyp = Hypothesis(corners=mid)
-                score = self.likeness(hyp, above)
-                if score < _MATCH or (best is not None and score <= best.back_score):
-                    continue
-                # Two backs dealt far apart leave the lower one's picture there: a middle card
-                # must match what shows clearly better than the card under it does.
-                elsewhere = np.full_like(above, 255)
-                cv2.fillConvexPoly(elsewhere, np.round(mid).astype(np.int32), 0)
-                if score < self.likeness(bottom, cv2.bitwise_or(elsewhere, above)) + _BETTER:
-                    continue
-                # And the card under it, all but its own strip hidden then, is still the back in
-                # place (not a rectangle drawn across two cards of the stack).
-                hidden = above.copy()
-                cv2.fillConvexPoly(hidden, np.round(mid).astype(np.int32), 255)
-                if self.likeness(bottom, hidden) < _STILL:
-                    continue
-                hyp.back, hyp.back_score = True, score
-                best = hyp
-        return best
+        a, b = unit(top.corners[1] - top.corners[0]), unit(top.corners[3] - top.corners[0])
+        gap = under - top.corners
+        du, dv = (gap @ a)[:, None] * a, (gap @ b)[:, None] * b
+
+        def placed(fu: float, fv: float, turn: float) -> tuple[float, Vec]:
+            mid = _turned(top.corners + fu * du + fv * dv, turn)
+            if share(self.solid, mid, exclude=above) * area(mid) < 0.04 * self.card_w * self.card_h:
+                return -1.0, mid
+            return self.likeness(Hypothesis(corners=mid), above), mid
+
+        grid = [(fu, fv, 0.0) for fu in _GRID for fv in _GRID]
+        score, (fu, fv, _) = max((placed(*g)[0], g) for g in grid)
+        step = _GRID[1] - _GRID[0]
+        for _ in range(2):
+            step *= 0.5
+            near = [(fu + su * step, fv + sv * step, 0.0) for su in (-1, 0, 1) for sv in (-1, 0, 1)]
+            score, (fu, fv, _) = max((placed(*g)[0], g) for g in near)
+        score, best = max((placed(*g)[0], g) for g in [(fu, fv, turn) for turn in _TURNS[:3]])
+        if score < _MATCH:
+            return None
+        _, mid = placed(*best)
+        if any(float(np.hypot(*(mid.mean(axis=0) - o.center))) < 0.08 * self.card_w for o in self.chosen):
+            return None  # a card already counted
+        # Two backs dealt far apart leave the lower one's picture there: a middle card must
+        # match what shows clearly better than the card under it does.
+        elsewhere = np.full_like(above, 255)
+        cv2.fillConvexPoly(elsewhere, np.round(mid).astype(np.int32), 0)
+        if score < self.likeness(bottom, cv2.bitwise_or(elsewhere, above)) + _BETTER:
+            return None
+        # And the card under it, all but its own strip hidden then, is still the back in place
+        # (not a rectangle drawn across two cards of the stack).
+        cv2.fillConvexPoly(above, np.round(mid).astype(np.int32), 255)
+        if self.likeness(bottom, above) < _STILL:
+            return None
+        hyp = Hypothesis(corners=mid)
+        hyp.back, hyp.back_score = True, score
+        return hyp
 
     def _judged(self, corners: Vec) -> Hypothesis | None:
         """A lower back at ``corners`` when it may lie there (under backs only, parallel, none of
@@ -207,6 +216,13 @@ class _Stack:
 
 def _parallel(one: Vec, two: Vec, cos: float) -> bool:
     return abs(float(np.dot(unit(one[1] - one[0]), unit(two[1] - two[0])))) >= cos
+
+
+def _aligned(quad: Vec, to: Vec) -> Vec:
+    """``quad``'s corners in the order of ``to``'s (the corner order of two cards of a stack may
+    differ by a half turn: corners[0] is an index corner)."""
+    shifts = [np.roll(quad, -k, axis=0) for k in range(4)]
+    return min(shifts, key=lambda c: float(np.hypot(*(c - to).T).sum()))
 
 
 def _turned(quad: Vec, degrees: float) -> Vec:
