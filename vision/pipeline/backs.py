@@ -135,7 +135,8 @@ def stack_backs(
     from each, has one outline corner of its own, is a card's rectangle (``card_shaped``), at
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
-    cards has none there) and what shows of it is the back.
+    cards has none there) and what shows of it is the back. Then the lower backs no outline corner
+    proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a back) are added.
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
@@ -168,8 +169,6 @@ def stack_backs(
             chosen.append(hyp)
             added.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
-    # Lower backs no outline corner proposes: the middle card of three, a bottom card whose strip
-    # holds a neighbour's too.
     added += hidden_backs(
         chosen=chosen,
         covered=covered,

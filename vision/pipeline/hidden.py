@@ -28,6 +28,9 @@ _BETTER: Final = 0.2
 # rectangle drawn across two cards: those score under 0.35; a glare spot on the top card
 # takes a true one down to about 0.5).
 _STILL: Final = 0.4
+# A middle card's strip at least this wide (card widths) beside the card on top: a top card's
+# rectangle a few pixels off or small leaves its own border showing as a strip that thin.
+_APART: Final = 0.15
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
 _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
 # Where between two backs the middle card of three is first looked for, as a share of the
@@ -170,8 +173,11 @@ class _Stack:
         if score < _MATCH:
             return None
         _, mid = placed(*best)
-        if any(float(np.hypot(*(mid.mean(axis=0) - o.center))) < 0.08 * self.card_w for o in self.chosen):
+        centre = mid.mean(axis=0)
+        if any(float(np.hypot(*(centre - o.center))) < 0.08 * self.card_w for o in self.chosen):
             return None  # a card already counted
+        if float(np.hypot(*(centre - top.center))) < _APART * self.card_w:
+            return None  # a strip this thin is as much the top card's own edge, drawn a little off
         # Two backs dealt far apart leave the lower one's picture there: a middle card must
         # match what shows clearly better than the card under it does.
         elsewhere = np.full_like(above, 255)
