@@ -36,6 +36,8 @@ _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
 # Where between two backs the middle card of three is first looked for, as a share of the
 # offset between them along each side (dealt by hand: not in line, not half way).
 _GRID: Final = (0.25, 0.5, 0.75)
+# The coarse grid's best must reach this for the search to be refined (true middles' do).
+_HOPE: Final = 0.25
 
 
 def hidden_backs(
@@ -67,8 +69,10 @@ def hidden_backs(
         if found is None:
             break
         added.append(stack.count(found))
-    while (found := stack.between()) is not None:
-        added.append(stack.count(found))
+    # Each pair of backs is searched once; middles found are counted best first, not twice.
+    for found in sorted(stack.between(), key=lambda hyp: hyp.back_score, reverse=True):
+        if all(float(np.hypot(*(found.center - o.center))) >= 0.08 * card_w for o in chosen):
+            added.append(stack.count(found))
     return added
 
 
@@ -107,6 +111,8 @@ class _Stack:
         cv2.drawContours(rest, [contour], -1, 255, -1, offset=(-x0, -y0))
         rest = cv2.bitwise_and(rest, self.solid[y0:y1, x0:x1])
         rest = cv2.bitwise_and(rest, cv2.bitwise_not(self.covered[y0:y1, x0:x1]))
+        if cv2.countNonZero(rest) < 0.04 * card_w * self.card_h:
+            return None  # every part of the blob explained: no strip
         k = max(3, round(0.05 * card_w) | 1)
         rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
@@ -124,31 +130,36 @@ class _Stack:
                         best = hyp
         return best
 
-    def between(self) -> Hypothesis | None:
-        """The middle card of three: between two chosen backs lying parallel, its strip judged
+    def between(self) -> list[Hypothesis]:
+        """The middle cards of three: between two chosen backs lying parallel, each strip judged
         with the card above it alone hiding it (either of the two may be the top card)."""
         backs = [o for o in self.chosen if o.code == BACK]
         card_w = self.card_w
-        best: Hypothesis | None = None
+        out: list[Hypothesis] = []
         for i, one in enumerate(backs):
             for two in backs[i + 1 :]:
                 gap = float(np.hypot(*(one.center - two.center)))
                 if not 0.16 * card_w <= gap <= card_w or not _parallel(one.corners, two.corners, 0.99):
                     continue
-                for bottom, top in ((one, two), (two, one)):
-                    found = self._middle(bottom=bottom, top=top, under=_aligned(bottom.corners, top.corners))
-                    if found is not None and (best is None or found.back_score > best.back_score):
-                        best = found
-        return best
+                # The card on top shows whole: it is the one matching the back better as a whole card
+                # (and it must match it: a rectangle drawn across two cards does not).
+                blank = np.zeros(self.covered.shape, np.uint8)
+                (whole, top), (_, bottom) = sorted(((self.likeness(o, blank), o) for o in (one, two)), key=_first)[::-1]
+                if whole < _STILL:
+                    continue
+                found = self._middle(bottom=bottom, top=top, under=_aligned(bottom.corners, top.corners))
+                if found is not None:
+                    out.append(found)
+        return out
 
     def _middle(self, *, bottom: Hypothesis, top: Hypothesis, under: Vec) -> Hypothesis | None:
         """The best middle card under ``top`` and over ``bottom`` (whose corners, in the order of
         the top card's, are ``under``): each corner part of the way from the top card's to the
         bottom one's along each of the top card's sides (a dealer's offsets need not be in
         line), the best of a coarse grid refined twice, then turned a little."""
-        if self.likeness(top, np.zeros_like(self.covered)) < _STILL:
-            return None  # the card on top is itself no back in place (drawn across two cards)
-        above = np.zeros_like(self.covered)
+        # (Plane-sized masks made with np.zeros cost nothing until drawn in: only the drawn part
+        # and what the likeness warps are ever touched.)
+        above = np.zeros(self.covered.shape, np.uint8)
         for o in self.chosen:
             if o is not bottom:
                 cv2.fillConvexPoly(above, np.round(o.corners).astype(np.int32), 255)
@@ -156,23 +167,28 @@ class _Stack:
         gap = under - top.corners
         du, dv = (gap @ a)[:, None] * a, (gap @ b)[:, None] * b
 
-        def placed(fu: float, fv: float, turn: float) -> tuple[float, Vec]:
-            mid = _turned(top.corners + fu * du + fv * dv, turn)
-            if share(self.solid, mid, exclude=above) * area(mid) < 0.04 * self.card_w * self.card_h:
-                return -1.0, mid
-            return self.likeness(Hypothesis(corners=mid), above), mid
+        tried: dict[tuple[float, float, float], tuple[float, Vec]] = {}
 
-        grid = [(fu, fv, 0.0) for fu in _GRID for fv in _GRID]
-        score, (fu, fv, _) = max((placed(*g)[0], g) for g in grid)
+        def placed(fu: float, fv: float, turn: float) -> tuple[float, Vec]:
+            if (fu, fv, turn) not in tried:
+                mid = _turned(top.corners + fu * du + fv * dv, turn)
+                score = -1.0
+                if share(self.solid, mid, exclude=above) * area(mid) >= 0.04 * self.card_w * self.card_h:
+                    score = self.likeness(Hypothesis(corners=mid), above)
+                tried[fu, fv, turn] = score, mid
+            return tried[fu, fv, turn]
+
+        score, (fu, fv, _) = max((placed(fu, fv, 0.0)[0], (fu, fv, 0.0)) for fu in _GRID for fv in _GRID)
+        if score < _HOPE:
+            return None  # nowhere near a strip of the back: not worth refining
         step = _GRID[1] - _GRID[0]
         for _ in range(2):
             step *= 0.5
             near = [(fu + su * step, fv + sv * step, 0.0) for su in (-1, 0, 1) for sv in (-1, 0, 1)]
             score, (fu, fv, _) = max((placed(*g)[0], g) for g in near)
-        score, best = max((placed(*g)[0], g) for g in [(fu, fv, turn) for turn in _TURNS[:3]])
+        score, mid = max((placed(fu, fv, turn) for turn in _TURNS[:3]), key=lambda t: t[0])
         if score < _MATCH:
             return None
-        _, mid = placed(*best)
         centre = mid.mean(axis=0)
         if any(float(np.hypot(*(centre - o.center))) < 0.08 * self.card_w for o in self.chosen):
             return None  # a card already counted
@@ -180,9 +196,13 @@ class _Stack:
             return None  # a strip this thin is as much the top card's own edge, drawn a little off
         # Two backs dealt far apart leave the lower one's picture there: a middle card must
         # match what shows clearly better than the card under it does.
-        elsewhere = np.full_like(above, 255)
+        x, y, w, h = cv2.boundingRect(np.round(bottom.corners).astype(np.int32))
+        x, y = max(x, 0), max(y, 0)
+        elsewhere = np.zeros(above.shape, np.uint8)  # all but the middle card's strip, where the bottom card lies
+        elsewhere[y : y + h, x : x + w] = 255
         cv2.fillConvexPoly(elsewhere, np.round(mid).astype(np.int32), 0)
-        if score < self.likeness(bottom, cv2.bitwise_or(elsewhere, above)) + _BETTER:
+        np.bitwise_or(elsewhere[y : y + h, x : x + w], above[y : y + h, x : x + w], out=elsewhere[y : y + h, x : x + w])
+        if score < self.likeness(bottom, elsewhere) + _BETTER:
             return None
         # And the card under it, all but its own strip hidden then, is still the back in place
         # (not a rectangle drawn across two cards of the stack).
@@ -218,6 +238,10 @@ class _Stack:
             return None
         hyp.back, hyp.back_score = True, score
         return hyp
+
+
+def _first(pair: tuple[float, Hypothesis]) -> float:
+    return pair[0]
 
 
 def _parallel(one: Vec, two: Vec, cos: float) -> bool:
