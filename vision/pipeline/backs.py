@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features
 from vision.pipeline.geometry import area, on_outline, share, unit
+from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.masks import Masks
 
@@ -184,7 +185,8 @@ def stack_backs(
     from each, has one outline corner of its own, is a card's rectangle (``card_shaped``), at
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
-    cards has none there) and what shows of it is the back.
+    cards has none there) and what shows of it is the back. Then the lower backs no outline corner
+    proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a back) are added.
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
@@ -217,6 +219,15 @@ def stack_backs(
             chosen.append(hyp)
             added.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+    added += hidden_backs(
+        chosen=chosen,
+        covered=covered,
+        solid=solid,
+        contour=contour,
+        likeness=lambda h, cov: tester.strip_likeness(h, image, cov),
+        card_w=card_w,
+        card_h=card_h,
+    )
     return added
 
 

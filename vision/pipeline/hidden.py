@@ -1,0 +1,285 @@
+"""Backs hidden in a stack: the rectangles of lower cards that no outline corner proposes."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.geometry import area, share, unit
+from vision.pipeline.hypotheses import Hypothesis
+
+BACK: Final = "back"
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# How well what the given mask does not hide of a rectangle matches the registered back in place.
+Likeness = Callable[[Hypothesis, ByteImage], float]
+# A lower card's strip must match the registered back in place at least this well (the strip
+# test's own bar: true strips score mostly over 0.8, a face's or a misplaced rectangle's under 0.35).
+_MATCH: Final = 0.6
+# How much better than the card under it a middle card must match its strip.
+_BETTER: Final = 0.2
+# How well the cards next to a middle one must match in place themselves (neither is a
+# rectangle drawn across two cards: those score under 0.35; a glare spot on the top card
+# takes a true one down to about 0.5).
+_STILL: Final = 0.4
+# A middle card's strip at least this wide (card widths) beside the card on top: a top card's
+# rectangle a few pixels off or small leaves its own border showing as a strip that thin.
+_APART: Final = 0.15
+# Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
+_TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
+# Where between two backs the middle card of three is first looked for, as a share of the
+# offset between them along each side (dealt by hand: not in line, not half way).
+_GRID: Final = (0.25, 0.5, 0.75)
+# The coarse grid's best must reach this for the search to be refined (true middles' do).
+_HOPE: Final = 0.25
+
+
+def hidden_backs(
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    contour: ByteImage,
+    likeness: Likeness,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """Lower backs of the stacks among ``chosen`` (one blob's cards) whose rectangles no outline
+    corner proposed; each one counted is appended to ``chosen`` and drawn into ``covered``.
+
+    A card dealt under a back shows a strip along its offset; its corners lie along its
+    neighbours' edges (the middle card of three) or its visible part holds a neighbour's strip
+    too, so the outline proposes no rectangle for it. A card's size is known and backs are dealt
+    nearly parallel, so the lower card is a chosen back shifted to where an uncovered strip's
+    outer edges are (beyond a back), or lies between two chosen backs (the middle of three).
+    Such a rectangle is only ever counted by the back's own look in place (``likeness``: what
+    no card above it hides, correlated with the registered back, 0.6 or more), never from
+    geometry alone: ``likeness(hyp, covered)`` is ``BackTester.strip_likeness`` on the plane.
+    """
+    stack = _Stack(chosen=chosen, covered=covered, solid=solid, likeness=likeness, card_w=card_w, card_h=card_h)
+    added: list[Hypothesis] = []
+    for _ in range(3):  # each card found uncovers no strip but may leave another beside it
+        found = stack.beyond(contour)
+        if found is None:
+            break
+        added.append(stack.count(found))
+    # Each pair of backs is searched once; middles found are counted best first, not twice.
+    for found in sorted(stack.between(), key=lambda hyp: hyp.back_score, reverse=True):
+        if all(float(np.hypot(*(found.center - o.center))) >= 0.08 * card_w for o in chosen):
+            added.append(stack.count(found))
+    return added
+
+
+@dataclass
+class _Stack:
+    """One blob's chosen cards and what a lower back among them is judged with."""
+
+    chosen: list[Hypothesis]
+    covered: ByteImage
+    solid: ByteImage
+    likeness: Likeness
+    card_w: float
+    card_h: float
+
+    def count(self, hyp: Hypothesis) -> Hypothesis:
+        hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
+        self.chosen.append(hyp)
+        cv2.fillConvexPoly(self.covered, np.round(hyp.corners).astype(np.int32), 255)
+        return hyp
+
+    def beyond(self, contour: ByteImage) -> Hypothesis | None:
+        """The best-matching lower back whose strip shows beside a chosen back, uncovered."""
+        backs = [o for o in self.chosen if o.code == BACK]
+        if not backs:
+            return None
+        card_w = self.card_w
+        pts = np.concatenate([o.corners for o in backs])
+        pad = 0.6 * card_w
+        mh, mw = self.solid.shape
+        x0, y0 = max(int(pts[:, 0].min() - pad), 0), max(int(pts[:, 1].min() - pad), 0)
+        x1, y1 = min(int(pts[:, 0].max() + pad) + 1, mw), min(int(pts[:, 1].max() + pad) + 1, mh)
+        if x1 <= x0 or y1 <= y0:
+            return None
+        # What of the blob no chosen card explains, less the slivers along the drawn edges.
+        rest = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(rest, [contour], -1, 255, -1, offset=(-x0, -y0))
+        rest = cv2.bitwise_and(rest, self.solid[y0:y1, x0:x1])
+        rest = cv2.bitwise_and(rest, cv2.bitwise_not(self.covered[y0:y1, x0:x1]))
+        if cv2.countNonZero(rest) < 0.04 * card_w * self.card_h:
+            return None  # every part of the blob explained: no strip
+        k = max(3, round(0.05 * card_w) | 1)
+        rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
+        best: Hypothesis | None = None
+        for label in range(1, n):
+            if stats[label, cv2.CC_STAT_AREA] < 0.04 * card_w * self.card_h:
+                continue
+            ys, xs = np.nonzero(labels == label)
+            strip = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+            for top in backs:
+                for turn in _TURNS:
+                    corners = _reaching(_turned(top.corners, turn), strip, card_w)
+                    hyp = None if corners is None else self._judged(corners)
+                    if hyp is not None and (best is None or hyp.back_score > best.back_score):
+                        best = hyp
+        return best
+
+    def between(self) -> list[Hypothesis]:
+        """The middle cards of three: between two chosen backs lying parallel, each strip judged
+        with the card above it alone hiding it (either of the two may be the top card)."""
+        backs = [o for o in self.chosen if o.code == BACK]
+        card_w = self.card_w
+        out: list[Hypothesis] = []
+        for i, one in enumerate(backs):
+            for two in backs[i + 1 :]:
+                gap = float(np.hypot(*(one.center - two.center)))
+                if not 0.16 * card_w <= gap <= card_w or not _parallel(one.corners, two.corners, 0.99):
+                    continue
+                # The card on top shows whole: it is the one matching the back better as a whole card
+                # (and it must match it: a rectangle drawn across two cards does not).
+                blank = np.zeros(self.covered.shape, np.uint8)
+                (whole, top), (_, bottom) = sorted(((self.likeness(o, blank), o) for o in (one, two)), key=_first)[::-1]
+                if whole < _STILL:
+                    continue
+                found = self._middle(bottom=bottom, top=top, under=_aligned(bottom.corners, top.corners))
+                if found is not None:
+                    out.append(found)
+        return out
+
+    def _middle(self, *, bottom: Hypothesis, top: Hypothesis, under: Vec) -> Hypothesis | None:
+        """The best middle card under ``top`` and over ``bottom`` (whose corners, in the order of
+        the top card's, are ``under``): each corner part of the way from the top card's to the
+        bottom one's along each of the top card's sides (a dealer's offsets need not be in
+        line), the best of a coarse grid refined twice, then turned a little."""
+        # (Plane-sized masks made with np.zeros cost nothing until drawn in: only the drawn part
+        # and what the likeness warps are ever touched.)
+        above = np.zeros(self.covered.shape, np.uint8)
+        for o in self.chosen:
+            if o is not bottom:
+                cv2.fillConvexPoly(above, np.round(o.corners).astype(np.int32), 255)
+        a, b = unit(top.corners[1] - top.corners[0]), unit(top.corners[3] - top.corners[0])
+        gap = under - top.corners
+        du, dv = (gap @ a)[:, None] * a, (gap @ b)[:, None] * b
+
+        tried: dict[tuple[float, float, float], tuple[float, Vec]] = {}
+
+        def placed(fu: float, fv: float, turn: float) -> tuple[float, Vec]:
+            if (fu, fv, turn) not in tried:
+                mid = _turned(top.corners + fu * du + fv * dv, turn)
+                score = -1.0
+                if share(self.solid, mid, exclude=above) * area(mid) >= 0.04 * self.card_w * self.card_h:
+                    score = self.likeness(Hypothesis(corners=mid), above)
+                tried[fu, fv, turn] = score, mid
+            return tried[fu, fv, turn]
+
+        score, (fu, fv, _) = max((placed(fu, fv, 0.0)[0], (fu, fv, 0.0)) for fu in _GRID for fv in _GRID)
+        if score < _HOPE:
+            return None  # nowhere near a strip of the back: not worth refining
+        step = _GRID[1] - _GRID[0]
+        for _ in range(2):
+            step *= 0.5
+            near = [(fu + su * step, fv + sv * step, 0.0) for su in (-1, 0, 1) for sv in (-1, 0, 1)]
+            score, (fu, fv, _) = max((placed(*g)[0], g) for g in near)
+        score, mid = max((placed(fu, fv, turn) for turn in _TURNS[:3]), key=lambda t: t[0])
+        if score < _MATCH:
+            return None
+        centre = mid.mean(axis=0)
+        if any(float(np.hypot(*(centre - o.center))) < 0.08 * self.card_w for o in self.chosen):
+            return None  # a card already counted
+        if float(np.hypot(*(centre - top.center))) < _APART * self.card_w:
+            return None  # a strip this thin is as much the top card's own edge, drawn a little off
+        # Two backs dealt far apart leave the lower one's picture there: a middle card must
+        # match what shows clearly better than the card under it does.
+        x, y, w, h = cv2.boundingRect(np.round(bottom.corners).astype(np.int32))
+        x, y = max(x, 0), max(y, 0)
+        elsewhere = np.zeros(above.shape, np.uint8)  # all but the middle card's strip, where the bottom card lies
+        elsewhere[y : y + h, x : x + w] = 255
+        cv2.fillConvexPoly(elsewhere, np.round(mid).astype(np.int32), 0)
+        np.bitwise_or(elsewhere[y : y + h, x : x + w], above[y : y + h, x : x + w], out=elsewhere[y : y + h, x : x + w])
+        if score < self.likeness(bottom, elsewhere) + _BETTER:
+            return None
+        # And the card under it, all but its own strip hidden then, is still the back in place
+        # (not a rectangle drawn across two cards of the stack).
+        cv2.fillConvexPoly(above, np.round(mid).astype(np.int32), 255)
+        if self.likeness(bottom, above) < _STILL:
+            return None
+        hyp = Hypothesis(corners=mid)
+        hyp.back, hyp.back_score = True, score
+        return hyp
+
+    def _judged(self, corners: Vec) -> Hypothesis | None:
+        """A lower back at ``corners`` when it may lie there (under backs only, parallel, none of
+        them) and what shows of it is the back in place."""
+        hyp = Hypothesis(corners=corners)
+        under = False
+        for o in self.chosen:
+            if float(np.hypot(*(hyp.center - o.center))) < 0.08 * self.card_w:
+                return None  # a card already counted
+            inter, _ = cv2.intersectConvexConvex(corners.astype(np.float32), o.corners.astype(np.float32))
+            if float(inter) > 1.0:
+                if o.code != BACK or not _parallel(corners, o.corners, 0.95):
+                    return None
+                under = True
+        if not under:
+            return None
+        size = area(corners)
+        shown = (1.0 - share(self.covered, corners)) * size
+        seen = share(self.solid, corners, exclude=self.covered) * size
+        if seen < 0.04 * self.card_w * self.card_h or seen < 0.85 * shown:
+            return None  # too little of it shows, or what shows is partly felt: no card's strip
+        score = self.likeness(hyp, self.covered)
+        if score < _MATCH:
+            return None
+        hyp.back, hyp.back_score = True, score
+        return hyp
+
+
+def _first(pair: tuple[float, Hypothesis]) -> float:
+    return pair[0]
+
+
+def _parallel(one: Vec, two: Vec, cos: float) -> bool:
+    return abs(float(np.dot(unit(one[1] - one[0]), unit(two[1] - two[0])))) >= cos
+
+
+def _aligned(quad: Vec, to: Vec) -> Vec:
+    """``quad``'s corners in the order of ``to``'s (the corner order of two cards of a stack may
+    differ by a half turn: corners[0] is an index corner)."""
+    shifts = [np.roll(quad, -k, axis=0) for k in range(4)]
+    return min(shifts, key=lambda c: float(np.hypot(*(c - to).T).sum()))
+
+
+def _turned(quad: Vec, degrees: float) -> Vec:
+    """``quad`` turned about its centre."""
+    if degrees == 0.0:
+        return quad
+    t = math.radians(degrees)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    mid = quad.mean(axis=0)
+    return np.asarray((quad - mid) @ rot.T + mid, np.float64)
+
+
+def _reaching(quad: Vec, strip: Vec, card_w: float) -> Vec | None:
+    """``quad`` shifted along its sides until they reach the strip's outer edges (a strip beside
+    it, offset by 0.08-0.5 of a card's width), or None."""
+    a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
+    w, h = float(np.hypot(*(quad[1] - quad[0]))), float(np.hypot(*(quad[3] - quad[0])))
+    rel = strip - quad[0]
+    u, v = rel @ a, rel @ b
+    # Only a strip beside the card: one reaching past its far sides is something else.
+    if u.min() < -w or u.max() > 2 * w or v.min() < -h or v.max() > 2 * h:
+        return None
+    u0, u1 = np.percentile(u, (1, 99))
+    v0, v1 = np.percentile(v, (1, 99))
+    slack = 0.04 * card_w
+    su = float(u1 - w) if u1 > w + slack else float(u0) if u0 < -slack else 0.0
+    sv = float(v1 - h) if v1 > h + slack else float(v0) if v0 < -slack else 0.0
+    if not 0.08 * card_w <= math.hypot(su, sv) <= 0.5 * card_w:
+        return None
+    return np.asarray(quad + su * a + sv * b, np.float64)
