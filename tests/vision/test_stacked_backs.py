@@ -321,3 +321,56 @@ def test_felt_framed_by_faces_on_the_backs_cloth_is_no_back(kennard: DeckProfile
     optics = Optics(blur_sigma_px=0.8, noise_sigma=6.0, jpeg_quality=95)
     reading, _truth = _read(deck, Scene(cards=tuple(cards), lighting=light, optics=optics), view)
     assert not [c for c in reading.cards if c.code == BACK]
+
+
+def lattice_back() -> np.ndarray:
+    """Like KDE's standard back: a mid blue body, paler than deep blue felt and of a slightly
+    different blue, under a fine white lattice, inside a thin white border and a thin white frame
+    line: the whole body is pale felt to the hue test, only the white lines are not."""
+    back = np.full((CARD_PX_H, CARD_PX_W, 3), 245, np.uint8)
+    cv2.rectangle(back, (8, 8), (CARD_PX_W - 9, CARD_PX_H - 9), (130, 55, 50), -1)
+    cv2.rectangle(back, (14, 14), (CARD_PX_W - 15, CARD_PX_H - 15), (245, 245, 245), 2)
+    inner = back[20 : CARD_PX_H - 20, 20 : CARD_PX_W - 20]
+    yy, xx = np.mgrid[0 : inner.shape[0], 0 : inner.shape[1]]
+    inner[((xx + yy) % 12 < 2) | ((xx - yy) % 12 < 2)] = (235, 200, 200)
+    return back
+
+
+def test_a_pale_blue_back_on_deeper_blue_cloth_is_closed_by_its_white_border(kennard: DeckProfile) -> None:
+    # Its body is of the felt's hue and paler than the cloth: pale all over, so the pale pixels
+    # that close a red back's outline fill this one's body; its white border alone closes it.
+    deck = with_back(kennard, lattice_back(), "lattice")
+    view = TableView(roll_deg=-3.8, felt_bgr=BLUE_FELT, felt_texture="mottled")
+    cards = [
+        SimCard(code="2c", x_mm=150, y_mm=150, angle_deg=0, face_up=False),
+        SimCard(code="3c", x_mm=420, y_mm=160, angle_deg=8, face_up=False),
+        SimCard(code="4c", x_mm=700, y_mm=150, angle_deg=90, face_up=False),
+        SimCard(code="8c", x_mm=300, y_mm=400, angle_deg=-20, face_up=False),
+        *_stack((560, 400), [(0, 18, 1)], 5),
+        SimCard(code="Kh", x_mm=120, y_mm=420, angle_deg=15),
+    ]
+    optics = Optics(blur_sigma_px=0.8, noise_sigma=4.0, jpeg_quality=90)
+    reading, truth = _read(deck, Scene(cards=tuple(cards), lighting=Lighting(brightness=0.9), optics=optics), view)
+    backs = {code: at for code, at in truth.items() if code != "Kh"}
+    found, count = _backs_at(reading, backs)
+    lone = {"2c", "3c", "4c", "8c"}
+    assert len(found & lone) >= 3, sorted(lone - found)
+    assert count <= len(backs)
+
+
+def test_felt_framed_by_faces_is_no_pale_blue_back(kennard: DeckProfile) -> None:
+    # The same deck and cloth, faces only: the felt window four faces frame is closed by their
+    # white paper as a back by its border, but it is the cloth's own blue, not the back's.
+    deck = with_back(kennard, lattice_back(), "lattice")
+    view = TableView(roll_deg=-3.8, felt_bgr=BLUE_FELT, felt_texture="mottled")
+    cards = [
+        SimCard(code="As", x_mm=400, y_mm=250, angle_deg=0),
+        SimCard(code="Kd", x_mm=526, y_mm=250, angle_deg=0),
+        SimCard(code="Qc", x_mm=463, y_mm=175, angle_deg=90),
+        SimCard(code="Jh", x_mm=463, y_mm=325, angle_deg=90),
+        SimCard(code="7c", x_mm=180, y_mm=300, angle_deg=-40),
+    ]
+    light = Lighting(brightness=0.85, glare=(Glare(x_mm=463, y_mm=250, radius_mm=45, strength=0.5),))
+    optics = Optics(blur_sigma_px=0.8, noise_sigma=4.0, jpeg_quality=90)
+    reading, _truth = _read(deck, Scene(cards=tuple(cards), lighting=light, optics=optics), view)
+    assert not [c for c in reading.cards if c.code == BACK]

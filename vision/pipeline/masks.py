@@ -129,8 +129,13 @@ def _with_enclosed(
     # A border too thin for the mask's opening still closes a body with its paper core (a 3x3
     # median of what is not the cloth's colour, bright or not, keeps a line two pixels wide, not a
     # speck); so does a zone's printed outline: such a hole counts only when it is a card's body.
-    lined = cv2.erode(cv2.dilate(cv2.bitwise_or(cv2.medianBlur(unlike, 3), pale), _SQUARE_3), _SQUARE_3)
+    core = cv2.medianBlur(unlike, 3)
+    lined = cv2.erode(cv2.dilate(cv2.bitwise_or(core, pale), _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_or(holes, _card_bodies(lined, card_area))
+    # A back whose body is itself paler than the cloth (a blue back on deeper blue felt) is
+    # pale all over, so the pale pixels fill its body: its white border alone closes it.
+    core = cv2.erode(cv2.dilate(core, _SQUARE_3), _SQUARE_3)
+    holes = cv2.bitwise_or(holes, _card_bodies(core, card_area))
     if not cv2.countNonZero(holes):
         return fg
     out = fg.copy()
