@@ -113,6 +113,10 @@ def test_a_fanned_index_that_changes_card_or_stays_low_a_pixel_away_stays_unknow
     # Two neighbours of eight reading another card are one too many.
     two_off = [_unsure("5h", 0.8)] * 6 + [_unsure("8h", 0.8)] * 2
     assert _exposed(kennard, at=_unsure("5h", 0.70), beside=two_off).code == UNKNOWN
+    # Steady, but one pose a pixel away reads another card outright: that card's index is there too.
+    clear_other = CornerRead("5h", 0.7, "5h", IndexMatch(code="5h", score=0.86, margin=0.4))
+    steady_but = [_unsure("8h", 0.75)] * 7 + [clear_other]
+    assert _exposed(kennard, at=_unsure("8h", 0.75), beside=steady_but).code == UNKNOWN
     # Steady but low: the middle of the nine scores is under the ordinary read bar (0.72).
     low = [_unsure("9s", 0.68)] * 8
     assert _exposed(kennard, at=_unsure("9s", 0.70), beside=low).code == UNKNOWN
