@@ -49,6 +49,8 @@ class BackTester:
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
             self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
         self._clear: ByteImage | None = None
+        # The templates' kept pixels, centred, and their spread, by the kept mask (``_centred``).
+        self._kept: dict[bytes, list[tuple[ByteImage, float]]] = {}
         # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
         self._hues: npt.NDArray[np.float64] | None = None
         if back is not None:
@@ -128,25 +130,43 @@ class BackTester:
         if not self._templates:
             return -1.0
         h = cv2.getPerspectiveTransform(hyp.corners.astype(np.float32), _STRIP_CORNERS)
-        patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA).astype(np.float32)
         hidden = cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
         keep = np.zeros((_STRIP_H, _STRIP_W), bool)
         keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
-        n = int(keep.sum())
+        n = int(np.count_nonzero(keep))
         if n < 0.04 * _STRIP_W * _STRIP_H:
-            return -1.0
-        seen = patch[keep]
-        seen = seen - seen.mean(axis=0)
+            return -1.0  # (before the picture is warped: nothing of it would be looked at)
+        patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
+        # (The kept pixels gathered by their flat indices, the same arrays as boolean indexing
+        # gives, faster; the picture's sums are of whole numbers under 2**24, exact in float32 in
+        # any order, so a product with the mask is its mean's own sum.)
+        at = np.flatnonzero(keep)
+        flat = patch.reshape(-1, patch.shape[2]).astype(np.float32)
+        seen = np.take(flat, at, axis=0) - (keep.reshape(-1).astype(np.float32) @ flat) / n
+        energy = float((seen * seen).sum())
         best = -1.0
-        for tmpl in self._templates:
-            want = tmpl[keep]
-            want = want - want.mean(axis=0)
-            spread = float((want * want).sum())
+        for want, spread in self._centred(keep, at):
             if spread < n * 3 * 12.0**2:
                 continue  # the back is plain there: nothing to match
-            norm = float(np.sqrt(float((seen * seen).sum()) * spread))
+            norm = float(np.sqrt(energy * spread))
             best = max(best, float((seen * want).sum()) / max(norm, 1e-6))
         return best
+
+    def _centred(self, keep: npt.NDArray[np.bool_], at: npt.NDArray[np.intp]) -> list[tuple[ByteImage, float]]:
+        """Each template's kept pixels less their mean, and their spread (the sum of squares);
+        remembered for the last few masks (a whole card's is the same every time)."""
+        key = keep.tobytes()
+        found = self._kept.get(key)
+        if found is None:
+            found = []
+            for tmpl in self._templates:
+                want = np.take(tmpl.reshape(-1, tmpl.shape[2]), at, axis=0)
+                want = want - want.mean(axis=0)
+                found.append((want, float((want * want).sum())))
+            if len(self._kept) >= 8:
+                self._kept.pop(next(iter(self._kept)))
+            self._kept[key] = found
+        return found
 
     def _judge(
         self, hyp: Hypothesis, image: ByteImage, fg: ByteImage | None, least: float = 0.25

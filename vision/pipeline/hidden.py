@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import cv2
@@ -86,6 +86,18 @@ class _Stack:
     likeness: Likeness
     card_w: float
     card_h: float
+    # Each back's likeness as a whole card (nothing hiding it), by the back's id: a back is one
+    # of several pairs, and the all-clear mask is made once.
+    _whole: dict[int, float] = field(default_factory=dict)
+    _blank: ByteImage | None = None
+
+    def whole(self, hyp: Hypothesis) -> float:
+        """How well ``hyp`` matches the back as a whole card (nothing hides it; remembered)."""
+        if id(hyp) not in self._whole:
+            if self._blank is None:
+                self._blank = np.zeros(self.covered.shape, np.uint8)
+            self._whole[id(hyp)] = self.likeness(hyp, self._blank)
+        return self._whole[id(hyp)]
 
     def count(self, hyp: Hypothesis) -> Hypothesis:
         hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
@@ -143,8 +155,7 @@ class _Stack:
                     continue
                 # The card on top shows whole: it is the one matching the back better as a whole card
                 # (and it must match it: a rectangle drawn across two cards does not).
-                blank = np.zeros(self.covered.shape, np.uint8)
-                (whole, top), (_, bottom) = sorted(((self.likeness(o, blank), o) for o in (one, two)), key=_first)[::-1]
+                (whole, top), (_, bottom) = sorted(((self.whole(o), o) for o in (one, two)), key=_first)[::-1]
                 if whole < _STILL:
                     continue
                 found = self._middle(bottom=bottom, top=top, under=_aligned(bottom.corners, top.corners))
@@ -273,10 +284,14 @@ def _reaching(quad: Vec, strip: Vec, card_w: float) -> Vec | None:
     rel = strip - quad[0]
     u, v = rel @ a, rel @ b
     # Only a strip beside the card: one reaching past its far sides is something else.
-    if u.min() < -w or u.max() > 2 * w or v.min() < -h or v.max() > 2 * h:
+    umin, umax, vmin, vmax = float(u.min()), float(u.max()), float(v.min()), float(v.max())
+    if umin < -w or umax > 2 * w or vmin < -h or vmax > 2 * h:
         return None
-    u0, u1 = np.percentile(u, (1, 99))
-    v0, v1 = np.percentile(v, (1, 99))
+    # The shift along each side is at most how far the strip's farthest point lies beyond it
+    # (the percentiles lie within the extremes): too small a bound needs no percentiles.
+    if math.hypot(max(umax - w, -umin, 0.0), max(vmax - h, -vmin, 0.0)) < 0.08 * card_w:
+        return None
+    (u0, v0), (u1, v1) = np.percentile(np.stack([u, v]), (1, 99), axis=1)
     slack = 0.04 * card_w
     su = float(u1 - w) if u1 > w + slack else float(u0) if u0 < -slack else 0.0
     sv = float(v1 - h) if v1 > h + slack else float(v0) if v0 < -slack else 0.0
