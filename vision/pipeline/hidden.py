@@ -101,6 +101,7 @@ class _Stack:
 
     def count(self, hyp: Hypothesis) -> Hypothesis:
         hyp.code, hyp.confidence = BACK, 0.5 + 0.5 * hyp.back_score
+        hyp.hidden = True
         self.chosen.append(hyp)
         cv2.fillConvexPoly(self.covered, np.round(hyp.corners).astype(np.int32), 255)
         return hyp

@@ -52,6 +52,7 @@ class Hypothesis:
     back_score: float = 0.0  # how clearly its interior is the back (0..1), once tested
     whole: bool = False  # read at both index corners: it lies on top of its neighbours
     examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
+    hidden: bool = False  # a stack's lower back no outline corner proposed, counted by its strip in place
     center: Vec = field(init=False)  # the mean of the corners
     at: InitVar[Vec | None] = None  # the centre when already known (computed for many at once)
 

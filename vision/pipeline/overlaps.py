@@ -62,9 +62,11 @@ def drop_twice_counted(chosen: list[Hypothesis], solid: ByteImage, *, card_area:
     """The backs of ``chosen`` that are a card already counted: nearly all of what they cover of
     the blob (``solid``) is covered by the other chosen cards. Each such back is dropped in turn,
     the one with the least of its own first, and the rest judged again without it: of two
-    rectangles drawn on one card a few pixels apart, one stays.
+    rectangles drawn on one card a few pixels apart, one stays. A stack's hidden lower back
+    (``hidden``) is not judged so: the middle card of three lies almost wholly under the card on
+    top and over the one below, and its strip was already judged with exactly the cards above it.
     """
-    backs = [h for h in chosen if h.code == BACK]
+    backs = [h for h in chosen if h.code == BACK and not h.hidden]
     dropped: list[Hypothesis] = []
     while len(backs) > 1:
         least: tuple[float, Hypothesis] | None = None
