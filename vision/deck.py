@@ -1,10 +1,9 @@
-"""Deck profiles: register a deck design from its 52 faces and back, save, load, and match indices."""
+"""Deck profiles: register a deck design from its 52 faces and back, save and load it."""
 
 from __future__ import annotations
 
 import functools
 import io
-import math
 import zipfile
 from dataclasses import dataclass, field
 from importlib import resources
@@ -19,6 +18,7 @@ from controller.cards import DECK
 from vision.back_signature import BackSignature, learn_back_signature
 from vision.errors import DeckError, ImageError
 from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, IndexFeature, glyph_bounds, hairlines_cut, index_feature
+from vision.index_match import match_index
 
 # Version 2 adds the back's signature learnt at registration; version 1 files (no signature) are
 # still read, the signature then learnt from the back and faces they hold.
@@ -177,15 +177,6 @@ _ROUNDS_PER_BLUR: Final = 2
 # Shrinkage of the within-class scatter towards its mean variance: the scatter of a few hundred
 # looks per class is noisy in 320 dimensions, and the shrunk one generalises to unseen looks.
 _SHRINK: Final = 0.1
-# A read's squared distance to a class, in units of the training looks' mean, becomes a fit
-# exp(-d / _FIT_SCALE): a typical look (d ~ 1) fits 0.93, and the default acceptance bar (0.72)
-# stands at 4.6 times the typical distance (at 5.3 single corners of blurred indices were misread
-# on unseen tables, at 4.6 none were, for a loss of 0.6 % of corner reads). The runner-up's extra
-# distance becomes a lead 1 - exp(-gap / _LEAD_SCALE): the default bar (0.17) is a gap of 1.5.
-_FIT_SCALE: Final = 14.0
-_LEAD_SCALE: Final = 8.0
-# Weight of the ink colour beside the suit raster's pixels (before whitening, which rescales it).
-_CHROMA_WEIGHT: Final = 4.0
 _CELL: Final = 128  # mosaic cell (pixels) holding one rendered corner
 _COLS: Final = 16  # mosaic cells per row
 
@@ -334,13 +325,6 @@ def face_thumb(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
     return np.asarray(small / norm if norm > 1e-6 else small, dtype=np.float32)
 
 
-def _suit_vector(feature: IndexFeature) -> npt.NDArray[np.float32]:
-    """The suit raster with the ink colour beside it: a blurred heart and diamond differ little in
-    shape, a heart and a spade always in colour.
-    """
-    return np.concatenate([feature.suit, _CHROMA_WEIGHT * feature.chroma]).astype(np.float32)
-
-
 def _train(faces: ByteImage, box: IndexBox, sharp: list[IndexFeature]) -> tuple[Discriminant, Discriminant]:
     """The rank and suit discriminants, learnt from rendered looks at the registered faces and the
     faces' own indices (``sharp``, one per card).
@@ -360,7 +344,7 @@ def _train(faces: ByteImage, box: IndexBox, sharp: list[IndexFeature]) -> tuple[
     if missing:
         raise DeckError(f"{CODES[missing[0]]}: its corner index is lost when seen at table size and blur")
     ranks = np.stack([f.rank for _c, f in looks])
-    suits = np.stack([_suit_vector(f) for _c, f in looks])
+    suits = np.stack([f.suit_vector() for _c, f in looks])
     # CODES run rank-major (2c 2d 2h 2s 3c ...): card i has rank i // 4 and suit i % 4.
     # A court card's index often sits against its picture's frame, so each suit is learnt as two
     # modes, beside a court picture (J Q K: ranks 9-11) and beside plain paper.
@@ -546,80 +530,3 @@ def shipped_deck(variant: str) -> DeckProfile:
     except OSError as exc:
         raise DeckError(f"the default deck profile is missing from the install: {exc}") from exc
     return load_deck(raw)
-
-
-def _no_scores() -> npt.NDArray[np.floating[Any]]:
-    return np.zeros(0, np.float32)
-
-
-@dataclass(frozen=True, slots=True)
-class IndexMatch:
-    """The best card for one corner index and how sure the match is."""
-
-    code: str
-    score: float  # the weaker of the rank's and the suit's fit, 0..1
-    margin: float  # lead over the best *other* card
-    # Every rank's (13) and every suit's (4) score, to pool several corners' evidence.
-    rank_scores: npt.NDArray[np.floating[Any]] = field(repr=False, compare=False, default_factory=_no_scores)
-    suit_scores: npt.NDArray[np.floating[Any]] = field(repr=False, compare=False, default_factory=_no_scores)
-
-
-def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:
-    """Classify one normalised index by the deck's learnt rank and suit discriminants.
-
-    The score is the weaker of the rank's and the suit's fit; the margin the smaller lead.
-    """
-    return match_scores(
-        _fits(profile.rank_model.distances(feature.rank)), _fits(profile.suit_model.distances(_suit_vector(feature)))
-    )
-
-
-def _fits(distances: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """exp(-distance / _FIT_SCALE), computed in place (a fresh distance array, used once)."""
-    np.negative(distances, out=distances)
-    np.divide(distances, _FIT_SCALE, out=distances)
-    return np.exp(distances, out=distances)
-
-
-def match_scores(rank_scores: npt.NDArray[np.floating[Any]], suit_scores: npt.NDArray[np.floating[Any]]) -> IndexMatch:
-    """The best card for per-rank and per-suit fits (one corner's, or several corners' geometric mean).
-
-    A fit is exp(-distance / _FIT_SCALE); the lead over the runner-up is 1 - exp(-(its distance -
-    the best's) / _LEAD_SCALE), so both lie in 0..1 and grow with the evidence.
-    """
-    rank, rank_fit, rank_second = _top_two(rank_scores)
-    suit, suit_fit, suit_second = _top_two(suit_scores)
-    score = min(rank_fit, suit_fit)
-    margin = min(_lead(rank_fit, rank_second), _lead(suit_fit, suit_second))
-    return IndexMatch(
-        code=CODES[rank * 4 + suit], score=score, margin=margin, rank_scores=rank_scores, suit_scores=suit_scores
-    )
-
-
-def _top_two(fits: npt.NDArray[np.floating[Any]]) -> tuple[int, float, float]:
-    """The best class of ``fits``, its fit and the runner-up's fit: the first two of
-    ``np.argsort(fits)[::-1]``, found in plain Python (numpy's per-call cost is most of the work
-    for 13 or 4 values). Ties or NaNs at the top are left to numpy's order itself.
-    """
-    values = fits.tolist()
-    top = sorted(values, reverse=True)
-    if not (top[0] > top[1] and (len(top) < 3 or top[1] > top[2])):
-        order = np.argsort(fits)[::-1]
-        best, other = int(order[0]), int(order[1])
-        return best, values[best], values[other]
-    return values.index(top[0]), top[0], top[1]
-
-
-def lead_over(fits: npt.NDArray[np.floating[Any]], other: int) -> float:
-    """How clearly the best-fitting class beats class ``other``, on the scale of a match's margin
-    (0 when ``other`` is the best).
-    """
-    return _lead(float(fits.max()), float(fits[other]))
-
-
-def _lead(best: float, second: float) -> float:
-    """``lead_over`` from the best fit and the other class' fit."""
-    if best <= 0.0:
-        return 0.0
-    gap = -_FIT_SCALE * math.log(max(second, 1e-300) / best)  # the extra distance of ``other``
-    return 1.0 - math.exp(-gap / _LEAD_SCALE)

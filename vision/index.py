@@ -115,6 +115,10 @@ def glyph_bounds(
     return (x0, y0, x1, y1), sorted(joined, key=lambda c: c[1])
 
 
+# Weight of the ink colour beside the suit raster's pixels (before whitening, which rescales it).
+CHROMA_WEIGHT: Final = 4.0
+
+
 @dataclass(frozen=True, slots=True)
 class IndexFeature:
     """One corner index, normalised: rank and suit glyph rasters (unit vectors) and the ink colour."""
@@ -125,6 +129,12 @@ class IndexFeature:
     pale: bool = False  # found only at the paler ink level (a soft image): reads need more
     softness: float = 0.0  # the blur of the suit's edges, as a Gaussian sigma in canonical pixels
     trimmed: bool = False  # its suit was cut from ink running on past the index (see _cut_at_index)
+
+    def suit_vector(self) -> FloatArray:
+        """The suit raster with the ink colour beside it: a blurred heart and diamond differ little in
+        shape, a heart and a spade always in colour.
+        """
+        return np.concatenate([self.suit, CHROMA_WEIGHT * self.chroma]).astype(np.float32)
 
 
 def _union(boxes: list[Box]) -> Box:

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 
 from vision.back_signature import PATCH_H, PATCH_W, features
-from vision.deck import CODES, DeckProfile, load_deck, match_index, register_deck, save_deck
+from vision.deck import CODES, DeckProfile, load_deck, register_deck, save_deck
 from vision.errors import DeckError, ImageError
 from vision.index import _split_rank_suit, index_feature
+from vision.index_match import match_index
 from vision.recognize import RecognizerSettings
 
 

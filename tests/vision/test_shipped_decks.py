@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from drivers.camera.sim import PURPLE_FELT_BGR, Scene, SimCard, TableRenderer, TableView
-from vision.deck import CODES, SHIPPED_DECKS, DeckProfile, match_index, shipped_deck
+from vision.deck import CODES, SHIPPED_DECKS, DeckProfile, shipped_deck
 from vision.index import index_feature
+from vision.index_match import match_index
 from vision.recognize import Recognizer
 from vision.synth import score_reading
 

@@ -8,7 +8,8 @@ import pytest
 
 from drivers.camera.effects import SimChip
 from drivers.camera.sim import Optics, Scene, SimCard, TableRenderer, TableView
-from vision.deck import CODES, DeckProfile, IndexMatch, match_scores
+from vision.deck import CODES, DeckProfile
+from vision.index_match import IndexMatch, match_scores
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.settings import RecognizerSettings

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from tests.vision.pipeline.shapes import H, W, card_quad
-from vision.deck import DeckProfile, IndexMatch
+from vision.deck import DeckProfile
+from vision.index_match import IndexMatch
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import _STEPS, FAN_SEEN_SCORE, FanReader
