@@ -29,12 +29,12 @@ import numpy.typing as npt
 from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.errors import ImageError
-from vision.pipeline.backs import BACK, BackTester
+from vision.pipeline.backs import BackTester
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.explain import Explainer
 from vision.pipeline.fans import FanReader
-from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.hypotheses import BACK, Hypothesis
 from vision.pipeline.masks import MaskMaker, Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob, find_blobs, vote_height, vote_height_few
 from vision.pipeline.plane import Plane, make_plane

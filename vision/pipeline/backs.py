@@ -10,12 +10,11 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features
-from vision.pipeline.geometry import area, on_outline, share, unit
+from vision.pipeline.geometry import area, on_outline, overlap_area, share, unit
 from vision.pipeline.hidden import hidden_backs
-from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
 
-BACK: Final = "back"
 ByteImage = npt.NDArray[Any]
 _PATCH_CORNERS: Final = np.array([[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, PATCH_H]], np.float32)
 # A strip of a back under others is compared with the registered back itself, place by place, at
@@ -255,8 +254,7 @@ def _overlap(hyp: Hypothesis, other: Hypothesis, card_h: float) -> bool:
     """Whether two card rectangles overlap (their centres closer than a card's length, quads meeting)."""
     if float(np.hypot(*(hyp.center - other.center))) >= card_h:
         return False
-    inter, _ = cv2.intersectConvexConvex(hyp.corners.astype(np.float32), other.corners.astype(np.float32))
-    return float(inter) > 1.0
+    return overlap_area(hyp.corners, other.corners) > 1.0
 
 
 def _may_lie_under(hyp: Hypothesis, over: list[Hypothesis], *, card_w: float) -> bool:
@@ -265,11 +263,10 @@ def _may_lie_under(hyp: Hypothesis, over: list[Hypothesis], *, card_w: float) ->
     a quarter about a corner is no card of the stack), each at least 8 % of a card's width away
     (nearer, it is the same card seen from another corner).
     """
-    short = unit(hyp.corners[1] - hyp.corners[0])
     for other in over:
         if other.code != BACK or float(np.hypot(*(hyp.center - other.center))) < 0.08 * card_w:
             return False
-        if abs(float(np.dot(short, unit(other.corners[1] - other.corners[0])))) < 0.95:
+        if not parallel(hyp.corners, other.corners, within=STACK_COS):
             return False
     return True
 

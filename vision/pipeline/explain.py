@@ -9,12 +9,12 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.backs import BACK, BackTester, card_shaped, squared, stack_backs
+from vision.pipeline.backs import BackTester, card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import area, on_outline, quad_shares, share
-from vision.pipeline.hypotheses import Hypothesis, across, parallel, propose, same_card
+from vision.pipeline.hypotheses import BACK, Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins

@@ -43,6 +43,12 @@ def area(quad: Vec) -> float:
     return float(abs(cv2.contourArea(quad.astype(np.float32))))
 
 
+def overlap_area(a: Vec, b: Vec) -> float:
+    """The area two convex quads share (pixels squared)."""
+    inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
+    return float(inter)
+
+
 def local_poly(quad: Vec) -> tuple[int, int, int, int, npt.NDArray[np.int32]]:
     """``cv2.boundingRect`` of the rounded polygon (x, y, w, h) and the polygon rounded in that box's
     frame, ``np.round(quad - (x, y)).astype(np.int32)``: the same integers in plain Python (its

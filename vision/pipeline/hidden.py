@@ -11,10 +11,9 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.geometry import area, share, unit
-from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.geometry import area, overlap_area, share, unit
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
-BACK: Final = "back"
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
 # How well what the given mask does not hide of a rectangle matches the registered back in place.
@@ -152,7 +151,7 @@ class _Stack:
         for i, one in enumerate(backs):
             for two in backs[i + 1 :]:
                 gap = float(np.hypot(*(one.center - two.center)))
-                if not 0.16 * card_w <= gap <= card_w or not _parallel(one.corners, two.corners, 0.99):
+                if not 0.16 * card_w <= gap <= card_w or not parallel(one.corners, two.corners, within=0.99):
                     continue
                 # The card on top shows whole: it is the one matching the back better as a whole card
                 # (and it must match it: a rectangle drawn across two cards does not).
@@ -233,9 +232,8 @@ class _Stack:
         for o in self.chosen:
             if float(np.hypot(*(hyp.center - o.center))) < 0.08 * self.card_w:
                 return None  # a card already counted
-            inter, _ = cv2.intersectConvexConvex(corners.astype(np.float32), o.corners.astype(np.float32))
-            if float(inter) > 1.0:
-                if o.code != BACK or not _parallel(corners, o.corners, 0.95):
+            if overlap_area(corners, o.corners) > 1.0:
+                if o.code != BACK or not parallel(corners, o.corners, within=STACK_COS):
                     return None
                 under = True
         if not under:
@@ -254,10 +252,6 @@ class _Stack:
 
 def _first(pair: tuple[float, Hypothesis]) -> float:
     return pair[0]
-
-
-def _parallel(one: Vec, two: Vec, cos: float) -> bool:
-    return abs(float(np.dot(unit(one[1] - one[0]), unit(two[1] - two[0])))) >= cos
 
 
 def _aligned(quad: Vec, to: Vec) -> Vec:

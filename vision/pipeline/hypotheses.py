@@ -12,12 +12,15 @@ import numpy.typing as npt
 from vision.pipeline.outline import Corner
 
 UNKNOWN: Final = "unknown"
+BACK: Final = "back"  # a hypothesis' code once it is counted face down
 # A quad snapped at four corners further than this (card widths) from a parallelogram has one
 # corner that is not the card's; a corner whose sides are within this share of a card's and
 # whose angle's cosine is below it is the card's own (see square_up).
 _SQUARE_TOL: Final = 0.04
 # Two cards in one place lie parallel within this cosine (8 degrees) when they are one card.
 PARALLEL_COS: Final = math.cos(math.radians(8.0))
+# Backs dealt on one another lie within this cosine (about 18 degrees) of each other.
+STACK_COS: Final = 0.95
 # Two cards lie across one another beyond this cosine (60 degrees): no fan turns a card so far.
 ACROSS_COS: Final = 0.5
 Vec = npt.NDArray[np.float64]
@@ -235,8 +238,9 @@ def across(a: Vec, b: Vec) -> bool:
     return bool(abs(cos) < ACROSS_COS)
 
 
-def parallel(a: Vec, b: Vec) -> bool:
-    """Whether two card quads lie within about 8 degrees of one another (either way up)."""
+def parallel(a: Vec, b: Vec, *, within: float = PARALLEL_COS) -> bool:
+    """Whether two card quads lie parallel (either way up): the cosine of their turn beyond
+    ``within`` (by default about 8 degrees: one card's rectangles)."""
     (ax, ay), (bx, by) = (a[1] - a[0]).tolist(), (b[1] - b[0]).tolist()
     cos = (ax * bx + ay * by) / max(math.hypot(ax, ay) * math.hypot(bx, by), 1e-9)
-    return bool(abs(cos) > PARALLEL_COS)
+    return bool(abs(cos) > within)

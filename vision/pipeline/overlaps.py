@@ -8,17 +8,14 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.backs import BACK
 from vision.pipeline.corners import UNKNOWN
-from vision.pipeline.geometry import local_poly, unit
-from vision.pipeline.hypotheses import Hypothesis, across, parallel
+from vision.pipeline.geometry import local_poly, overlap_area
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
 
 ByteImage = npt.NDArray[Any]
 
 # Two backs sharing this much of a card's area lie on one another (a stack), not side by side.
 _STACKED_SHARE: Final = 0.3
-# Backs dealt on one another lie within about 18 degrees (as ``stack_backs`` takes them).
-_STACK_COS: Final = 0.95
 # A back whose own part (what no other card of the blob covers) is less than this share of a card
 # explains nothing: the card under it would show at least the 6 mm strip of the least offset a
 # dealt stack has (about a tenth of a card; ``stack_backs`` counts a strip from 6 %).
@@ -26,8 +23,7 @@ _OWN_SHARE: Final = 0.04
 
 
 def _overlap_share(a: Hypothesis, b: Hypothesis, card_area: float) -> float:
-    inter, _ = cv2.intersectConvexConvex(a.corners.astype(np.float32), b.corners.astype(np.float32))
-    return float(inter) / card_area
+    return overlap_area(a.corners, b.corners) / card_area
 
 
 def drop_crossed_backs(chosen: list[Hypothesis], hyps: list[Hypothesis], *, card_area: float) -> list[Hypothesis]:
@@ -38,8 +34,8 @@ def drop_crossed_backs(chosen: list[Hypothesis], hyps: list[Hypothesis], *, card
     corners of different cards of a stack, not a card. Which of the two is the stack's is told by
     the blob's own outline corners: the hypotheses they propose (``hyps``) lie along the stack's
     cards, several of them for each card, while the rectangle drawn across has few. The one with
-    fewer parallel hypotheses is dropped when the other has at least twice as many (two cards
-    really crossed each propose as many, and both stay).
+    fewer parallel hypotheses (by support) is dropped; a tie keeps both (two cards really
+    crossed each propose as many).
     """
     backs = [h for h in chosen if h.code == BACK]
     dropped: list[Hypothesis] = []
@@ -132,5 +128,4 @@ def under_backs(hyp: Hypothesis, chosen: list[Hypothesis], *, card_area: float) 
     over = [o for o in chosen if o is not hyp and _overlap_share(hyp, o, card_area) > 0.01]
     if not over or any(o.code != BACK for o in over):
         return False
-    short = unit(hyp.corners[1] - hyp.corners[0])
-    return all(abs(float(np.dot(short, unit(o.corners[1] - o.corners[0])))) >= _STACK_COS for o in over)
+    return all(parallel(hyp.corners, o.corners, within=STACK_COS) for o in over)
