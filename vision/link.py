@@ -63,6 +63,14 @@ class LinkSettings:
     # covered zones or of the card counts is sent at once): often enough that the last frame's time
     # they show is never near STALE_AFTER old while the camera runs.
     report_every: float = 1.0
+    # Frames in a row that recognition may fail on (a fault in the pipeline, not the camera) before
+    # the link counts the camera as failed: one odd frame is skipped, a pipeline that fails on every
+    # frame must not leave the table believing its misdeal checks still run.
+    max_failed_frames: int = 30
+
+    def __post_init__(self) -> None:
+        if self.max_failed_frames < 1:
+            raise ValueError("max_failed_frames must be at least 1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -419,12 +427,40 @@ class CameraLink:
         self.source.close()
         self._changed()
 
+    def _step_guarded(self, failed_in_row: int) -> tuple[bool, int]:
+        """One :meth:`step`; a fault of the pipeline itself (any error that is not the camera's or
+        the journal's) skips the frame, logged with its traceback for the technician.
+
+        Returns (the source has ended, frames failed in a row now).
+
+        Raises:
+            CameraError: the source failed for good, or recognition failed on
+                ``max_failed_frames`` frames in a row.
+            JournalError: the table could not record a tilt.
+        """
+        try:
+            return self.step() is None, 0
+        except (CameraError, JournalError):
+            raise
+        except Exception as exc:
+            failed_in_row += 1
+            log.exception("the camera link could not process a frame (%d in a row)", failed_in_row)
+            if failed_in_row >= self.settings.max_failed_frames:
+                # Only the error's type: its text may name a card, and a tilt is shown to everyone.
+                raise CameraError(
+                    f"card recognition failed on {failed_in_row} frames in a row ({type(exc).__name__}); "
+                    "the table's log has the details"
+                ) from exc
+            return False, failed_in_row
+
     def _run(self) -> None:
         period = 1.0 / self.settings.max_fps if self.settings.max_fps else 0.0
         next_at = time.monotonic()
+        failed_in_row = 0
         try:
             while not self._stop.is_set():
-                if self.step() is None:
+                ended, failed_in_row = self._step_guarded(failed_in_row)
+                if ended:
                     break
                 next_at = max(next_at + period, time.monotonic())
                 self._stop.wait(max(0.0, next_at - time.monotonic()))

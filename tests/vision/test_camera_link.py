@@ -246,6 +246,43 @@ def test_a_camera_that_fails_shows_in_the_links_health_and_stops_play(rig: Rig) 
     assert tilt.kind == "camera-link-lost" and "Zz" in tilt.message
 
 
+class Faulty:
+    """Recognition with a fault: raises on the frames ``fails`` says, like a pipeline bug would."""
+
+    def __init__(self, real: Any, fails: Callable[[int], bool]) -> None:
+        self.real, self.fails, self.calls = real, fails, 0
+
+    def read(self, image: ByteImage) -> Any:
+        self.calls += 1
+        if self.fails(self.calls):
+            raise IndexError("card Ah: index 7 is out of bounds")  # a message naming a card
+        return self.real.read(image)
+
+
+def test_a_frame_recognition_fails_on_is_skipped(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig.open_round()
+    faulty = Faulty(rig.link.recognizer, fails=lambda n: n == 2)
+    monkeypatch.setattr(rig.link, "recognizer", faulty)
+    first = rig.draw()
+    rig.link.start()
+    rig.put(first.card.code, Slot("box", 0, box=2))  # a misdeal the checks must still find
+    wait_for(lambda: rig.table.tilts, "the camera's tilt", timeout=60)
+    (tilt,) = rig.table.tilts.values()
+    assert tilt.kind == "deal-sequence" and faulty.calls > 2
+    assert not rig.link.failed.is_set()
+
+
+def test_recognition_failing_on_every_frame_is_the_camera_failing(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    rig.open_round()
+    monkeypatch.setattr(rig.link, "recognizer", Faulty(rig.link.recognizer, fails=lambda n: n > 1))
+    rig.link.start()
+    assert rig.link.failed.wait(60)
+    assert "30 frames in a row (IndexError)" in rig.link.health().failure
+    # The floor sees a tilt, and its message (shown to every role) does not repeat the error's text.
+    (tilt,) = rig.table.tilts.values()
+    assert tilt.kind == "camera-link-lost" and "IndexError" in tilt.message and "Ah" not in tilt.message
+
+
 def test_cards_are_sized_by_the_calibration_so_a_frame_of_fans_alone_is_read(rig: Rig) -> None:
     # No single card on the layout to measure a card by: the calibration says how big cards are.
     fan = [SimCard(code=c, x_mm=330 + 22 * k, y_mm=325, angle_deg=0.0) for k, c in enumerate(["7c", "Qd", "3s"])]

@@ -117,11 +117,17 @@ def test_a_camera_configured_beside_a_shoe_checks_the_deal(tmp_path: Path) -> No
             "last_counter": None,
             "camera": "checks",
         }
+        # "ready" does not wait for the shoe: a card drawn before the table's first contact with a
+        # shoe is not the table's (it resumes after the counter the shoe says hello with).
+        linked = time.monotonic() + 60
+        while "linked=yes" not in sim.command("status") and time.monotonic() < linked:
+            time.sleep(0.05)
         assert ask({"cmd": "open", "bets": [{"box": 1, "ante": 150}]})["ok"] is True
         # Deal until the table waits for the player's decision (two cards to box 1, two to the
         # dealer, the flop): the shoe's cards arrive asynchronously, so follow what it expects.
         tilts: list[dict[str, Any]] = []
         drawn_for = ""
+        state: dict[str, Any] = {}
         deadline = time.monotonic() + 90
         while not tilts and time.monotonic() < deadline:
             state = ask({"cmd": "state"})["state"]
@@ -132,5 +138,7 @@ def test_a_camera_configured_beside_a_shoe_checks_the_deal(tmp_path: Path) -> No
             time.sleep(0.05)
         _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    assert [t["kind"] for t in tilts] == ["deal-sequence"], tilts
+    # On failure, what the table waited for and what the process said tell a lost draw from a
+    # camera that stopped.
+    assert [t["kind"] for t in tilts] == ["deal-sequence"], (state, err)
     assert "camera" in tilts[0]["message"], tilts
