@@ -13,6 +13,7 @@ from typing import Any
 
 from controller.sql import Cursor
 from floor.errors import FloorConfigError, FloorIntegrityError, FloorRefused
+from floor.reports import amount_text
 from floor.status import JACKPOT, StatusStore
 
 MAX_MINOR_UNITS = 4  # as the table configuration allows (controller/config.py)
@@ -105,6 +106,14 @@ def account_unit_refusal(account: Account, *, table: str, currency: str, minor_u
         f"{unit_text(account.currency, account.minor_units)}: a table feeds only a jackpot in its own currency "
         "and decimals"
     )
+
+
+def money_text(amount: int, account: Account) -> str:
+    """An amount of ``account``'s money as a supervisor reads it: ``12,345.00 USD``; an account with no
+    currency yet gives its minor units, saying so (nothing says what they are worth)."""
+    if not account.currency:
+        return f"{amount:,} (minor units; jackpot {account.name} has no currency yet)"
+    return f"{amount_text(amount, account.minor_units)} {account.currency}"
 
 
 def check_unit(currency: str, minor_units: int, *, what: str) -> None:
@@ -400,7 +409,8 @@ class JackpotStore(StatusStore):
         return Hit(*row)
 
     def approve_hit(self, *, account: str, hit_no: int, by: str, second_approval_above: int) -> Hit:
-        """The first of two supervisors approves a pending hit above ``second_approval_above`` (cents);
+        """The first of two supervisors approves a pending hit above ``second_approval_above`` (in the
+        account's minor units);
         another supervisor then confirms it (:meth:`confirm_hit`). The same supervisor approving again
         changes nothing.
 
@@ -417,8 +427,10 @@ class JackpotStore(StatusStore):
             if hit.status == "confirmed":
                 raise FloorRefused(f"{name} is confirmed already (by {hit.confirmed_by})")
             if hit.amount <= second_approval_above:
+                held = self._account(cur, account, lock=False)
                 raise FloorRefused(
-                    f"{name} ({hit.amount} cents) is not above {second_approval_above}: one supervisor confirms it"
+                    f"{name} ({money_text(hit.amount, held)}) is not above {money_text(second_approval_above, held)}: "
+                    "one supervisor confirms it"
                 )
             if hit.approved_by == by:
                 return hit
@@ -434,9 +446,9 @@ class JackpotStore(StatusStore):
     def confirm_hit(self, *, account: str, hit_no: int, by: str, second_approval_above: int | None = None) -> Hit:
         """A supervisor confirms a pending hit (confirming it again is a no-op that keeps the first confirmation).
 
-        With ``second_approval_above`` (cents), a hit above it must first be approved (:meth:`approve_hit`)
-        by another supervisor; without it, or at or below it, one supervisor confirms it. Whoever approved a
-        hit never confirms it too.
+        With ``second_approval_above`` (the account's minor units), a hit above it must first be approved
+        (:meth:`approve_hit`) by another supervisor; without it, or at or below it, one supervisor confirms
+        it. Whoever approved a hit never confirms it too.
 
         Raises:
             FloorConfigError: no such hit, or no supervisor named.
@@ -454,9 +466,10 @@ class JackpotStore(StatusStore):
                     f"{by} approved {name} and cannot confirm it too: a second, different supervisor confirms it"
                 )
             if second_approval_above is not None and hit.amount > second_approval_above and hit.approved_by is None:
+                held = self._account(cur, account, lock=False)
                 raise FloorRefused(
-                    f"{name} ({hit.amount} cents) is above {second_approval_above}: a supervisor approves it first, "
-                    "then a different supervisor confirms it"
+                    f"{name} ({money_text(hit.amount, held)}) is above {money_text(second_approval_above, held)}: "
+                    "a supervisor approves it first, then a different supervisor confirms it"
                 )
             cur.execute(
                 "UPDATE jackpot_hits SET status = 'confirmed', confirmed_by = %s, confirmed_at = %s "

@@ -9,6 +9,7 @@ import pytest
 
 from controller.journal.base import Entry
 from floor import FloorConfigError, FloorRefused, FloorStore, open_store
+from floor.jackpots import Account, money_text
 
 
 @pytest.fixture
@@ -102,8 +103,10 @@ def test_rounds_in_the_last_hour_last_seq_and_pending_hits_come_from_the_floor(s
 
 
 def _hits(store: FloorStore) -> None:
-    store.add_table(table_id="a1", pit="A", game="oasis")
-    store.open_account(name="big", scope="floor", reset=1_000_000, increment=100, cap=5_000_000)
+    store.add_table(table_id="a1", pit="A", game="oasis", currency="USD", minor_units=2)
+    store.open_account(
+        name="big", scope="floor", reset=1_000_000, increment=100, cap=5_000_000, currency="USD", minor_units=2
+    )
     store.hit(account="big", table_id="a1", seq=1)  # 1,000,000: above 500,000
     store.hit(account="big", table_id="a1", seq=2, share_bp=1_000)  # 100,000: at or below
 
@@ -111,7 +114,8 @@ def _hits(store: FloorStore) -> None:
 def test_a_hit_above_the_amount_needs_two_different_supervisors(store: FloorStore) -> None:
     _hits(store)
     above = 500_000
-    with pytest.raises(FloorRefused, match=r"hit 1 of big \(1000000 cents\) is above 500000: a supervisor approves"):
+    refused = r"hit 1 of big \(10,000.00 USD\) is above 5,000.00 USD: a supervisor approves"
+    with pytest.raises(FloorRefused, match=refused):
         store.confirm_hit(account="big", hit_no=1, by="sam", second_approval_above=above)
     approved = store.approve_hit(account="big", hit_no=1, by="sam", second_approval_above=above)
     assert (approved.status, approved.approved_by, approved.confirmed_by) == ("pending", "sam", None)
@@ -132,7 +136,7 @@ def test_a_hit_above_the_amount_needs_two_different_supervisors(store: FloorStor
 
 def test_a_hit_at_or_below_the_amount_is_confirmed_by_one_supervisor(store: FloorStore) -> None:
     _hits(store)
-    with pytest.raises(FloorRefused, match=r"\(100000 cents\) is not above 100000: one supervisor confirms it"):
+    with pytest.raises(FloorRefused, match=r"\(1,000.00 USD\) is not above 1,000.00 USD: one supervisor confirms it"):
         store.approve_hit(account="big", hit_no=2, by="sam", second_approval_above=100_000)
     done = store.confirm_hit(account="big", hit_no=2, by="sam", second_approval_above=100_000)
     assert (done.status, done.confirmed_by, done.approved_by) == ("confirmed", "sam", None)
@@ -225,3 +229,16 @@ def test_a_camera_report_that_is_not_one_is_refused_and_nothing_recorded(
         store.report_status(table_id="a1", phase="idle", round_no=0, tilts=[], progressive="none", camera=camera)
     kept = store.statuses(tables=["a1"])[0]
     assert kept.version == 1 and kept.camera is not None and kept.camera["state"] == "ok"
+
+
+def test_amounts_in_messages_are_in_the_jackpots_money() -> None:
+    def account(currency: str, minor_units: int) -> Account:
+        numbers = dict.fromkeys(("reset", "increment", "cap", "meter", "seeded", "contributions"), 0)
+        numbers |= dict.fromkeys(("contribution_count", "overflow", "hits", "won", "corrections"), 0)
+        return Account(name="big", scope="floor", scope_value="", currency=currency, minor_units=minor_units, **numbers)
+
+    assert money_text(1_234_567, account("EUR", 0)) == "1,234,567 EUR"
+    assert money_text(1_234_567, account("USD", 2)) == "12,345.67 USD"
+    assert money_text(5, account("KWD", 3)) == "0.005 KWD"
+    # A jackpot whose unit a supervisor has not set yet: the number is not passed off as money.
+    assert money_text(1_234_567, account("", 0)) == "1,234,567 (minor units; jackpot big has no currency yet)"

@@ -89,7 +89,7 @@ def test_a_large_hit_needs_two_different_supervisors_and_dealers_cannot_confirm(
             )
             early = sam.post("/api/floor/jackpots/big/1/confirm")
             assert early.status_code == 409
-            assert "above 500000: a supervisor approves it first" in early.json()["error"]
+            assert "(1,000,000 EUR) is above 500,000 EUR: a supervisor approves it first" in early.json()["error"]
             approved = sam.post("/api/floor/jackpots/big/1/approve")
             assert approved.status_code == 200 and approved.json()["hit"]["approved_by"] == "sam"
             twice = sam.post("/api/floor/jackpots/big/1/confirm")
