@@ -48,13 +48,6 @@ class BackTester:
             sharp = cv2.resize(back, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
             self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
-        # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
-        # strip's sums are gathered from, ``strip_likeness``).
-        self._moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
-        for j, tmpl in enumerate(self._templates):
-            flat = tmpl.reshape(-1, 3).astype(np.float64)
-            self._moments[:, 3 * j : 3 * j + 3] = flat
-            self._moments[:, 6 + j] = (flat * flat).sum(axis=1)
         self._clear: ByteImage | None = None
         # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
         self._hues: npt.NDArray[np.float64] | None = None
@@ -62,6 +55,13 @@ class BackTester:
             hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
             hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
             self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
+        # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
+        # strip's sums are gathered from, ``strip_likeness``).
+        self._moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
+        for j, tmpl in enumerate(self._templates):
+            flat = tmpl.reshape(-1, 3).astype(np.float64)
+            self._moments[:, 3 * j : 3 * j + 3] = flat
+            self._moments[:, 6 + j] = (flat * flat).sum(axis=1)
 
     def like_cloth(self, felt_hue: int) -> bool:
         """Whether enough of the registered back has the cloth's hue (the felt test's band) for
