@@ -30,6 +30,7 @@ _STRIP_MATCH: Final = 0.6
 _LIKE_CLOTH: Final = 0.1
 _HUE_BAND: Final = 14
 _STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
+_ONES: Final = np.ones(_STRIP_W * _STRIP_H, np.float64)
 
 
 class BackTester:
@@ -48,14 +49,19 @@ class BackTester:
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
             self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
         self._clear: ByteImage | None = None
-        # The templates' kept pixels, centred, and their spread, by the kept mask (``_centred``).
-        self._kept: dict[bytes, list[tuple[ByteImage, float]]] = {}
         # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
         self._hues: npt.NDArray[np.float64] | None = None
         if back is not None:
             hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
             hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
             self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
+        # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
+        # strip's sums are gathered from, ``strip_likeness``).
+        self._moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
+        for j, tmpl in enumerate(self._templates):
+            flat = tmpl.reshape(-1, 3).astype(np.float64)
+            self._moments[:, 3 * j : 3 * j + 3] = flat
+            self._moments[:, 6 + j] = (flat * flat).sum(axis=1)
 
     def like_cloth(self, felt_hue: int) -> bool:
         """Whether enough of the registered back has the cloth's hue (the felt test's band) for
@@ -136,36 +142,24 @@ class BackTester:
         if n < 0.04 * _STRIP_W * _STRIP_H:
             return -1.0  # (before the picture is warped: nothing of it would be looked at)
         patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
-        # (The kept pixels gathered by their flat indices, the same arrays as boolean indexing
-        # gives, faster; the picture's sums are of whole numbers under 2**24, exact in float32 in
-        # any order, so a product with the mask is its mean's own sum.)
+        # Correlated colour by colour, each less its mean over the kept pixels, from sums over them
+        # (float64: the strip's are of whole numbers, exact; the templates' one pass is exact enough).
         at = np.flatnonzero(keep)
-        flat = patch.reshape(-1, patch.shape[2]).astype(np.float32)
-        seen = np.take(flat, at, axis=0) - (keep.reshape(-1).astype(np.float32) @ flat) / n
-        energy = float((seen * seen).sum())
+        seen = np.take(patch.reshape(-1, patch.shape[2]), at, axis=0).astype(np.float64)
+        tmpl = np.take(self._moments, at, axis=0)
+        # Each strip colour's sum and its products with every template column, and those columns' sums.
+        (p0, p1, p2), by_colour = (_ONES[:n] @ seen).tolist(), (seen.T @ tmpl).tolist()
+        sums = (_ONES[:n] @ tmpl).tolist()
+        energy = float(np.vdot(seen, seen)) - (p0 * p0 + p1 * p1 + p2 * p2) / n
         best = -1.0
-        for want, spread in self._centred(keep, at):
+        for j in range(len(self._templates)):
+            t0, t1, t2 = sums[3 * j : 3 * j + 3]
+            spread = sums[6 + j] - (t0 * t0 + t1 * t1 + t2 * t2) / n
             if spread < n * 3 * 12.0**2:
                 continue  # the back is plain there: nothing to match
-            norm = float(np.sqrt(energy * spread))
-            best = max(best, float((seen * want).sum()) / max(norm, 1e-6))
+            cross = sum(by_colour[c][3 * j + c] for c in range(3)) - (p0 * t0 + p1 * t1 + p2 * t2) / n
+            best = max(best, cross / max(math.sqrt(max(energy, 0.0) * spread), 1e-6))
         return best
-
-    def _centred(self, keep: npt.NDArray[np.bool_], at: npt.NDArray[np.intp]) -> list[tuple[ByteImage, float]]:
-        """Each template's kept pixels less their mean, and their spread (the sum of squares);
-        remembered for the last few masks (a whole card's is the same every time)."""
-        key = keep.tobytes()
-        found = self._kept.get(key)
-        if found is None:
-            found = []
-            for tmpl in self._templates:
-                want = np.take(tmpl.reshape(-1, tmpl.shape[2]), at, axis=0)
-                want = want - want.mean(axis=0)
-                found.append((want, float((want * want).sum())))
-            if len(self._kept) >= 8:
-                self._kept.pop(next(iter(self._kept)))
-            self._kept[key] = found
-        return found
 
     def _judge(
         self, hyp: Hypothesis, image: ByteImage, fg: ByteImage | None, least: float = 0.25

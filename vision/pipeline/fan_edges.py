@@ -27,7 +27,7 @@ PAPER_GREY: Final = 0.55
 # A contour point (x, y) as one integer, to find approxPolyDP's vertices among the contour's points.
 _POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 # Where along a visible edge paper_along looks (shares of its length).
-_ALONG: Final = np.linspace(0.1, 0.9, 9)[:, None]
+_ALONG_LIST: Final = np.linspace(0.1, 0.9, 9).tolist()
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +125,9 @@ def index_starts(
     paper = float(lows[int(0.9 * (len(lows) - 1))])
     # A card's face is white paper: its brightest parts nearly grey, in any light (a warm lamp's
     # paper keeps 0.6 of its brightest channel in its darkest), where a back's colour does not.
-    lit = dark >= 0.9 * paper
+    # (A whole-number pixel is at least a level, or under it, as it is at least or under the
+    # level rounded up: the bytes compared with whole numbers, not as a float copy of the band.)
+    lit = dark >= math.ceil(0.9 * paper)
     if not lit.any():
         return []
     bright = cv2.max(cv2.max(b, g), r)
@@ -133,11 +135,11 @@ def index_starts(
         return []
     # The shadow a card's edge casts on the card below: a column a little dark in almost every
     # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
-    shade = ((dark < 0.85 * paper).mean(axis=0) >= 0.8).tolist()
+    shade = ((dark < math.ceil(0.85 * paper)).sum(axis=0) >= 0.8 * band_h).tolist()
     edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
     # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's leading
     # edge (or a pip's: its read fails).
-    ink = ((dark < 0.6 * paper).sum(axis=0) >= 2).tolist()
+    ink = ((dark < math.ceil(0.6 * paper)).sum(axis=0) >= 2).tolist()
     starts = []
     clear = 0
     for t, is_ink in enumerate(ink):
@@ -233,10 +235,22 @@ def paper_along(image: ByteImage, walk: Walk, *, across: Vec, rows: tuple[float,
     a few points are enough to pass over a back's edge without warping its band from the frame.
     """
     h, w = image.shape[:2]
-    line = walk.origin + walk.along * (_ALONG * walk.length)
-    xy = np.round(np.concatenate([line + across * share for share in rows])).astype(np.int64)
-    keep = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    if not keep.any():
+    # The points in plain Python (numpy's per-call cost is all of the work for 18 points): the
+    # same float64 arithmetic in the same order, rounded half to even as np.round does.
+    (ox, oy), (dx, dy), (cx, cy) = walk.origin.tolist(), walk.along.tolist(), across.tolist()
+    xs, ys = [], []
+    for share in rows:
+        for a in _ALONG_LIST:
+            t = a * walk.length
+            fx, fy = ox + dx * t + cx * share, oy + dy * t + cy * share
+            if not (math.isfinite(fx) and math.isfinite(fy)):
+                continue  # (nowhere on the plane)
+            x, y = round(fx), round(fy)
+            if 0 <= x < w and 0 <= y < h:
+                xs.append(x)
+                ys.append(y)
+    if not xs:
         return False
-    px = image[xy[keep, 1], xy[keep, 0]]
-    return grey(px.min(axis=1), px.max(axis=1))
+    px = image[ys, xs]
+    b, g, r = px[:, 0], px[:, 1], px[:, 2]
+    return grey(np.minimum(np.minimum(b, g), r), np.maximum(np.maximum(b, g), r))

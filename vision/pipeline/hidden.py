@@ -286,10 +286,28 @@ def _reaching(quad: Vec, strip: Vec, card_w: float) -> Vec | None:
     # (the percentiles lie within the extremes): too small a bound needs no percentiles.
     if math.hypot(max(umax - w, -umin, 0.0), max(vmax - h, -vmin, 0.0)) < 0.08 * card_w:
         return None
-    (u0, v0), (u1, v1) = np.percentile(np.stack([u, v]), (1, 99), axis=1)
+    (u0, u1), (v0, v1) = _percentiles(u), _percentiles(v)
     slack = 0.04 * card_w
     su = float(u1 - w) if u1 > w + slack else float(u0) if u0 < -slack else 0.0
     sv = float(v1 - h) if v1 > h + slack else float(v0) if v0 < -slack else 0.0
     if not 0.08 * card_w <= math.hypot(su, sv) <= 0.5 * card_w:
         return None
     return np.asarray(quad + su * a + sv * b, np.float64)
+
+
+def _percentiles(values: Vec) -> tuple[float, float]:
+    """``np.percentile(values, (1, 99))``, the same floats (its linear interpolation between the
+    neighbouring order statistics), from one partition without its general machinery."""
+    n = len(values)
+    at = [(n - 1) * q for q in (0.01, 0.99)]
+    lows = [min(math.floor(x), n - 1) for x in at]
+    ranked = np.partition(values, sorted({k for low in lows for k in (low, min(low + 1, n - 1))}))
+    out = []
+    for x, low in zip(at, lows, strict=True):
+        if x >= n - 1:
+            out.append(float(ranked[n - 1]))
+            continue
+        a, b = float(ranked[low]), float(ranked[low + 1])
+        t = x - low
+        out.append(b - (b - a) * (1 - t) if t >= 0.5 else a + (b - a) * t)
+    return out[0], out[1]
