@@ -168,14 +168,26 @@ class FanReader:
                 if again.match is not None and again.code != UNKNOWN:
                     code, conf, best, match = again.code, again.confidence, again.best, again.match
                     break
+        named: tuple[str, float] | None = None
         if code != UNKNOWN and match.score >= bar:
-            hyp.code, hyp.confidence = code, conf
-            return match.score
-        if best is not None and match.score >= FAN_SEEN_SCORE:
-            steady = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
-            if steady is not None:
-                hyp.code, hyp.confidence = steady
+            named = code, conf
+        elif best is not None and match.score >= FAN_SEEN_SCORE:
+            named = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
+        if named is not None:
+            opposite = self._far_read(image, c, corner)
+            if not self._far_dissents(opposite, named[0]):
+                hyp.code, hyp.confidence = named
                 return match.score
+            # The card's other printed index, diagonally opposite, shows another card: one of the
+            # two is another card's index (a four-index design's fan shows a card's lower index
+            # where a scan pose turned half round puts this card's corner, and the far corner
+            # is then this card's own index). A card is there, unread, unless the far corner
+            # lies under a card read as what it showed (a fan held turned about its corner),
+            # which settle decides with the whole blob.
+            hyp.seen, hyp.confidence = True, named[1]
+            near = CornerRead(named[0], named[1], named[0], match)
+            self._split.append((hyp, near, opposite) if corner == 0 else (hyp, opposite, near))
+            return match.score
         if match.score >= (bar if seen_score is None else seen_score):
             hyp.seen, hyp.confidence = True, conf
             # An index that falls short of a read: the card's other index, where it shows, is a
@@ -184,6 +196,26 @@ class FanReader:
             if far is not None:
                 hyp.code, hyp.confidence = far
         return match.score
+
+    def _far_read(self, image: ByteImage, c: Vec, corner: int) -> CornerRead:
+        """The read at the index corner diagonally opposite ``corner`` (0 or 2) of a card (frame
+        corners)."""
+        k = 2 - corner
+        return self.corners.read(image, c[k], c[(k + 1) % 4] - c[k], c[(k + 3) % 4] - c[k])
+
+    def _far_dissents(self, far: CornerRead, code: str) -> bool:
+        """Whether a card's far index corner shows another card than ``code``: an index (fitting
+        some card at least FAN_SEEN_SCORE, as a blurred index does and a pip or a picture's edge
+        does not) whose best card is another, its rank or suit set clearly apart from ``code``'s.
+        (A pose a pixel off can leave a clear index just short of a read: it is no less another
+        card's.)
+        """
+        if far.code != UNKNOWN:
+            return far.code != code
+        m = far.match
+        if m is None or far.best in (None, code) or m.score < FAN_SEEN_SCORE:
+            return False
+        return self.decider.dissents(m, code)
 
     def _steady(
         self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str, score: float
