@@ -51,6 +51,9 @@ _TURNS: Final = {
     )
     for d in (-FAN_TURN_DEG, FAN_TURN_DEG)
 }
+# A card named by one index has its far index corner read (see read_exposed) only when that
+# corner lies within this share of a card's width inside the blob's outline.
+FAR_IN_VIEW: Final = 0.1
 # A one-index read that falls short of the fan's bar is looked at again from the frame pixel
 # beside its corner each way (8 poses): where at least FAN_STEADY_AGREE of them show the same
 # card as the corner itself, and the middle of the nine scores reaches the ordinary read bar, the
@@ -74,6 +77,8 @@ class FanReader:
         # Cards of the blob being explained whose two index corners showed two clear, different
         # indices, with those reads (corner 0's, corner 2's): settled once the blob is read.
         self._split: list[tuple[Hypothesis, CornerRead, CornerRead]] = []
+        # The outline (plane pixels) of the blob being read, when known: see _far_in_view.
+        self.outline: ByteImage | None = None
 
     def read_among(self, image: ByteImage, hyp: Hypothesis, plane: Plane) -> None:
         """Read a card among others whose two index corners both lie on the blob's outline.
@@ -174,6 +179,9 @@ class FanReader:
         elif best is not None and match.score >= FAN_SEEN_SCORE:
             named = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
         if named is not None:
+            if not self._far_in_view(hyp, corner):
+                hyp.code, hyp.confidence = named
+                return match.score
             opposite = self._far_read(image, c, corner)
             if not self._far_dissents(opposite, named[0]):
                 hyp.code, hyp.confidence = named
@@ -196,6 +204,18 @@ class FanReader:
             if far is not None:
                 hyp.code, hyp.confidence = far
         return match.score
+
+    def _far_in_view(self, hyp: Hypothesis, corner: int) -> bool:
+        """Whether the index corner diagonally opposite ``corner`` may show an index of its own: it
+        lies on the blob's outline (``outline``, within FAR_IN_VIEW of a card's width) or nothing
+        is known of the blob. A corner deep inside the blob lies under other cards (a card's
+        corner in view is the outline's), and it is not read: reads are most of a frame's cost.
+        """
+        if self.outline is None:
+            return True
+        far = hyp.corners[2 - corner]
+        inside = cv2.pointPolygonTest(self.outline, (float(far[0]), float(far[1])), True)
+        return bool(inside < FAR_IN_VIEW * float(np.hypot(*(hyp.corners[1] - hyp.corners[0]))))
 
     def _far_read(self, image: ByteImage, c: Vec, corner: int) -> CornerRead:
         """The read at the index corner diagonally opposite ``corner`` (0 or 2) of a card (frame
