@@ -37,6 +37,14 @@ RANK_ALONE: Final = 0.8
 # A blob along the patch's left or top side (see _edge_piece) longer than this many times the
 # sliver height (a share of the index box's height) is the card's edge: no glyph is that long.
 EDGE_LONG: Final = 2.4
+# A blob along the patch's left or top side ending within this many pixels past the card's edge
+# is the edge itself (see _edge_piece).
+EDGE_NEAR: Final = 3
+# A blob at least this many times taller than wide, right of an index's glyphs, is a frame line.
+FRAME_TALL: Final = 4.0
+# A blob starting at the card's corner filling less than this share of its box is the corner's
+# outline (an arc), not a glyph (see _edge_piece).
+CORNER_HOLLOW: Final = 0.4
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
 
@@ -79,6 +87,7 @@ def glyph_bounds(
     limit: tuple[int, int],
     max_width: float = _INDEX_WIDTH,
     stacked_overlap: bool = False,
+    frame_lines: bool = False,
 ) -> tuple[Box, list[Box]] | None:
     """Bounds of the index: the ink blob nearest ``seed`` plus the blobs stacked with it.
 
@@ -88,7 +97,9 @@ def glyph_bounds(
     is joined (no rows in common) must share real columns with it, not only come within the side
     slack: a suit lies under its rank, where a pip or picture a few pixels to the side of the
     index's column, which a patch cut a little off the card's corner brings within the slack,
-    does not.
+    does not. With ``frame_lines`` a tall thin blob beside what is joined, to its right and
+    sharing no real columns with it, is not joined: a court picture's frame line running down
+    beside the index, broken by the blur (no glyph right of the rank's first is a bar).
     """
     sx, sy = seed
     near = [c for c in comps if abs(c[0] - sx) < _SEED_DX and abs(c[1] - sy) < _SEED_DY]
@@ -106,6 +117,8 @@ def glyph_bounds(
             gap = max(c[1] - y1, y0 - c[3], 0)
             slack = 0.0 if stacked_overlap and (c[1] >= y1 or c[3] <= y0) else _SIDE_SLACK
             shares_columns = c[0] < x1 + slack and c[2] > x0 - slack
+            if frame_lines and c[0] >= x1 and c[3] - c[1] >= FRAME_TALL * (c[2] - c[0]):
+                continue
             if shares_columns and gap <= _STACK_GAP and c[2] - x0 < max_width:
                 joined.add(c)
                 x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
@@ -341,7 +354,7 @@ def _feature(
     widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
     seed = (box.x0 * CARD_PX_W, box.y0 * CARD_PX_H)
     cut_out = False
-    found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True)
+    found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True, frame_lines=lead > 0)
     expect_h = (box.y1 - box.y0) * CARD_PX_H
     if cut and (found is None or (not _stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
         # No suit under the rank (a rank alone, not rank and suit run together, which is as tall
@@ -349,7 +362,12 @@ def _feature(
         # (dondorf's 8c and 9c), and the two, joined to the patch border, were dropped. Cut at the
         # registered index's right edge, the part of such a blob on the index's side is the suit.
         trimmed = glyph_bounds(
-            comps + _cut_at_index(ink, box, min_area), seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True
+            comps + _cut_at_index(ink, box, min_area),
+            seed=seed,
+            limit=(w, h),
+            max_width=widest,
+            stacked_overlap=True,
+            frame_lines=lead > 0,
         )
         if trimmed is not None and _stacked(trimmed[1]):
             found, cut_out = trimmed, True
@@ -477,11 +495,19 @@ def _edge_piece(s: list[int], *, carved: bool, lead: int, thin: float, short: fl
     x, y, w, h = s[0], s[1], s[2], s[3]
     if carved and ((min(w, h) <= thin and max(w, h) < short) or min(x, y) < lead):
         return True
+    if lead > 0 and max(x, y) <= lead + 1 and s[4] < CORNER_HOLLOW * w * h:
+        # A hollow blob starting at the corner itself (within a pixel of where it was put, on both
+        # sides): the card's rounded corner, its dark outline against the paper below it. Every
+        # design insets its index from the corner, and a glyph is solid. Joined to the rank it
+        # stretched the rank's box up and left (dondorf's 8s read as a 4s).
+        return True
     # A line within the band: thin, or longer than any glyph (blurred to a thick band at the
     # paler ink level); horizontal likewise.
+    # Within EDGE_NEAR of the side, a bit of any width is the edge (blurred to 4-5 px wide): no
+    # glyph ends there, every design's index being inset from the card's edge.
     return lead > 0 and (
-        (x + w <= 2 * lead and (w <= thin or h > EDGE_LONG * short))
-        or (y + h <= 2 * lead and (h <= thin or w > EDGE_LONG * short))
+        (x + w <= 2 * lead and (w <= thin or h > EDGE_LONG * short or x + w <= lead + EDGE_NEAR))
+        or (y + h <= 2 * lead and (h <= thin or w > EDGE_LONG * short or y + h <= lead + EDGE_NEAR))
     )
 
 

@@ -271,3 +271,15 @@ def test_a_fanned_index_just_under_the_bar_is_read_where_it_holds_a_pixel_each_w
     assert [table.roles[k] for k in middle] == ["fan middle"]
     assert outcomes[middle[0]] == "correct"
     assert "misread" not in outcomes
+
+
+def test_a_four_index_fans_lower_index_is_not_read_as_the_card_under_it(dondorf: DeckProfile) -> None:
+    # The benchmark's table 3008: a fan of Qs, Ks, 9h spread along the short side. The fan scan
+    # put a card on the bottom Qs's outline turned half round, its index corner on the top 9h's
+    # lower index (dondorf prints four): it read 9h clearly, and the Qs was output as a 9h. The
+    # card's far corner is the Qs's own index: a card is there, not a 9h.
+    table, outcomes = _benchmark_table(dondorf, seed=3008)
+    bottom = [k for k, card in enumerate(table.scene.cards) if card.code == "Qs"]
+    assert [table.roles[k] for k in bottom] == ["fan bottom"]
+    assert outcomes[bottom[0]] in ("correct", "unknown")
+    assert "misread" not in outcomes

@@ -99,7 +99,7 @@ class CardDecider:
             # must still pick this card. (A badly seen corner leaning vaguely elsewhere is no
             # evidence against a clear read.)
             leans_away = any(
-                r.best not in (None, code) and (r.match is None or self._dissents(r.match, code))
+                r.best not in (None, code) and (r.match is None or self.dissents(r.match, code))
                 for r in (first, second)
             )
             if (
@@ -171,7 +171,7 @@ class CardDecider:
             return None
         return both.code, max(0.0, min(1.0, 0.5 * min(both.score / s.accept_score, both.margin / need, 2.0)))
 
-    def _dissents(self, match: IndexMatch, code: str) -> bool:
+    def dissents(self, match: IndexMatch, code: str) -> bool:
         """Whether one corner's scores set its own best rank or suit clearly apart from ``code``'s,
         with a best that is a plausible look at all (a suit cut out wrongly fits nothing well).
         """

@@ -44,6 +44,7 @@ class Explainer:
         card_w = card_h / CARD_ASPECT
         # A blob no bigger than one card holds that card alone: its whole face is visible.
         alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
+        self.fans.outline = contour  # (a card named by one index looks at its far index only near it)
         hyps = propose(corners, card_w=card_w, card_h=card_h, alone=alone)
         if hyps:
             fills = quad_shares(fg, np.stack([hyp.corners for hyp in hyps]))

@@ -51,6 +51,9 @@ _TURNS: Final = {
     )
     for d in (-FAN_TURN_DEG, FAN_TURN_DEG)
 }
+# A card named by one index has its far index corner read (see read_exposed) only when that
+# corner lies within this share of a card's width inside the blob's outline.
+FAR_IN_VIEW: Final = 0.1
 # A one-index read that falls short of the fan's bar is looked at again from the frame pixel
 # beside its corner each way (8 poses): where at least FAN_STEADY_AGREE of them show the same
 # card as the corner itself, and the middle of the nine scores reaches the ordinary read bar, the
@@ -74,6 +77,8 @@ class FanReader:
         # Cards of the blob being explained whose two index corners showed two clear, different
         # indices, with those reads (corner 0's, corner 2's): settled once the blob is read.
         self._split: list[tuple[Hypothesis, CornerRead, CornerRead]] = []
+        # The outline (plane pixels) of the blob being read, when known: see _far_in_view.
+        self.outline: ByteImage | None = None
 
     def read_among(self, image: ByteImage, hyp: Hypothesis, plane: Plane) -> None:
         """Read a card among others whose two index corners both lie on the blob's outline.
@@ -168,14 +173,29 @@ class FanReader:
                 if again.match is not None and again.code != UNKNOWN:
                     code, conf, best, match = again.code, again.confidence, again.best, again.match
                     break
+        named: tuple[str, float] | None = None
         if code != UNKNOWN and match.score >= bar:
-            hyp.code, hyp.confidence = code, conf
-            return match.score
-        if best is not None and match.score >= FAN_SEEN_SCORE:
-            steady = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
-            if steady is not None:
-                hyp.code, hyp.confidence = steady
+            named = code, conf
+        elif best is not None and match.score >= FAN_SEEN_SCORE:
+            named = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
+        if named is not None:
+            if not self._far_in_view(hyp, corner):
+                hyp.code, hyp.confidence = named
                 return match.score
+            opposite = self._far_read(image, c, corner)
+            if not self._far_dissents(opposite, named[0]):
+                hyp.code, hyp.confidence = named
+                return match.score
+            # The card's other printed index, diagonally opposite, shows another card: one of the
+            # two is another card's index (a four-index design's fan shows a card's lower index
+            # where a scan pose turned half round puts this card's corner, and the far corner
+            # is then this card's own index). A card is there, unread, unless the far corner
+            # lies under a card read as what it showed (a fan held turned about its corner),
+            # which settle decides with the whole blob.
+            hyp.seen, hyp.confidence = True, named[1]
+            near = CornerRead(named[0], named[1], named[0], match)
+            self._split.append((hyp, near, opposite) if corner == 0 else (hyp, opposite, near))
+            return match.score
         if match.score >= (bar if seen_score is None else seen_score):
             hyp.seen, hyp.confidence = True, conf
             # An index that falls short of a read: the card's other index, where it shows, is a
@@ -184,6 +204,38 @@ class FanReader:
             if far is not None:
                 hyp.code, hyp.confidence = far
         return match.score
+
+    def _far_in_view(self, hyp: Hypothesis, corner: int) -> bool:
+        """Whether the index corner diagonally opposite ``corner`` may show an index of its own: it
+        lies on the blob's outline (``outline``, within FAR_IN_VIEW of a card's width) or nothing
+        is known of the blob. A corner deep inside the blob lies under other cards (a card's
+        corner in view is the outline's), and it is not read: reads are most of a frame's cost.
+        """
+        if self.outline is None:
+            return True
+        far = hyp.corners[2 - corner]
+        inside = cv2.pointPolygonTest(self.outline, (float(far[0]), float(far[1])), True)
+        return bool(inside < FAR_IN_VIEW * float(np.hypot(*(hyp.corners[1] - hyp.corners[0]))))
+
+    def _far_read(self, image: ByteImage, c: Vec, corner: int) -> CornerRead:
+        """The read at the index corner diagonally opposite ``corner`` (0 or 2) of a card (frame
+        corners)."""
+        k = 2 - corner
+        return self.corners.read(image, c[k], c[(k + 1) % 4] - c[k], c[(k + 3) % 4] - c[k])
+
+    def _far_dissents(self, far: CornerRead, code: str) -> bool:
+        """Whether a card's far index corner shows another card than ``code``: an index (fitting
+        some card at least FAN_SEEN_SCORE, as a blurred index does and a pip or a picture's edge
+        does not) whose best card is another, its rank or suit set clearly apart from ``code``'s.
+        (A pose a pixel off can leave a clear index just short of a read: it is no less another
+        card's.)
+        """
+        if far.code != UNKNOWN:
+            return far.code != code
+        m = far.match
+        if m is None or far.best in (None, code) or m.score < FAN_SEEN_SCORE:
+            return False
+        return self.decider.dissents(m, code)
 
     def _steady(
         self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str, score: float

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tests.vision.pipeline.shapes import H, W, card_quad
-from vision.deck import DeckProfile
+from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
@@ -65,9 +65,13 @@ class _Scripted(CornerReader):
     """Index reads scripted by where the patch starts: the corner itself, a frame pixel away, and
     none elsewhere."""
 
-    def __init__(self, deck: DeckProfile, *, at: CornerRead, beside: list[CornerRead]) -> None:
+    def __init__(
+        self, deck: DeckProfile, *, at: CornerRead, beside: list[CornerRead], far: CornerRead | None = None
+    ) -> None:
         super().__init__(deck=deck, settings=RecognizerSettings())
         self.at, self.beside, self.origin = at, beside, np.zeros(2)
+        self.far = far or CornerRead(UNKNOWN, 0.0, None)  # the card's far corner: by default no index
+        self.far_origin = np.full(2, np.nan)
 
     def read(self, image: Any, origin: Any, x_vec: Any, y_vec: Any) -> CornerRead:
         step = np.round(np.asarray(origin) - self.origin).astype(int)
@@ -76,24 +80,53 @@ class _Scripted(CornerReader):
             return self.at
         if (int(step[0]), int(step[1])) in steps:
             return self.beside[steps.index((int(step[0]), int(step[1])))]
-        return CornerRead(UNKNOWN, 0.0, None)  # elsewhere (the card's far corner): no index
+        if np.allclose(origin, self.far_origin):
+            return self.far
+        return CornerRead(UNKNOWN, 0.0, None)  # elsewhere: no index
 
 
 def _unsure(code: str, score: float) -> CornerRead:
     return CornerRead(UNKNOWN, 0.45, code, IndexMatch(code=code, score=score, margin=0.4))
 
 
-def _exposed(deck: DeckProfile, *, at: CornerRead, beside: list[CornerRead]) -> Hypothesis:
-    """A fan card read by its one index in view (corner 0, as the fan scan places one)."""
+def _scored(code: str, score: float) -> CornerRead:
+    """An index read short of the bar whose best card is ``code`` at ``score``, every other rank
+    and suit far behind (a fit of 0.1)."""
+    rank, suit = divmod(CODES.index(code), 4)
+    ranks, suits = np.full(13, 0.1), np.full(4, 0.1)
+    ranks[rank], suits[suit] = score, score
+    match = IndexMatch(code=code, score=score, margin=0.4, rank_scores=ranks, suit_scores=suits)
+    return CornerRead(UNKNOWN, 0.4, code, match)
+
+
+def _exposed(
+    deck: DeckProfile,
+    *,
+    at: CornerRead,
+    beside: list[CornerRead],
+    far: CornerRead | None = None,
+    over_far: str | None = None,
+) -> Hypothesis:
+    """A fan card read by its one index in view (corner 0, as the fan scan places one), whose far
+    corner (2) reads ``far`` (default: no index), with a card read ``over_far`` lying over that far
+    corner (None: no card there); the blob is settled after.
+    """
     settings = RecognizerSettings()
-    corners = _Scripted(deck, at=at, beside=beside)
+    corners = _Scripted(deck, at=at, beside=beside, far=far)
     fans = FanReader(
         settings=settings, corners=corners, decider=CardDecider(deck=deck, settings=settings, corners=corners)
     )
     card = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
-    corners.origin = card.corners[0]
+    corners.origin, corners.far_origin = card.corners[0], card.corners[2]
     plane = Plane(image=np.zeros((4, 4, 3), np.uint8), to_frame_h=np.eye(3), scale=1.0)
     fans.read_exposed(np.zeros((400, 400, 3), np.uint8), card, 0, plane, seen_score=FAN_SEEN_SCORE)
+    hyps = [card]
+    if over_far is not None:
+        # Turned about the far corner, as a fan held in the hand: the card over it was read as it.
+        top = Hypothesis(corners=card_quad(100.0 + 0.5 * W, 100.0 + 0.5 * H, 20.0))
+        top.code = over_far
+        hyps.append(top)
+    fans.settle(hyps, card_w=W)
     return card
 
 
@@ -121,3 +154,25 @@ def test_a_fanned_index_that_changes_card_or_stays_low_a_pixel_away_stays_unknow
     # Steady but low: the middle of the nine scores is under the ordinary read bar (0.72).
     low = [_unsure("9s", 0.68)] * 8
     assert _exposed(kennard, at=_unsure("9s", 0.70), beside=low).code == UNKNOWN
+
+
+def test_a_fanned_index_whose_cards_far_index_shows_another_card_is_not_named(kennard: DeckProfile) -> None:
+    # A four-index design's fan: a scan pose half round from the bottom card puts its corner on the
+    # top card's lower index (9h, read clearly), and the far corner on the bottom card's own (Qs).
+    # Two printed indices of one card never differ: a card is there, unread, never a 9h.
+    card = _exposed(kennard, at=_clear("9h"), beside=[], far=_clear("Qs"))
+    assert card.code == UNKNOWN and card.seen
+    # A pose a pixel off leaves the far index just short of a read: it is still the Qs's.
+    card = _exposed(kennard, at=_clear("9h"), beside=[], far=_scored("Qs", 0.55))
+    assert card.code == UNKNOWN and card.seen
+
+
+def test_a_fanned_index_whose_far_corner_shows_nothing_or_itself_or_the_card_over_it_is_read(
+    kennard: DeckProfile,
+) -> None:
+    assert _exposed(kennard, at=_clear("9h"), beside=[]).code == "9h"
+    assert _exposed(kennard, at=_clear("9h"), beside=[], far=_scored("9h", 0.6)).code == "9h"
+    # Ink at the far corner that fits no card (a pip, a picture's edge): no index there.
+    assert _exposed(kennard, at=_clear("9h"), beside=[], far=_scored("Qs", 0.35)).code == "9h"
+    # The far corner lies under a card read as what it showed (a fan turned about its corner).
+    assert _exposed(kennard, at=_clear("9h"), beside=[], far=_clear("Qs"), over_far="Qs").code == "9h"
