@@ -263,8 +263,10 @@ def stack_backs(
     from each, has one outline corner of its own, is a card's rectangle (``card_shaped``), at
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
-    cards has none there) and what shows of it is the back. Then the lower backs no outline corner
-    proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a back) are added.
+    cards has none there) and what shows of it is the back. First, the card on top of the stack is
+    added where the cards under it were chosen before it (``_tops``); last, the lower backs no
+    outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
+    back).
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
