@@ -42,6 +42,9 @@ _TOP_HOPE: Final = 0.25
 _TOP_FITS: Final = 0.8
 # Turns (degrees) tried when a card showing whole is fitted to the back (``fit_whole``).
 _FIT_TURNS: Final = (0.0, -1.5, 1.5, -3.0, 3.0)
+# Room (template pixels) kept around the patch the turns are made in: a turn of 3.75 degrees
+# moves the back's corners up to about 2.
+_FIT_ROOM: Final = 3
 _STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
 
 
@@ -181,25 +184,35 @@ class BackTester:
             return hyp.corners
         c = hyp.corners
         pad = max(1, round(reach * _STRIP_W / max(float(np.hypot(*(c[1] - c[0]))), 1.0)))
-        frame = _STRIP_CORNERS + np.float32(pad)
-        size = (_STRIP_W + 2 * pad, _STRIP_H + 2 * pad)
+        # The picture around the rectangle is warped once, with room for the turns; each turn is
+        # then a turn of that small patch about its middle (the back's scale is nearly the same
+        # along both sides, so a turn there is the turn on the plane).
+        room = pad + _FIT_ROOM
+        frame = _STRIP_CORNERS + np.float32(room)
+        h = cv2.getPerspectiveTransform(c.astype(np.float32), frame)
+        size = (_STRIP_W + 2 * room, _STRIP_H + 2 * room)
+        whole = cv2.cvtColor(cv2.warpPerspective(image, h, size, flags=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        whole = whole.astype(np.float32)
+        centre = (size[0] / 2.0, size[1] / 2.0)
+        to_plane = np.linalg.inv(h)
         best: tuple[float, float, npt.NDArray[np.float64]] = (-2.0, 0.0, c)
         ways = list(range(len(self._gray)))  # after the first slide, only the way up that matched
 
         def slide(turn: float) -> None:
             nonlocal best, ways
-            mid = (float(c[:, 0].mean()), float(c[:, 1].mean()))
-            quad = cv2.transform(c.reshape(-1, 1, 2), cv2.getRotationMatrix2D(mid, turn, 1.0)).reshape(4, 2)
-            h = cv2.getPerspectiveTransform(quad.astype(np.float32), frame)
-            patch = cv2.cvtColor(cv2.warpPerspective(image, h, size, flags=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+            rot = cv2.getRotationMatrix2D(centre, turn, 1.0)
+            patch = whole if turn == 0.0 else cv2.warpAffine(whole, rot, size, flags=cv2.INTER_LINEAR)
+            patch = patch[_FIT_ROOM:-_FIT_ROOM, _FIT_ROOM:-_FIT_ROOM]
             found = []
             for k in ways:
-                res = cv2.matchTemplate(patch.astype(np.float32), self._gray[k], cv2.TM_CCOEFF_NORMED)
+                res = cv2.matchTemplate(patch, self._gray[k], cv2.TM_CCOEFF_NORMED)
                 _, score, _, (dx, dy) = cv2.minMaxLoc(res)
                 found.append((float(score), k))
                 if score > best[0]:
+                    # The back's corners where it matched, back through the patch's turn and the warp.
                     moved = (frame + np.array([dx - pad, dy - pad], np.float32)).reshape(-1, 1, 2)
-                    back = cv2.perspectiveTransform(moved, np.linalg.inv(h)).reshape(4, 2)
+                    unturned = cv2.transform(moved, cv2.invertAffineTransform(rot))
+                    back = cv2.perspectiveTransform(unturned, to_plane).reshape(4, 2)
                     best = (float(score), turn, np.asarray(back, np.float64))
             ways = [max(found)[1]]
 
