@@ -29,6 +29,22 @@ _STRIP_MATCH: Final = 0.6
 # test's band) is holed on that cloth where it has them.
 _LIKE_CLOTH: Final = 0.1
 _HUE_BAND: Final = 14
+# A card on top must match the back as a whole card this much better than a chosen rectangle it
+# replaces (one a few pixels off, or between it and the card under it).
+_TOP_BETTER: Final = 0.05
+# The backs a card on top lies on must still match their strips in place this well (a glare
+# spot or a rectangle a pixel or two off takes a true strip down to about 0.5).
+_STILL: Final = 0.4
+# A rectangle on a stack matching the back as a whole card this well may be the card on top a
+# few pixels off: it is fitted to the back (true tops drawn 3 px off score about 0.35).
+_TOP_HOPE: Final = 0.25
+# A back matching this well as a whole card shows whole: nothing lies on it.
+_TOP_FITS: Final = 0.8
+# Turns (degrees) tried when a card showing whole is fitted to the back (``fit_whole``).
+_FIT_TURNS: Final = (0.0, -1.5, 1.5, -3.0, 3.0)
+# Room (template pixels) kept around the patch the turns are made in: a turn of 3.75 degrees
+# moves the back's corners up to about 2.
+_FIT_ROOM: Final = 3
 _STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
 _ONES: Final = np.ones(_STRIP_W * _STRIP_H, np.float64)
 
@@ -44,10 +60,16 @@ class BackTester:
         # The registered back at the strip test's size, both ways up (a back may be dealt either
         # way round), softened as the camera's blur and the plane's resampling soften it.
         self._templates: list[npt.NDArray[np.float32]] = []
+        self._gray: list[npt.NDArray[np.float32]] = []
         if back is not None:
             sharp = cv2.resize(back, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
             self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
+            # Its brightness alone, for sliding it over the picture (``fit_whole``).
+            self._gray = [
+                np.asarray(cv2.cvtColor(np.clip(t, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY), np.float32)
+                for t in self._templates
+            ]
         self._clear: ByteImage | None = None
         # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
         self._hues: npt.NDArray[np.float64] | None = None
@@ -94,13 +116,13 @@ class BackTester:
             back, score = self._judge(hyp, image, None)
             if not back:
                 return False
-        likeness = self.strip_likeness(hyp, image, self._nothing(image) if covered is None else covered)
+        likeness = self.strip_likeness(hyp, image, self.blank(image) if covered is None else covered)
         if likeness < _STRIP_MATCH:
             return False
         hyp.back, hyp.back_score = True, score if covered is None else likeness
         return True
 
-    def _nothing(self, image: ByteImage) -> ByteImage:
+    def blank(self, image: ByteImage) -> ByteImage:
         """An all-clear 'covered' mask of the plane's size (made once per size)."""
         if self._clear is None or self._clear.shape != image.shape[:2]:
             self._clear = np.zeros(image.shape[:2], np.uint8)
@@ -161,6 +183,56 @@ class BackTester:
             best = max(best, cross / max(math.sqrt(max(energy, 0.0) * spread), 1e-6))
         return best
 
+    def fit_whole(self, hyp: Hypothesis, image: ByteImage, *, reach: float) -> npt.NDArray[np.float64]:
+        """The corners near ``hyp``'s (shifted up to about ``reach`` plane pixels, turned up to 3
+        degrees) where a card showing whole matches the registered back best: a card's rectangle
+        drawn from outline corners a few pixels off shows its border lines where the back has
+        none. The back's brightness is slid over the picture around the rectangle (one warp per
+        turn, a normalised correlation at every shift), the way up the back lies already chosen.
+        """
+        if not self._gray:
+            return hyp.corners
+        c = hyp.corners
+        pad = max(1, round(reach * _STRIP_W / max(float(np.hypot(*(c[1] - c[0]))), 1.0)))
+        # The picture around the rectangle is warped once, with room for the turns; each turn is
+        # then a turn of that small patch about its middle (the back's scale is nearly the same
+        # along both sides, so a turn there is the turn on the plane).
+        room = pad + _FIT_ROOM
+        frame = _STRIP_CORNERS + np.float32(room)
+        h = cv2.getPerspectiveTransform(c.astype(np.float32), frame)
+        size = (_STRIP_W + 2 * room, _STRIP_H + 2 * room)
+        whole = cv2.cvtColor(cv2.warpPerspective(image, h, size, flags=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        whole = whole.astype(np.float32)
+        centre = (size[0] / 2.0, size[1] / 2.0)
+        to_plane = np.linalg.inv(h)
+        best: tuple[float, float, npt.NDArray[np.float64]] = (-2.0, 0.0, c)
+        ways = list(range(len(self._gray)))  # after the first slide, only the way up that matched
+
+        def slide(turn: float) -> None:
+            nonlocal best, ways
+            rot = cv2.getRotationMatrix2D(centre, turn, 1.0)
+            patch = whole if turn == 0.0 else cv2.warpAffine(whole, rot, size, flags=cv2.INTER_LINEAR)
+            patch = patch[_FIT_ROOM:-_FIT_ROOM, _FIT_ROOM:-_FIT_ROOM]
+            found = []
+            for k in ways:
+                res = cv2.matchTemplate(patch, self._gray[k], cv2.TM_CCOEFF_NORMED)
+                _, score, _, (dx, dy) = cv2.minMaxLoc(res)
+                found.append((float(score), k))
+                if score > best[0]:
+                    # The back's corners where it matched, back through the patch's turn and the warp.
+                    moved = (frame + np.array([dx - pad, dy - pad], np.float32)).reshape(-1, 1, 2)
+                    unturned = cv2.transform(moved, cv2.invertAffineTransform(rot))
+                    back = cv2.perspectiveTransform(unturned, to_plane).reshape(4, 2)
+                    best = (float(score), turn, np.asarray(back, np.float64))
+            ways = [max(found)[1]]
+
+        for turn in _FIT_TURNS:
+            slide(turn)
+        turn = best[1]
+        for finer in (turn - 0.75, turn + 0.75):  # the turn matters most at the card's far ends
+            slide(finer)
+        return best[2]
+
     def _judge(
         self, hyp: Hypothesis, image: ByteImage, fg: ByteImage | None, least: float = 0.25
     ) -> tuple[bool, float]:
@@ -198,8 +270,10 @@ def stack_backs(
     from each, has one outline corner of its own, is a card's rectangle (``card_shaped``), at
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
-    cards has none there) and what shows of it is the back. Then the lower backs no outline corner
-    proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a back) are added.
+    cards has none there) and what shows of it is the back. First, the card on top of the stack is
+    added where the cards under it were chosen before it (``_tops``); last, the lower backs no
+    outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
+    back).
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
@@ -209,7 +283,10 @@ def stack_backs(
         if square is not None:
             hyp.corners, hyp.center = square, square.mean(axis=0)
             pool.append(hyp)
-    added: list[Hypothesis] = []
+    added = _tops(
+        pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
+    )
+    pool = [h for h in pool if all(h is not o for o in chosen)]
     while pool:
         best: tuple[float, Hypothesis] | None = None
         keep: list[Hypothesis] = []
@@ -242,6 +319,107 @@ def stack_backs(
         card_h=card_h,
     )
     return added
+
+
+def _tops(
+    pool: list[Hypothesis],
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """The backs of ``pool`` lying on top of chosen backs, each appended to ``chosen`` (or put in
+    place of a chosen back it is a better fit of) and drawn into ``covered``; the ones appended.
+
+    The card on top of a stack shows whole, yet the cards under it may have been chosen first
+    (their corners stick out of the stack's outline) and their rectangles then cover it, so it
+    explains no new part of the blob; or the rectangle chosen for it lies between it and the card
+    under it, a few pixels from both. Such a card is told by its look, not by area: it lies wholly
+    on the blob, matches the back in place as a whole card (``_STRIP_MATCH``) and better than any
+    chosen back it lies on (a card under others, a rectangle a few pixels off or drawn across two
+    cards match worse: part of what they frame is another card's border), and each of those still
+    shows its own strip of the back in place with it on top.
+    """
+    backs = [o for o in chosen if o.code == BACK]
+    if not backs:
+        return []
+    blank = tester.blank(image)
+    whole: dict[int, float] = {}
+
+    def whole_of(hyp: Hypothesis) -> float:
+        if id(hyp) not in whole:
+            whole[id(hyp)] = tester.strip_likeness(hyp, image, blank)
+        return whole[id(hyp)]
+
+    added: list[Hypothesis] = []
+    fitted: list[Hypothesis] = []
+    for first in pool:
+        over = [o for o in chosen if _overlap(first, o, card_h)]
+        if not over or any(o.code != BACK or not parallel(first.corners, o.corners, within=STACK_COS) for o in over):
+            continue
+        if first.back is False or any(float(np.hypot(*(first.center - o.center))) < 0.08 * card_w for o in fitted):
+            continue  # its colours are no back's, or the same card proposed from another corner
+        if any(whole_of(o) >= _TOP_FITS for o in over):
+            continue  # a back it overlaps shows whole: it lies under that one, or is that one
+        if share(solid, first.corners) < 0.95 or whole_of(first) < _TOP_HOPE:
+            continue
+        # Drawn from outline corners of a stack, the rectangle may be a few pixels off the card.
+        hyp = Hypothesis(corners=tester.fit_whole(first, image, reach=0.08 * card_w), anchors=first.anchors)
+        fitted.append(hyp)
+        over = [o for o in chosen if _overlap(hyp, o, card_h)]
+        if not over or any(o.code != BACK or not parallel(hyp.corners, o.corners, within=STACK_COS) for o in over):
+            continue
+        near = [o for o in over if float(np.hypot(*(hyp.center - o.center))) < 0.08 * card_w]
+        if len(near) > 1 or share(solid, hyp.corners) < 0.95:
+            continue
+        score = whole_of(hyp)
+        if score < _STRIP_MATCH or any(
+            score <= whole_of(o) + (_TOP_BETTER if any(o is x for x in near) else 0.0) for o in over
+        ):
+            continue
+        # The backs it lies on (all but the one it replaces) still show their own strips.
+        rest = [o for o in over if all(o is not x for x in near)]
+        if not all(
+            _still_shows(o, top=hyp, chosen=chosen, gone=near, shape=covered.shape, tester=tester, image=image)
+            for o in rest
+        ):
+            continue
+        hyp.code, hyp.confidence, hyp.back, hyp.back_score = BACK, 0.5 + 0.5 * score, True, score
+        hyp.whole = True  # it lies on top: the cards under it do not hide it
+        if near:
+            k = next(i for i, o in enumerate(chosen) if o is near[0])
+            cv2.fillConvexPoly(covered, np.round(near[0].corners).astype(np.int32), 0)
+            chosen[k] = hyp
+            for o in chosen:
+                cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
+        else:
+            chosen.append(hyp)
+            added.append(hyp)
+            cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+    return added
+
+
+def _still_shows(
+    card: Hypothesis,
+    *,
+    top: Hypothesis,
+    chosen: list[Hypothesis],
+    gone: list[Hypothesis],
+    shape: tuple[int, ...],
+    tester: BackTester,
+    image: ByteImage,
+) -> bool:
+    """Whether ``card`` shows its own strip of the back in place with ``top`` and the other chosen
+    cards (but ``gone``) hiding it: what shows is then at most what truly shows of it."""
+    hiding = np.zeros(shape[:2], np.uint8)
+    for o in (*chosen, top):
+        if o is not card and all(o is not g for g in gone):
+            cv2.fillConvexPoly(hiding, np.round(o.corners).astype(np.int32), 255)
+    return tester.strip_likeness(card, image, hiding) >= _STILL
 
 
 def _overlap(hyp: Hypothesis, other: Hypothesis, card_h: float) -> bool:

@@ -53,7 +53,7 @@ class Hypothesis:
     anchors: int = 0  # how many of its corners are right-angled corners of the outline
     back: bool | None = None  # face down (its interior looks like the deck's back); None until tested
     back_score: float = 0.0  # how clearly its interior is the back (0..1), once tested
-    whole: bool = False  # read at both index corners: it lies on top of its neighbours
+    whole: bool = False  # read at both index corners, or a back matched whole: it lies on top of its neighbours
     examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
     hidden: bool = False  # a stack's lower back no outline corner proposed, counted by its strip in place
     center: Vec = field(init=False)  # the mean of the corners

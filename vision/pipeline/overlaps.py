@@ -61,8 +61,10 @@ def drop_twice_counted(chosen: list[Hypothesis], solid: ByteImage, *, card_area:
     rectangles drawn on one card a few pixels apart, one stays. A stack's hidden lower back
     (``hidden``) is not judged so: the middle card of three lies almost wholly under the card on
     top and over the one below, and its strip was already judged with exactly the cards above it.
+    Nor is a back found lying on top of a stack (``whole``): the rectangles of the cards under it
+    cover it, yet it was judged showing whole.
     """
-    backs = [h for h in chosen if h.code == BACK and not h.hidden]
+    backs = [h for h in chosen if h.code == BACK and not h.hidden and not h.whole]
     dropped: list[Hypothesis] = []
     while len(backs) > 1:
         least: tuple[float, Hypothesis] | None = None

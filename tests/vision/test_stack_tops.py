@@ -1,0 +1,118 @@
+"""The card on top of a stack of backs: it shows whole, though the cards under it were chosen first."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from drivers.camera.effects import Shadow
+from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
+from vision.calibration import Calibration
+from vision.deck import DeckProfile
+from vision.lens import Lens
+from vision.pipeline import backs
+from vision.recognize import BACK, Recognizer
+
+# Three backs dealt by hand: the third lands back over the first, so the card on top covers most
+# of both and every one of its corners lies near one of theirs.
+_THREE_BLURRED = (
+    TableView(
+        table_w_mm=902.5,
+        table_h_mm=505.4,
+        roll_deg=-2.02,
+        tilt_deg=14.41,
+        distortion_k1=-0.0177,
+        felt_bgr=(95, 30, 70),
+        felt_texture="mottled",
+    ),
+    Scene(
+        cards=(
+            SimCard(code="Qh", x_mm=669.06, y_mm=429.3, angle_deg=260.56, face_up=False),
+            SimCard(code="8s", x_mm=670.43, y_mm=446.5, angle_deg=262.18, face_up=False),
+            SimCard(code="Jc", x_mm=662.02, y_mm=433.44, angle_deg=257.41, face_up=False),
+        ),
+        lighting=Lighting(brightness=0.89, falloff=0.39, falloff_angle_deg=306.1),
+        optics=Optics(blur_sigma_px=1.3, noise_sigma=6.0, jpeg_quality=60),
+    ),
+    1,
+)
+_THREE_SHADOWED = (
+    TableView(
+        table_w_mm=698.3,
+        table_h_mm=391.1,
+        roll_deg=-2.25,
+        tilt_deg=29.61,
+        distortion_k1=-0.0038,
+        felt_bgr=(70, 95, 60),
+    ),
+    Scene(
+        cards=(
+            SimCard(code="8h", x_mm=181.08, y_mm=333.35, angle_deg=282.72, face_up=False),
+            SimCard(code="Td", x_mm=166.0, y_mm=315.3, angle_deg=278.55, face_up=False),
+            SimCard(code="6h", x_mm=168.73, y_mm=326.82, angle_deg=275.71, face_up=False),
+        ),
+        lighting=Lighting(
+            brightness=0.83,
+            falloff=0.08,
+            falloff_angle_deg=192.7,
+            shadows=(
+                Shadow(x_mm=134.3, y_mm=106.4, width_mm=193.0, height_mm=101.1, angle_deg=43.6, strength=0.35),
+                Shadow(x_mm=356.6, y_mm=302.4, width_mm=250.8, height_mm=89.7, angle_deg=159.3, strength=0.33),
+            ),
+        ),
+        optics=Optics(noise_sigma=3.0, jpeg_quality=95),
+    ),
+    508,
+)
+
+
+def _backs(deck: DeckProfile, view: TableView, scene: Scene, seed: int = 1) -> tuple[list[Any], list[Any]]:
+    """Each card's true centre and the centres of the backs counted (frame pixels)."""
+    renderer = TableRenderer(deck=deck, view=view, seed=seed)
+    lens = Lens(k1=view.distortion_k1, width=view.width_px, height=view.height_px)
+    calibration = Calibration(homography=view.homography(), rms_px=0.0, lens=lens)
+    reading = Recognizer(deck=deck, calibration=calibration).read(renderer.render(scene, seed=seed))
+    truth = [tuple(renderer.card_quad_px(card).mean(axis=0).tolist()) for card in scene.cards]
+    return truth, [c.center for c in reading.cards if c.code == BACK]
+
+
+def _each_counted_once(truth: list[Any], found: list[Any]) -> bool:
+    return len(found) == len(truth) and all(min(math.dist(t, b) for b in found) < 22 for t in truth)
+
+
+@pytest.mark.parametrize(
+    ("deck_name", "table"), [("kennard", _THREE_BLURRED), ("dondorf", _THREE_SHADOWED)], ids=["blurred", "shadowed"]
+)
+def test_the_card_on_top_of_a_stack_is_counted_where_the_cards_under_it_cover_it(
+    deck_name: str, table: tuple[TableView, Scene, int], request: pytest.FixtureRequest
+) -> None:
+    # The two lower cards' corners stick out of the stack's outline and are chosen first; their
+    # rectangles cover the top card, which explains no new part of the blob, and the rectangles
+    # its own outline corners propose are a few pixels off it. Before the fix one back was missed.
+    deck: DeckProfile = request.getfixturevalue(deck_name)
+    truth, found = _backs(deck, *table)
+    assert _each_counted_once(truth, found), (truth, found)
+
+
+def test_no_card_is_put_on_top_of_a_stack_that_the_back_does_not_match_whole(
+    kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Geometry alone never makes a card on top: with the back's look in place matching nowhere,
+    # no rectangle is added or put in place of a chosen one, and no more backs than cards are seen.
+    tops: list[Any] = []
+    real = backs._tops
+
+    def spy(pool: list[Any], **kw: Any) -> list[Any]:
+        before = [id(o) for o in kw["chosen"]]
+        out = real(pool, **kw)
+        tops.extend(o for o in kw["chosen"] if id(o) not in before and all(o is not x for x in out))
+        tops.extend(out)
+        return out
+
+    monkeypatch.setattr(backs, "_tops", spy)
+    monkeypatch.setattr(backs.BackTester, "strip_likeness", lambda self, hyp, image, covered: 0.0)
+    truth, found = _backs(kennard, *_THREE_BLURRED)
+    assert not tops
+    assert len(found) <= len(truth)
