@@ -44,6 +44,12 @@ FACE_SUIT_LEAST: Final = 0.8
 FACE_RANK_MARGIN: Final = 0.03
 FACE_RANK_LEAST: Final = 0.9
 FACE_RANK_AMONG: Final = 3
+# A lone card none of whose rules read it, with a corner whose best fit is within NEAR_SLACK of
+# the accepting score (and clear of the rest), is read again with its outline moved NUDGE_PX
+# pixels each way.
+NEAR_SLACK: Final = 0.1
+NUDGE_PX: Final = 2.0
+NUDGE_AGREE: Final = 2
 # The corners of the small face image face_agrees warps a card to.
 _THUMB_DST: Final = np.array(
     [[0, 0], [CARD_PX_W // 4, 0], [CARD_PX_W // 4, CARD_PX_H // 4], [0, CARD_PX_H // 4]], np.float32
@@ -81,7 +87,67 @@ class CardDecider:
         ):
             return first.code, first.confidence
         # (A face that does not confirm the first corner may still be read at both: see _twice.)
-        return self.read_card(image, corners, alone=True)
+        code, conf = self.read_card(image, corners, alone=True)
+        if code == UNKNOWN:
+            lean = self.near(image, corners)
+            if lean is not None:
+                return self._nudged(image, corners, lean)
+        return code, conf
+
+    def near(self, image: ByteImage, corners: Vec) -> str | None:
+        """The card a lone card's index corners came close to reading, or None: one corner's best
+        card fits within NEAR_SLACK of the accepting score, clearly ahead of every other, and
+        neither corner reads or clearly leans to another card (two corners naming two cards are
+        never a read, however the card is nudged), and its whole face, where it was found, agrees
+        with that card. A pose a pixel or two off the index costs such a read its last few
+        hundredths.
+        """
+        c0, c1, c2, c3 = corners
+        s = self.settings
+        reads = (self.corners.read(image, c0, c1 - c0, c3 - c0), self.corners.read(image, c2, c3 - c2, c1 - c2))
+        lean = next(
+            (
+                r.best
+                for r in reads
+                if r.best is not None
+                and r.match is not None
+                and r.match.score >= s.accept_score - NEAR_SLACK
+                and r.match.margin >= s.accept_margin
+            ),
+            None,
+        )
+        if lean is None:
+            return None
+        for r in reads:
+            if r.code not in (UNKNOWN, lean) or (
+                r.best not in (None, lean) and (r.match is None or self.dissents(r.match, lean))
+            ):
+                return None
+        # The face is judged where the card was found, as for any lone card read at one corner:
+        # a nudge moves the index patches, and must not soften the face's veto (a face seen 2 px
+        # off fits every registered face less plainly).
+        if not self.face_agrees(image, corners, lean, alone=True):
+            return None
+        return lean
+
+    def _nudged(self, image: ByteImage, corners: Vec, lean: str) -> tuple[str, float]:
+        """A lone card read again with its whole outline moved NUDGE_PX each way, by all of
+        read_card's rules (both corners, dissent, the whole face): ``lean`` when at least
+        NUDGE_AGREE poses read it and no pose reads another card, else unknown.
+        """
+        confs: list[float] = []
+        for dx in (-NUDGE_PX, 0.0, NUDGE_PX):
+            for dy in (-NUDGE_PX, 0.0, NUDGE_PX):
+                if dx == 0.0 and dy == 0.0:
+                    continue
+                code, conf = self.read_card(image, corners + np.array([dx, dy]), alone=True)
+                if code not in (UNKNOWN, lean):
+                    return UNKNOWN, 0.0
+                if code == lean:
+                    confs.append(conf)
+        if len(confs) < NUDGE_AGREE:
+            return UNKNOWN, 0.0  # one lucky pose is no read
+        return lean, min(confs)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
         c0, c1, c2, c3 = corners
