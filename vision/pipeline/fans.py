@@ -62,6 +62,13 @@ FAR_IN_VIEW: Final = 0.1
 # a pip, a picture's edge or a glyph torn between two ranks changes code or falls away, so
 # steadiness stands in for the fan's extra score. Looked at only from FAN_SEEN_SCORE up.
 FAN_STEADY_AGREE: Final = 7
+# A card drawn from the outline's corner whose index reads nothing there (under FAN_SEEN_SCORE: the
+# patch's edge cut through a glyph, a blurred card edge joined to it) is looked at this many frame
+# pixels away each way (8 poses): it is read when at least FAN_STEADY_AGREE of them show one card,
+# none reads another card outright, and the middle of their scores reaches the fan's bar. A pose
+# is only known to a pixel or two; a true index a little off its corner reads clearly all round,
+# where the patch's ink at a glyph-less place changes card from pose to pose.
+FAN_LOOK_STEP: Final = 2.0
 _STEPS: Final = np.array([(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], dtype=np.float64)
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
@@ -159,10 +166,14 @@ class FanReader:
         c = plane.to_frame(hyp.corners)
         origin, x_vec, y_vec = (c[0], c[1] - c[0], c[3] - c[0]) if corner == 0 else (c[2], c[3] - c[2], c[1] - c[2])
         code, conf, best, match = self.corners.read(image, origin, x_vec, y_vec)
-        if match is None:
-            return None
         s = self.settings
         bar = s.accept_score + FAN_EXTRA_SCORE
+        if turn and (match is None or match.score < FAN_SEEN_SCORE):
+            around = self._look_around(image, origin, x_vec, y_vec, bar=bar)
+            if around is not None:
+                code, conf, best, match = around
+        if match is None:
+            return None
         if turn and code == UNKNOWN and match.score >= FAN_RETRY_SCORE:
             # A corner drawn from the outline's edges is a degree or two off the card where an
             # edge is short (a fan's corner, cut by the next card): a fair match is read again
@@ -261,6 +272,35 @@ class FanReader:
         if middle < self.settings.accept_score:
             return None
         return code, 0.5 * min(middle / self.settings.accept_score, 2.0)
+
+    def _look_around(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, bar: float) -> CornerRead | None:
+        """The index read FAN_LOOK_STEP frame pixels each way from ``origin`` where it reads one
+        card steadily (see FAN_LOOK_STEP), as read outright at the middle score of those poses;
+        None when it does not. Stops after the second pose that does not agree.
+        """
+        code: str | None = None
+        reads: list[CornerRead] = []
+        misses = 0
+        for step in _STEPS * FAN_LOOK_STEP:
+            again = self.corners.read(image, origin + step, x_vec, y_vec)
+            if again.code != UNKNOWN and code is not None and again.code != code:
+                return None  # another card reads outright a step away: its index is there too
+            if again.match is not None and again.best is not None and again.match.score >= FAN_SEEN_SCORE:
+                if code is None:
+                    code = again.best
+                if again.best == code:
+                    reads.append(again)
+                    continue
+            misses += 1
+            if misses > len(_STEPS) - FAN_STEADY_AGREE:
+                return None
+        if code is None:
+            return None
+        reads.sort(key=lambda r: r.match.score if r.match is not None else 0.0)
+        middle = reads[len(reads) // 2]
+        if middle.match is None or middle.match.score < bar:
+            return None
+        return CornerRead(code, 0.5 * min(middle.match.score / self.settings.accept_score, 2.0), code, middle.match)
 
     def scan_blob(
         self,

@@ -12,7 +12,7 @@ from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
-from vision.pipeline.fans import _STEPS, FAN_SEEN_SCORE, FanReader
+from vision.pipeline.fans import _STEPS, FAN_LOOK_STEP, FAN_SEEN_SCORE, FanReader
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
@@ -62,14 +62,21 @@ def test_two_clear_indices_stay_unread_when_nothing_explains_one(kennard: DeckPr
 
 
 class _Scripted(CornerReader):
-    """Index reads scripted by where the patch starts: the corner itself, a frame pixel away, and
-    none elsewhere."""
+    """Index reads scripted by where the patch starts: the corner itself, a frame pixel away,
+    FAN_LOOK_STEP pixels away (``around``), and none elsewhere."""
 
     def __init__(
-        self, deck: DeckProfile, *, at: CornerRead, beside: list[CornerRead], far: CornerRead | None = None
+        self,
+        deck: DeckProfile,
+        *,
+        at: CornerRead,
+        beside: list[CornerRead],
+        far: CornerRead | None = None,
+        around: list[CornerRead] | None = None,
     ) -> None:
         super().__init__(deck=deck, settings=RecognizerSettings())
         self.at, self.beside, self.origin = at, beside, np.zeros(2)
+        self.around = around or []
         self.far = far or CornerRead(UNKNOWN, 0.0, None)  # the card's far corner: by default no index
         self.far_origin = np.full(2, np.nan)
 
@@ -80,6 +87,9 @@ class _Scripted(CornerReader):
             return self.at
         if (int(step[0]), int(step[1])) in steps:
             return self.beside[steps.index((int(step[0]), int(step[1])))]
+        far_steps = [(int(FAN_LOOK_STEP * x), int(FAN_LOOK_STEP * y)) for x, y in _STEPS]
+        if self.around and (int(step[0]), int(step[1])) in far_steps:
+            return self.around[far_steps.index((int(step[0]), int(step[1])))]
         if np.allclose(origin, self.far_origin):
             return self.far
         return CornerRead(UNKNOWN, 0.0, None)  # elsewhere: no index
@@ -106,20 +116,26 @@ def _exposed(
     beside: list[CornerRead],
     far: CornerRead | None = None,
     over_far: str | None = None,
+    around: list[CornerRead] | None = None,
+    turn: bool = False,
 ) -> Hypothesis:
     """A fan card read by its one index in view (corner 0, as the fan scan places one), whose far
     corner (2) reads ``far`` (default: no index), with a card read ``over_far`` lying over that far
-    corner (None: no card there); the blob is settled after.
+    corner (None: no card there); the blob is settled after. ``around``: the reads FAN_LOOK_STEP
+    pixels away; ``turn``: the card was drawn from the outline's corner (as explain reads one).
     """
     settings = RecognizerSettings()
-    corners = _Scripted(deck, at=at, beside=beside, far=far)
+    corners = _Scripted(deck, at=at, beside=beside, far=far, around=around)
     fans = FanReader(
         settings=settings, corners=corners, decider=CardDecider(deck=deck, settings=settings, corners=corners)
     )
     card = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
     corners.origin, corners.far_origin = card.corners[0], card.corners[2]
     plane = Plane(image=np.zeros((4, 4, 3), np.uint8), to_frame_h=np.eye(3), scale=1.0)
-    fans.read_exposed(np.zeros((400, 400, 3), np.uint8), card, 0, plane, seen_score=FAN_SEEN_SCORE)
+    if turn:
+        fans.read_exposed(np.zeros((400, 400, 3), np.uint8), card, 0, plane, turn=True)
+    else:
+        fans.read_exposed(np.zeros((400, 400, 3), np.uint8), card, 0, plane, seen_score=FAN_SEEN_SCORE)
     hyps = [card]
     if over_far is not None:
         # Turned about the far corner, as a fan held in the hand: the card over it was read as it.
@@ -176,3 +192,39 @@ def test_a_fanned_index_whose_far_corner_shows_nothing_or_itself_or_the_card_ove
     assert _exposed(kennard, at=_clear("9h"), beside=[], far=_scored("Qs", 0.35)).code == "9h"
     # The far corner lies under a card read as what it showed (a fan turned about its corner).
     assert _exposed(kennard, at=_clear("9h"), beside=[], far=_clear("Qs"), over_far="Qs").code == "9h"
+
+
+def _read(code: str, score: float) -> CornerRead:
+    return CornerRead(code, 0.6, code, IndexMatch(code=code, score=score, margin=1.0))
+
+
+_GARBAGE = CornerRead(UNKNOWN, 0.0, "Qd", IndexMatch(code="Qd", score=0.0, margin=0.0))
+_CLEAR_7H = [_read("7h", s) for s in (0.79, 0.94, 0.88, 0.91, 0.85, 0.9, 0.83, 0.92)]
+
+
+def test_an_outline_cards_index_that_reads_nothing_at_its_corner_but_one_card_all_round_is_read(
+    kennard: DeckProfile,
+) -> None:
+    # Nicu-white's fan bottom 7h: its corner's patch reads "Qd 0.00" (its edge cuts a glyph), and
+    # two pixels away each way the 7h reads clearly at all eight poses.
+    assert _exposed(kennard, at=_GARBAGE, beside=[], around=_CLEAR_7H, turn=True).code == "7h"
+    # Also when no index is found at the corner at all, and with one pose of eight showing nothing.
+    one_off = [*_CLEAR_7H[:7], CornerRead(UNKNOWN, 0.0, None)]
+    assert _exposed(kennard, at=CornerRead(UNKNOWN, 0.0, None), beside=[], around=one_off, turn=True).code == "7h"
+
+
+def test_an_outline_cards_index_that_reads_nothing_and_no_one_card_around_stays_unread(kennard: DeckProfile) -> None:
+    def look(around: list[CornerRead], **kw: Any) -> str:
+        return _exposed(kennard, at=_GARBAGE, beside=[], around=around, turn=True, **kw).code
+
+    # One pose reads another card outright: that card's index is there too.
+    assert look([*_CLEAR_7H[:7], _read("4h", 0.8)]) == UNKNOWN
+    # Two poses of eight showing another best card (or nothing) are one too many.
+    assert look(_CLEAR_7H[:6] + [_unsure("4h", 0.6)] * 2) == UNKNOWN
+    assert look(_CLEAR_7H[:6] + [CornerRead(UNKNOWN, 0.0, None)] * 2) == UNKNOWN
+    # Steady but only fair: the middle score is under the fan's bar.
+    assert look([_unsure("7h", 0.74)] * 8) == UNKNOWN
+    # Clear all round, but the card's far index shows another card: the far-index veto holds.
+    assert look(_CLEAR_7H, far=_clear("Qs")) == UNKNOWN
+    # A card placed by the fan scan (not drawn from the outline's corner) is not looked around.
+    assert _exposed(kennard, at=_GARBAGE, beside=[], around=_CLEAR_7H).code == UNKNOWN
