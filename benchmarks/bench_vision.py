@@ -84,8 +84,10 @@ def accuracy(
         reading = recognizer_for(deck, table.view).read(frame, trace=trace)
         smallest = min(smallest, smallest_card_px(renderer, table.scene))
         outcomes: list[str] = []
+        phantoms: list[int] = []
         truth = truth_centres(renderer, table.scene)
-        total.add(score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes))
+        reads = [(c.code, c.center) for c in reading.cards]
+        total.add(score_reading(truth, reads, tol_px=22, outcomes=outcomes, phantoms=phantoms))
         if dump is not None and trace is not None:
             _dump(
                 dump / f"{name}-{seed + i}",
@@ -95,6 +97,7 @@ def accuracy(
                 truth=truth,
                 roles=table.roles,
                 outcomes=outcomes,
+                phantoms=[reads[i] for i in phantoms],
                 conditions=table.conditions,
             )
         for role, outcome in zip(table.roles, outcomes, strict=True):
@@ -114,10 +117,12 @@ def _dump(
     truth: list[tuple[SimCard, tuple[float, float]]],
     roles: tuple[str, ...],
     outcomes: list[str],
+    phantoms: list[tuple[str, tuple[float, float]]],
     conditions: tuple[str, ...],
 ) -> None:
     """One table's frame (JPEG), its debug picture (PNG) and a line per card: code, face up or
-    down, role, outcome, the frame position of its centre."""
+    down, role, outcome, the frame position of its centre; then a line per detection no card
+    matched (``phantom``, what it was read as, its centre)."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(f"{stem}.jpg", frame)
     cv2.imwrite(f"{stem}-debug.png", draw_debug(frame, reading, trace))
@@ -125,6 +130,8 @@ def _dump(
     for (card, (x, y)), role, outcome in zip(truth, roles, outcomes, strict=True):
         side = "up" if card.face_up else "down"
         lines.append(f"{card.code} {side:4s} {role:12s} {outcome:8s} {x:7.1f} {y:7.1f}")
+    for code, (x, y) in phantoms:
+        lines.append(f"phantom {code:9s} {'':12s} {'':8s} {x:7.1f} {y:7.1f}")
     Path(f"{stem}.txt").write_text("\n".join(lines) + "\n")
 
 

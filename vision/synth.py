@@ -231,11 +231,13 @@ def score_reading(
     *,
     tol_px: float,
     outcomes: list[str] | None = None,
+    phantoms: list[int] | None = None,
 ) -> Tally:
     """Match detections to true cards by centre (nearest pairs first, within ``tol_px``) and count.
 
     ``outcomes``, when given, gets one word per true card in order: ``correct``, ``unknown``,
     ``misread`` or ``missed`` for a face-up card, ``counted``, ``missed`` or ``other`` for a back.
+    ``phantoms``, when given, gets the index of every detection no card matched.
     """
     tally = Tally()
     # Nearest pairs first over all cards, not card by card: the cards of a fan turned about a
@@ -281,4 +283,6 @@ def score_reading(
         if outcomes is not None:
             outcomes.append(outcome)
     tally.phantoms = len(reads) - len(used)
+    if phantoms is not None:
+        phantoms.extend(i for i in range(len(reads)) if i not in used)
     return tally
