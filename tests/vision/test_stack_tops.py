@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import cv2
+import numpy as np
 import pytest
 
 from drivers.camera.effects import Shadow
@@ -13,6 +15,8 @@ from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.lens import Lens
 from vision.pipeline import backs
+from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.overlaps import drop_twice_counted
 from vision.recognize import BACK, Recognizer
 
 # Three backs dealt by hand: the third lands back over the first, so the card on top covers most
@@ -116,3 +120,84 @@ def test_no_card_is_put_on_top_of_a_stack_that_the_back_does_not_match_whole(
     truth, found = _backs(kennard, *_THREE_BLURRED)
     assert not tops
     assert len(found) <= len(truth)
+
+
+# Two backs in a corner of a strongly barrelled view (dev table 3012, figures as drawn): there the
+# plane shows the card on top about a tenth longer than the plane's card, so a card's rectangle
+# fitted to its near end leaves its far end showing, and a rectangle there looks like a lower card.
+_TWO_IN_A_CORNER = (
+    TableView(
+        table_w_mm=1000.0,
+        table_h_mm=560.0,
+        roll_deg=-1.8704465571537625,
+        tilt_deg=6.489342374593884,
+        distortion_k1=-0.059613365323489244,
+        felt_bgr=(70, 95, 60),
+        felt_texture="weave",
+    ),
+    Scene(
+        cards=(
+            SimCard(
+                code="Td", x_mm=914.6715952471701, y_mm=85.96672415871456, angle_deg=253.97274006406894, face_up=False
+            ),
+            SimCard(
+                code="7h", x_mm=924.6083733285379, y_mm=103.00538148284514, angle_deg=251.19249301243093, face_up=False
+            ),
+        ),
+        lighting=Lighting(
+            brightness=0.819864298312285,
+            falloff=0.1154586042393234,
+            falloff_angle_deg=27.657201366613755,
+            tint_bgr=(0.7369576889253151, 0.947391537785063, 1.0876807703582283),
+        ),
+        optics=Optics(noise_sigma=3.0, motion_angle_deg=155.66954415583504),
+    ),
+    3012,
+)
+
+
+def test_a_card_on_top_seen_longer_than_the_planes_card_is_counted_once(kennard: DeckProfile) -> None:
+    # Before the fix the top card was counted twice: once fitted to its near end, once as a
+    # "lower card" at its far end (three backs for two cards).
+    truth, found = _backs(kennard, *_TWO_IN_A_CORNER)
+    assert _each_counted_once(truth, found), (truth, found)
+
+
+def test_no_card_is_put_in_place_of_a_top_and_a_lower_card_that_the_back_does_not_match_whole(
+    kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The rectangle spanning a top and a back beside it replaces them only by its look: with the
+    # back matching nowhere, the two stay as they were.
+    merged: list[Any] = []
+    real = backs._one_card
+
+    def spy(added: list[Any], **kw: Any) -> None:
+        before = [id(o) for o in kw["chosen"]]
+        real(added, **kw)
+        merged.extend(o for o in kw["chosen"] if id(o) not in before)
+
+    monkeypatch.setattr(backs, "_one_card", spy)
+    monkeypatch.setattr(backs.BackTester, "strip_likeness", lambda self, hyp, image, covered: 0.0)
+    _backs(kennard, *_TWO_IN_A_CORNER)
+    assert not merged
+
+
+def _rect(x: float, y: float, *, w: float = 60.0, h: float = 84.0) -> Any:
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float64)
+
+
+@pytest.mark.parametrize(("offset", "dropped"), [((2.0, 3.0), True), ((-9.0, -12.0), False)], ids=["between", "beyond"])
+def test_a_back_that_the_top_and_a_hidden_back_cover_is_dropped_when_no_other_back_may_be(
+    offset: tuple[float, float], dropped: bool
+) -> None:
+    # A stack: the card on top (fitted whole) and a lower card found by its strip (hidden). A third
+    # rectangle lying between them shows nothing of its own: it is no card, even when it is the
+    # only chosen back the rule may drop. One lying beyond them shows its own strip: a card.
+    solid = np.zeros((300, 300), np.uint8)
+    top = Hypothesis(corners=_rect(100.0, 100.0), code=BACK, whole=True)
+    low = Hypothesis(corners=_rect(108.0, 111.0), code=BACK, hidden=True)
+    other = Hypothesis(corners=_rect(100.0 + offset[0], 100.0 + offset[1]), code=BACK)
+    for hyp in (top, low, other):
+        cv2.fillConvexPoly(solid, np.round(hyp.corners).astype(np.int32), 255)
+    gone = drop_twice_counted([top, low, other], solid, card_area=60.0 * 84.0)
+    assert [g is other for g in gone] == ([True] if dropped else [])

@@ -309,6 +309,9 @@ def stack_backs(
             chosen.append(hyp)
             added.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
+    _one_card(
+        added, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
+    )
     added += hidden_backs(
         chosen=chosen,
         covered=covered,
@@ -401,6 +404,58 @@ def _tops(
             added.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
     return added
+
+
+def _one_card(
+    added: list[Hypothesis],
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> None:
+    """A card seen longer or wider than the plane's card (where the lens or the table's tilt is
+    not undone exactly: up to the 12 % ``card_shaped`` allows) leaves its far end showing beside
+    the card on top fitted to its near end, and the rectangle at that far end is then counted as
+    a lower card: two rectangles, each on one end of one card. The rectangle spanning both (each
+    corner the outer of the two) then matches the back as a whole card better than either: it is
+    the card, put in place of the top, and the other is no longer counted. A true lower card under
+    a true top never does: the rectangle spanning both frames the top's border inside its own.
+    """
+    blank = tester.blank(image)
+    for top in [o for o in chosen if o.whole and o.code == BACK]:
+        for low in [a for a in added if not a.whole and not a.hidden]:
+            gap = float(np.hypot(*(top.center - low.center)))
+            if gap >= 0.12 * card_h or not parallel(top.corners, low.corners, within=STACK_COS):
+                continue
+            other = _matched(low.corners, top.corners)
+            mid = 0.5 * (top.center + low.center)
+            far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(other - mid).T)
+            span = np.where(far[:, None], top.corners, other)
+            if not card_shaped(span, card_w=card_w, card_h=card_h) or share(solid, span) < 0.95:
+                continue
+            one = Hypothesis(corners=np.asarray(span, np.float64), anchors=top.anchors)
+            score = tester.strip_likeness(one, image, blank)
+            best = max(tester.strip_likeness(top, image, blank), tester.strip_likeness(low, image, blank))
+            if score < _STRIP_MATCH or score < best + _TOP_BETTER:
+                continue
+            one.code, one.confidence, one.back, one.back_score = BACK, 0.5 + 0.5 * score, True, score
+            one.whole = True
+            chosen[:] = [one if o is top else o for o in chosen if o is not low]
+            added[:] = [one if o is top else o for o in added if o is not low]
+            cv2.fillConvexPoly(covered, np.round(low.corners).astype(np.int32), 0)
+            for o in chosen:
+                cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
+            return
+
+
+def _matched(quad: npt.NDArray[np.float64], to: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+    """``quad``'s corners in the order nearest ``to``'s (a rectangle may start at any corner)."""
+    turns = [np.roll(quad, -k, axis=0) for k in range(4)]
+    return min(turns, key=lambda q: float(np.abs(q - to).sum()))
 
 
 def _still_shows(

@@ -62,11 +62,13 @@ def drop_twice_counted(chosen: list[Hypothesis], solid: ByteImage, *, card_area:
     (``hidden``) is not judged so: the middle card of three lies almost wholly under the card on
     top and over the one below, and its strip was already judged with exactly the cards above it.
     Nor is a back found lying on top of a stack (``whole``): the rectangles of the cards under it
-    cover it, yet it was judged showing whole.
+    cover it, yet it was judged showing whole. Both still count among the cards covering the
+    others: a rectangle chosen between a stack's cards that they cover is dropped even when it is
+    the only back left that may be.
     """
     backs = [h for h in chosen if h.code == BACK and not h.hidden and not h.whole]
     dropped: list[Hypothesis] = []
-    while len(backs) > 1:
+    while backs:
         least: tuple[float, Hypothesis] | None = None
         for hyp in backs:
             others = [
