@@ -423,7 +423,7 @@ def _one_card(
     a lower card: two rectangles, each on one end of one card. The rectangle spanning both (each
     corner the outer of the two) then matches the back as a whole card better than either: it is
     the card, put in place of the top, and the other is no longer counted. A true lower card under
-    a true top never does: the rectangle spanning both frames the top's border inside its own.
+    a true top matches worse spanned with it: the rectangle frames the top's border inside its own.
     """
     blank = tester.blank(image)
     for top in [o for o in chosen if o.whole and o.code == BACK]:
