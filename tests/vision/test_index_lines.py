@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
+from tests.vision.bench_tables import read_at_true_corner
 from vision.deck import DeckProfile
 from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, _edge_piece, glyph_bounds
-from vision.pipeline.corners import CORNER_LEAD, CornerReader
-from vision.pipeline.settings import RecognizerSettings
-from vision.scenes import random_table, render_table
+from vision.pipeline.corners import CORNER_LEAD
 
 # An index box as a corner patch places it (the registered box moved out by the patch's lead).
 BOX = IndexBox(x0=0.05, y0=0.058, x1=0.2375, y1=0.375)
@@ -52,9 +50,4 @@ def test_a_court_index_beside_its_frame_line_reads_at_its_corner(dondorf: DeckPr
     # The benchmark's table 502: two court cards of a fan, blurred. Dondorf's picture frame runs
     # down beside the index, broken by the blur into a bar that was joined to the index (the rank's
     # box stretched over it: Jh read 7h 0.28, Ks 0.63).
-    table = random_table(np.random.default_rng(seed))
-    renderer, frame = render_table(dondorf, table, seed=seed)
-    card = next(c for c in table.scene.cards if c.code == code and c.face_up)
-    q = renderer.card_quad_px(card)
-    read = CornerReader(deck=dondorf, settings=RecognizerSettings()).read(frame, q[0], q[1] - q[0], q[3] - q[0])
-    assert read.code == code
+    assert read_at_true_corner(dondorf, seed=seed, code=code) == code

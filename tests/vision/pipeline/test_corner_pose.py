@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from drivers.camera.sim import CARD_W_MM, Optics, Scene, SimCard, TableRenderer, TableView
+from tests.vision.bench_tables import read_at_true_corner
 from vision.deck import DeckProfile
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.settings import RecognizerSettings
-from vision.scenes import random_table, render_table
 
 VIEW = TableView(tilt_deg=10.0)
 # Three cards spread along their short side, each on top of the last, a third of a width apart:
@@ -81,9 +81,4 @@ def test_a_fanned_index_beside_its_cards_blurred_edge_reads_at_its_corner(
     # joined to the index and the rank's box stretched over them (read Td, 4s, both far under
     # the bar). Every design insets its index: no glyph ends within 3 px of the card's edge, and
     # none is a hollow arc starting at the corner.
-    table = random_table(np.random.default_rng(seed))
-    renderer, frame = render_table(dondorf, table, seed=seed)
-    card = next(c for c in table.scene.cards if c.code == code and c.face_up)
-    q = renderer.card_quad_px(card)
-    read = CornerReader(deck=dondorf, settings=RecognizerSettings()).read(frame, q[0], q[1] - q[0], q[3] - q[0])
-    assert read.code == code
+    assert read_at_true_corner(dondorf, seed=seed, code=code) == code
