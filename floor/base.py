@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 from controller.journal.base import Entry
 from controller.sql import Cursor
 from floor.errors import FloorConfigError, FloorIntegrityError
-from floor.jackpots import JackpotStore, check_unit, unit_text
+from floor.jackpots import JackpotStore
 from floor.migrations import FILL_ACCOUNT_UNITS, MIGRATIONS
+from floor.units import check_unit, unit_text
 
 
 class FloorStore(JackpotStore, ABC):

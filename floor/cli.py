@@ -140,7 +140,7 @@ def _scope_unit(store: FloorStore, args: argparse.Namespace) -> tuple[str, int]:
     Raises:
         FloorConfigError: no table of the scope is on the floor, one has not reported its unit, or they disagree.
     """
-    from floor.jackpots import unit_text
+    from floor.units import unit_text
 
     try:
         existing = store.account(args.name)
@@ -195,7 +195,7 @@ def run_open(args: argparse.Namespace) -> int:
             if unit[0] and unit != (currency, minor_units)
         )
     if others:
-        from floor.jackpots import unit_text
+        from floor.units import unit_text
 
         sys.stderr.write(
             f"note: table {', '.join(others)} of this scope keep their money in another unit: they cannot play "

@@ -15,8 +15,9 @@ from controller.table import Actor, TableError, TableService
 from controller.telemetry import observe_appends
 from floor.base import FloorStore
 from floor.errors import FloorConfigError, FloorError, FloorUnavailable
-from floor.jackpots import FULL_SHARE_BP, Hit, account_unit_refusal
+from floor.jackpots import FULL_SHARE_BP, Hit
 from floor.replicator import Replicator
+from floor.units import account_unit_refusal
 
 log = logging.getLogger(__name__)
 

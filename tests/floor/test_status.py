@@ -9,7 +9,8 @@ import pytest
 
 from controller.journal.base import Entry
 from floor import FloorConfigError, FloorRefused, FloorStore, open_store
-from floor.jackpots import Account, money_text
+from floor.jackpots import Account
+from floor.units import money_text
 
 
 @pytest.fixture
