@@ -18,4 +18,4 @@ def read_at_true_corner(deck: DeckProfile, *, seed: int, code: str) -> str:
     renderer, frame = render_table(deck, table, seed=seed)
     card = next(c for c in table.scene.cards if c.code == code and c.face_up)
     q = renderer.card_quad_px(card)
-    return CornerReader(deck=deck, settings=RecognizerSettings()).read(frame, q[0], q[1] - q[0], q[3] - q[0]).code
+    return CornerReader(deck=deck, settings=RecognizerSettings()).read_index(frame, q, 0).code

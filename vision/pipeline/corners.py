@@ -42,6 +42,14 @@ INK_INSET: Final = 0.01
 CORNER_LEAD: Final = 6
 
 
+def index_frame(corners: Vec, k: int) -> tuple[Vec, Vec, Vec]:
+    """Where a card's index corner ``k`` (0 or 2: the two index corners, diagonally opposite) is
+    read from: the corner and the card's two edges leaving it, along the top and down the side
+    as the index is printed there (:meth:`CornerReader.read`'s ``origin``, ``x_vec``, ``y_vec``)."""
+    origin = corners[k]
+    return origin, corners[(k + 1) % 4] - origin, corners[(k + 3) % 4] - origin
+
+
 class CornerRead(NamedTuple):
     """What one index corner read as."""
 
@@ -80,6 +88,10 @@ class CornerReader:
         if found is None:
             found = self._reads[key] = self._read_once(image, origin, x_vec, y_vec)
         return found
+
+    def read_index(self, image: ByteImage, corners: Vec, k: int) -> CornerRead:
+        """Read the index at a card's corner ``k`` (0 or 2; ``corners`` in frame pixels), once a frame."""
+        return self.read(image, *index_frame(corners, k))
 
     def _read_once(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> CornerRead:
         """Read the index at one corner: warp its patch, normalise the glyphs, match the deck."""

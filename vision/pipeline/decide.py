@@ -74,8 +74,7 @@ class CardDecider:
         """Read a card lying alone: one index corner when it is sure, else both (reads are most of
         a frame's cost, and most cards are plain to read at the first corner).
         """
-        c0, c1, _c2, c3 = corners
-        first = self.corners.read(image, c0, c1 - c0, c3 - c0)
+        first = self.corners.read_index(image, corners, 0)
         s = self.settings
         match = first.match
         if (
@@ -102,9 +101,8 @@ class CardDecider:
         with that card. A pose a pixel or two off the index costs such a read its last few
         hundredths.
         """
-        c0, c1, c2, c3 = corners
         s = self.settings
-        reads = (self.corners.read(image, c0, c1 - c0, c3 - c0), self.corners.read(image, c2, c3 - c2, c1 - c2))
+        reads = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
         lean = next(
             (
                 r.best
@@ -150,9 +148,8 @@ class CardDecider:
         return lean, min(confs)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
-        c0, c1, c2, c3 = corners
-        first = self.corners.read(image, c0, c1 - c0, c3 - c0)
-        second = self.corners.read(image, c2, c3 - c2, c1 - c2)
+        first = self.corners.read_index(image, corners, 0)
+        second = self.corners.read_index(image, corners, 2)
         reads = [r for r in (first, second) if r.code != UNKNOWN]
         if len({r.code for r in reads}) > 1:
             # The two corners of one card disagree: that is never a read.
@@ -211,11 +208,10 @@ class CardDecider:
         others shows another card's paper or pips, which reads nothing, or another card, which
         the first corner does not lean to.
         """
-        c0, c1, c2, c3 = corners
-        near = self.corners.read(image, c0, c1 - c0, c3 - c0)
+        near = self.corners.read_index(image, corners, 0)
         if near.best is None or near.match is None:
             return None
-        far = self.corners.read(image, c2, c3 - c2, c1 - c2)
+        far = self.corners.read_index(image, corners, 2)
         if far.code == UNKNOWN or far.code != near.best:
             return None
         if not self.face_agrees(image, corners, far.code, alone=False):

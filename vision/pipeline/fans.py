@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
+from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, index_frame
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_edges import Walk, index_starts, outline_edges, paper_along, walks
 from vision.pipeline.hypotheses import Hypothesis
@@ -100,8 +100,8 @@ class FanReader:
         c = plane.to_frame(hyp.corners)
         hyp.code, hyp.confidence = self.decider.read_card(image, c, alone=False)
         # Both corners were just read and are remembered: asking again costs nothing.
-        first = self.corners.read(image, c[0], c[1] - c[0], c[3] - c[0])
-        second = self.corners.read(image, c[2], c[3] - c[2], c[1] - c[2])
+        first = self.corners.read_index(image, c, 0)
+        second = self.corners.read_index(image, c, 2)
         if hyp.code != UNKNOWN:
             hyp.whole = first.best == second.best == hyp.code
             return
@@ -164,7 +164,7 @@ class FanReader:
         not one card clearly still proves a card is there.
         """
         c = plane.to_frame(hyp.corners)
-        origin, x_vec, y_vec = (c[0], c[1] - c[0], c[3] - c[0]) if corner == 0 else (c[2], c[3] - c[2], c[1] - c[2])
+        origin, x_vec, y_vec = index_frame(c, corner)
         code, conf, best, match = self.corners.read(image, origin, x_vec, y_vec)
         s = self.settings
         bar = s.accept_score + FAN_EXTRA_SCORE
@@ -193,7 +193,7 @@ class FanReader:
             if not self._far_in_view(hyp, corner):
                 hyp.code, hyp.confidence = named
                 return match.score
-            opposite = self._far_read(image, c, corner)
+            opposite = self.corners.read_index(image, c, 2 - corner)
             if not self._far_dissents(opposite, named[0]):
                 hyp.code, hyp.confidence = named
                 return match.score
@@ -227,12 +227,6 @@ class FanReader:
         far = hyp.corners[2 - corner]
         inside = cv2.pointPolygonTest(self.outline, (float(far[0]), float(far[1])), True)
         return bool(inside < FAR_IN_VIEW * float(np.hypot(*(hyp.corners[1] - hyp.corners[0]))))
-
-    def _far_read(self, image: ByteImage, c: Vec, corner: int) -> CornerRead:
-        """The read at the index corner diagonally opposite ``corner`` (0 or 2) of a card (frame
-        corners)."""
-        k = 2 - corner
-        return self.corners.read(image, c[k], c[(k + 1) % 4] - c[k], c[(k + 3) % 4] - c[k])
 
     def _far_dissents(self, far: CornerRead, code: str) -> bool:
         """Whether a card's far index corner shows another card than ``code``: an index (fitting
