@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features
-from vision.pipeline.geometry import area, on_outline, overlap_area, share, unit
+from vision.pipeline.geometry import aligned, area, on_outline, overlap_area, share, unit
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
@@ -361,8 +361,8 @@ def _tops(
     added: list[Hypothesis] = []
     fitted: list[Hypothesis] = []
     for first in pool:
-        over = [o for o in chosen if _overlap(first, o, card_h)]
-        if not over or any(o.code != BACK or not parallel(first.corners, o.corners, within=STACK_COS) for o in over):
+        over = _backs_under(first, chosen, card_h)
+        if over is None:
             continue
         if first.back is False or any(float(np.hypot(*(first.center - o.center))) < 0.08 * card_w for o in fitted):
             continue  # its colours are no back's, or the same card proposed from another corner
@@ -373,8 +373,8 @@ def _tops(
         # Drawn from outline corners of a stack, the rectangle may be a few pixels off the card.
         hyp = Hypothesis(corners=tester.fit_whole(first, image, reach=0.08 * card_w), anchors=first.anchors)
         fitted.append(hyp)
-        over = [o for o in chosen if _overlap(hyp, o, card_h)]
-        if not over or any(o.code != BACK or not parallel(hyp.corners, o.corners, within=STACK_COS) for o in over):
+        over = _backs_under(hyp, chosen, card_h)
+        if over is None:
             continue
         near = [o for o in over if float(np.hypot(*(hyp.center - o.center))) < 0.08 * card_w]
         if len(near) > 1 or share(solid, hyp.corners) < 0.95:
@@ -395,10 +395,8 @@ def _tops(
         hyp.whole = True  # it lies on top: the cards under it do not hide it
         if near:
             k = next(i for i, o in enumerate(chosen) if o is near[0])
-            cv2.fillConvexPoly(covered, np.round(near[0].corners).astype(np.int32), 0)
             chosen[k] = hyp
-            for o in chosen:
-                cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
+            _redraw(covered, chosen, erased=near[0])
         else:
             chosen.append(hyp)
             added.append(hyp)
@@ -427,11 +425,12 @@ def _one_card(
     """
     blank = tester.blank(image)
     for top in [o for o in chosen if o.whole and o.code == BACK]:
+        top_score: float | None = None
         for low in [a for a in added if not a.whole and not a.hidden]:
             gap = float(np.hypot(*(top.center - low.center)))
             if gap >= 0.12 * card_h or not parallel(top.corners, low.corners, within=STACK_COS):
                 continue
-            other = _matched(low.corners, top.corners)
+            other = aligned(low.corners, top.corners)
             mid = 0.5 * (top.center + low.center)
             far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(other - mid).T)
             span = np.where(far[:, None], top.corners, other)
@@ -439,23 +438,34 @@ def _one_card(
                 continue
             one = Hypothesis(corners=np.asarray(span, np.float64), anchors=top.anchors)
             score = tester.strip_likeness(one, image, blank)
-            best = max(tester.strip_likeness(top, image, blank), tester.strip_likeness(low, image, blank))
+            if top_score is None:
+                top_score = tester.strip_likeness(top, image, blank)
+            best = max(top_score, tester.strip_likeness(low, image, blank))
             if score < _STRIP_MATCH or score < best + _TOP_BETTER:
                 continue
             one.code, one.confidence, one.back, one.back_score = BACK, 0.5 + 0.5 * score, True, score
             one.whole = True
             chosen[:] = [one if o is top else o for o in chosen if o is not low]
             added[:] = [one if o is top else o for o in added if o is not low]
-            cv2.fillConvexPoly(covered, np.round(low.corners).astype(np.int32), 0)
-            for o in chosen:
-                cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
+            _redraw(covered, chosen, erased=low)
             return
 
 
-def _matched(quad: npt.NDArray[np.float64], to: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-    """``quad``'s corners in the order nearest ``to``'s (a rectangle may start at any corner)."""
-    turns = [np.roll(quad, -k, axis=0) for k in range(4)]
-    return min(turns, key=lambda q: float(np.abs(q - to).sum()))
+def _backs_under(hyp: Hypothesis, chosen: list[Hypothesis], card_h: float) -> list[Hypothesis] | None:
+    """The chosen cards ``hyp`` overlaps, when there are some and all are backs lying parallel
+    with it (a stack it may lie on); else None."""
+    over = [o for o in chosen if _overlap(hyp, o, card_h)]
+    if not over or any(o.code != BACK or not parallel(hyp.corners, o.corners, within=STACK_COS) for o in over):
+        return None
+    return over
+
+
+def _redraw(covered: ByteImage, chosen: list[Hypothesis], *, erased: Hypothesis) -> None:
+    """``covered`` after a chosen back was replaced or dropped: ``erased`` cleared, every chosen
+    card drawn again (the cleared quad shared pixels with others)."""
+    cv2.fillConvexPoly(covered, np.round(erased.corners).astype(np.int32), 0)
+    for o in chosen:
+        cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
 
 
 def _still_shows(

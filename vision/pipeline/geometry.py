@@ -49,6 +49,13 @@ def overlap_area(a: Vec, b: Vec) -> float:
     return float(inter)
 
 
+def aligned(quad: Vec, to: Vec) -> Vec:
+    """``quad``'s corners in the order of ``to``'s (the corner order of two cards of a stack may
+    differ by a half turn or start at any corner: corners[0] is an index corner)."""
+    shifts = [np.roll(quad, -k, axis=0) for k in range(4)]
+    return min(shifts, key=lambda c: float(np.hypot(*(c - to).T).sum()))
+
+
 def local_poly(quad: Vec) -> tuple[int, int, int, int, npt.NDArray[np.int32]]:
     """``cv2.boundingRect`` of the rounded polygon (x, y, w, h) and the polygon rounded in that box's
     frame, ``np.round(quad - (x, y)).astype(np.int32)``: the same integers in plain Python (its

@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.geometry import area, overlap_area, share, unit
+from vision.pipeline.geometry import aligned, area, overlap_area, share, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 ByteImage = npt.NDArray[Any]
@@ -158,7 +158,7 @@ class _Stack:
                 (whole, top), (_, bottom) = sorted(((self.whole(o), o) for o in (one, two)), key=_first)[::-1]
                 if whole < _STILL:
                     continue
-                found = self._middle(bottom=bottom, top=top, under=_aligned(bottom.corners, top.corners))
+                found = self._middle(bottom=bottom, top=top, under=aligned(bottom.corners, top.corners))
                 if found is not None:
                     out.append(found)
         return out
@@ -252,13 +252,6 @@ class _Stack:
 
 def _first(pair: tuple[float, Hypothesis]) -> float:
     return pair[0]
-
-
-def _aligned(quad: Vec, to: Vec) -> Vec:
-    """``quad``'s corners in the order of ``to``'s (the corner order of two cards of a stack may
-    differ by a half turn: corners[0] is an index corner)."""
-    shifts = [np.roll(quad, -k, axis=0) for k in range(4)]
-    return min(shifts, key=lambda c: float(np.hypot(*(c - to).T).sum()))
 
 
 def _turned(quad: Vec, degrees: float) -> Vec:
