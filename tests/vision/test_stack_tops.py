@@ -100,24 +100,40 @@ def test_the_card_on_top_of_a_stack_is_counted_where_the_cards_under_it_cover_it
     assert _each_counted_once(truth, found), (truth, found)
 
 
+class _Blind:
+    """The stack step's back tester with the back's look in place matching nowhere: what is left
+    to go by is geometry."""
+
+    def __init__(self, real: backs.BackTester) -> None:
+        self.real = real
+
+    def strip_likeness(self, hyp: Any, image: Any, covered: Any) -> float:
+        return 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
 def test_no_card_is_put_on_top_of_a_stack_that_the_back_does_not_match_whole(
     kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # Geometry alone never makes a card on top: with the back's look in place matching nowhere,
-    # no rectangle is added or put in place of a chosen one, and no more backs than cards are seen.
+    # Geometry alone never makes a card on top: with the back's look matching nowhere in that step
+    # (the stack's lower backs chosen as ever), no rectangle is added or put in place of a chosen one.
     tops: list[Any] = []
+    asked: list[int] = []
     real = backs._tops
 
     def spy(pool: list[Any], **kw: Any) -> list[Any]:
+        asked.append(sum(o.code == BACK for o in kw["chosen"]) * len(pool))
         before = [id(o) for o in kw["chosen"]]
-        out = real(pool, **kw)
+        out = real(pool, **{**kw, "tester": _Blind(kw["tester"])})
         tops.extend(o for o in kw["chosen"] if id(o) not in before and all(o is not x for x in out))
         tops.extend(out)
         return out
 
     monkeypatch.setattr(backs, "_tops", spy)
-    monkeypatch.setattr(backs.BackTester, "strip_likeness", lambda self, hyp, image, covered: 0.0)
     truth, found = _backs(kennard, *_THREE_BLURRED)
+    assert any(asked), "the step never had a candidate beside a chosen back: nothing was tested"
     assert not tops
     assert len(found) <= len(truth)
 
@@ -167,18 +183,20 @@ def test_no_card_is_put_in_place_of_a_top_and_a_lower_card_that_the_back_does_no
     kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The rectangle spanning a top and a back beside it replaces them only by its look: with the
-    # back matching nowhere, the two stay as they were.
+    # back matching nowhere in that step, the two stay as they were.
     merged: list[Any] = []
+    tops_seen: list[int] = []
     real = backs._one_card
 
     def spy(added: list[Any], **kw: Any) -> None:
+        tops_seen.append(sum(o.whole and o.code == BACK for o in kw["chosen"]) * len(added))
         before = [id(o) for o in kw["chosen"]]
-        real(added, **kw)
+        real(added, **{**kw, "tester": _Blind(kw["tester"])})
         merged.extend(o for o in kw["chosen"] if id(o) not in before)
 
     monkeypatch.setattr(backs, "_one_card", spy)
-    monkeypatch.setattr(backs.BackTester, "strip_likeness", lambda self, hyp, image, covered: 0.0)
     _backs(kennard, *_TWO_IN_A_CORNER)
+    assert any(tops_seen), "no top with a back beside it reached the step: nothing was tested"
     assert not merged
 
 
