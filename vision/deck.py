@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import io
 import zipfile
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -17,7 +18,20 @@ import numpy.typing as npt
 from controller.cards import DECK
 from vision.back_signature import BackSignature, learn_back_signature
 from vision.errors import DeckError, ImageError
-from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, IndexFeature, glyph_bounds, hairlines_cut, index_feature
+from vision.index import (
+    CARD_PX_H,
+    CARD_PX_W,
+    FRAME_RUN,
+    FRAME_WIDE,
+    INK_LEVELS,
+    FrameLine,
+    IndexBox,
+    IndexFeature,
+    frame_columns,
+    glyph_bounds,
+    hairlines_cut,
+    index_feature,
+)
 from vision.index_match import match_index
 
 # Version 2 adds the back's signature learnt at registration; version 1 files (no signature) are
@@ -30,6 +44,9 @@ _JPEG_QUALITY: Final = 92
 # A face whose index bounds reach past this many times the faces' median (right or bottom edge)
 # has its index joined to its picture: left out of the registered index box.
 _INDEX_OUTLIER: Final = 1.25
+# At least this many faces (one rank's four suits) must share a frame line in the corner for the
+# design to have one: a single face's artwork running down there is no design's frame.
+_FRAME_FACES: Final = 4
 
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
 ByteImage = npt.NDArray[Any]
@@ -54,6 +71,10 @@ class DeckProfile:
     thumbs: npt.NDArray[np.float32] = field(repr=False)
     # What the back looks like against the faces, learnt at registration (``vision.back_signature``).
     back_signature: BackSignature = field(repr=False)
+    # Where the design's court faces run a picture's frame line down the corner, and which faces
+    # have it there (``frame_line``); measured on load from the faces.
+    frame: FrameLine | None = field(default=None, repr=False)
+    framed: frozenset[str] = field(default=frozenset(), repr=False)
 
     def face(self, code: str) -> ByteImage:
         """The face image of one card.
@@ -150,6 +171,36 @@ def _find_index_box(faces: ByteImage) -> IndexBox:
         x1=min(0.4, (x1 + 1) / CARD_PX_W),
         y1=min(0.45, (y1 + 1) / CARD_PX_H),
     )
+
+
+def frame_line(faces: ByteImage, box: IndexBox) -> tuple[FrameLine | None, frozenset[str]]:
+    """Where the faces have a picture's frame line in the index corner, and which faces have it.
+
+    A frame line is a thin column of ink from beside the index running on past the search patch
+    (``index.frame_columns``), at the same place on at least ``_FRAME_FACES`` faces (a court
+    picture's frame is drawn alike on every court card of a design). Ink is the darkest channel
+    under the table's usual ink level, as a read at the table sees it. None and no faces when the
+    design has none.
+    """
+    sw, sh = box.search_size()
+    run = FRAME_RUN * (box.y1 - box.y0) * CARD_PX_H
+    x_from = int(box.x0 * CARD_PX_W)
+    found: dict[str, tuple[int, int, int]] = {}
+    for code, face in zip(CODES, faces, strict=True):
+        gray = face.min(axis=2)
+        paper = float(np.percentile(gray, 90))
+        ink = (gray[:sh, :sw] < paper * INK_LEVELS[0]).astype(np.uint8)
+        line = frame_columns(ink, x_from=x_from, run=run)
+        if line is not None and line[1] - line[0] <= FRAME_WIDE * CARD_PX_W:
+            found[code] = line
+    if not found:
+        return None, frozenset()
+    (x0, x1), count = Counter((line[0], line[1]) for line in found.values()).most_common(1)[0]
+    if count < _FRAME_FACES:
+        return None, frozenset()
+    framed = {c: line for c, line in found.items() if abs(line[0] - x0) <= 1 and abs(line[1] - x1) <= 1}
+    top = int(np.median([line[2] for line in framed.values()]))
+    return FrameLine(x0=x0, x1=x1, y0=top), frozenset(framed)
 
 
 def _search_patch(face: ByteImage, box: IndexBox) -> ByteImage:
@@ -365,6 +416,7 @@ def _derive(
             raise DeckError(f"{code}: the corner index cannot be read from the registered face")
         sharp.append(feature)
     rank_model, suit_model = _train(faces, box, sharp)
+    frame, framed = frame_line(faces, box)
     profile = DeckProfile(
         name=name,
         faces=faces,
@@ -374,6 +426,8 @@ def _derive(
         suit_model=suit_model,
         thumbs=np.stack([face_thumb(f) for f in faces]),
         back_signature=signature or learn_back_signature(back=back, faces=faces),
+        frame=frame,
+        framed=framed,
     )
     # Every registered face must read back as itself, clearly: otherwise the design's indices
     # cannot be told apart and the deck is refused rather than misread at the table.

@@ -45,6 +45,14 @@ FRAME_TALL: Final = 4.0
 # A blob starting at the card's corner filling less than this share of its box is the corner's
 # outline (an arc), not a glyph (see _edge_piece).
 CORNER_HOLLOW: Final = 0.4
+# A picture's frame line is a column of ink at least this share of the index box's height tall
+# running on to the search patch's bottom, at most FRAME_WIDE of the card's width across; at the
+# table it is looked for within FRAME_SLACK canonical pixels of where the registered faces have it.
+FRAME_RUN: Final = 0.6
+FRAME_WIDE: Final = 0.04
+FRAME_SLACK: Final = 3
+EDGE_CLEAR: Final = 2
+FRAME_INDEX: Final = (0.6, 1.15)
 _SQUARE_3: Final = np.ones((3, 3), np.uint8)
 _SQUARE_5: Final = np.ones((5, 5), np.uint8)
 
@@ -70,6 +78,38 @@ class IndexBox:
 
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
+
+
+@dataclass(frozen=True, slots=True)
+class FrameLine:
+    """Where a design's court faces have their picture's frame line in the corner (canonical card
+    pixels, in the face's own frame, no lead): columns ``x0 .. x1`` (exclusive), running down from
+    ``y0`` to past the search patch. Measured at registration from the faces (``deck.frame_line``).
+    """
+
+    x0: int
+    x1: int
+    y0: int
+
+
+def frame_columns(ink: ByteImage, *, x_from: int, run: float) -> tuple[int, int, int] | None:
+    """The leftmost group of adjacent columns (from ``x_from``) whose ink runs on unbroken to the
+    mask's bottom row over at least ``run`` rows: ``(x0, x1, top)`` (x1 exclusive, ``top`` the
+    highest row their runs start at), or None.
+    """
+    h = ink.shape[0]
+    # Each column's unbroken run up from the bottom row: the rows below the lowest paper pixel.
+    paper = ink[::-1, x_from:] == 0
+    runs = np.where(paper.any(axis=0), paper.argmax(axis=0), h)
+    tall = np.flatnonzero(runs >= run)
+    if not len(tall):
+        return None
+    x0 = int(tall[0])
+    x1 = x0 + 1
+    while x1 < len(runs) and runs[x1] >= run:
+        x1 += 1
+    return x_from + x0, x_from + x1, h - int(runs[x0:x1].max())
+
 
 # glyph_bounds' distances in canonical pixels: how near the seed the first blob lies, how far
 # beside and below what is joined so far a blob may start, and how wide an index can be.
@@ -142,6 +182,7 @@ class IndexFeature:
     pale: bool = False  # found only at the paler ink level (a soft image): reads need more
     softness: float = 0.0  # the blur of the suit's edges, as a Gaussian sigma in canonical pixels
     trimmed: bool = False  # its suit was cut from ink running on past the index (see _cut_at_index)
+    framed: bool = False  # its suit was cut from the court picture's frame line (see _frame_cut)
 
     def suit_vector(self) -> FloatArray:
         """The suit raster with the ink colour beside it: a blurred heart and diamond differ little in
@@ -195,7 +236,9 @@ def _split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
     return parts[0], parts[1]
 
 
-def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lead: int = 0) -> IndexFeature | None:
+def index_feature(
+    patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lead: int = 0, frame: FrameLine | None = None
+) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
     With ``cut`` (a read at the table), ink that ran from the index on past its registered right
@@ -206,6 +249,10 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lea
     ``lead``: the patch starts this many pixels out past the card's corner along both edges (and
     ``box`` is placed so); a piece cut out of a line running on to the border that starts there
     is the card's own edge or corner, never a glyph.
+
+    ``frame`` (with ``cut`` and a ``lead``): where the design's court faces have a picture's frame
+    line in the corner (face coordinates; the lead is added here). A rank found without its suit
+    is given the suit cut off that line, where the line is seen at that place (see ``_frame_cut``).
 
     The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
     slightly wrong card scale or a blurred edge still gives the same raster as the registered face.
@@ -232,7 +279,10 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lea
     # is grown to the paler level's blobs, and when the usual level finds no index at all the
     # paler one alone is tried (a read then needs a closer match).
     strong = _ink(crisp, paper * INK_LEVELS[0])
-    feature = _feature(patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead)
+    frame = frame if cut and lead > 0 else None
+    feature = _feature(
+        patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead, frame=frame
+    )
     if feature is None or feature.softness > GROW_SOFTNESS:
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
@@ -240,12 +290,21 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lea
         # (A mask the same as one already tried finds nothing new: most corners without an index.)
         if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
             again = _feature(
-                patch_bgr, gray, grown, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead
+                patch_bgr,
+                gray,
+                grown,
+                paper=paper,
+                k90=k90,
+                box=box,
+                channels=channels,
+                cut=cut,
+                lead=lead,
+                frame=frame,
             )
             feature = again or feature
         if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
             feature = _feature(
-                patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead
+                patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead, frame=frame
             )
             if feature is not None:
                 feature = dataclasses.replace(feature, pale=True)
@@ -318,37 +377,15 @@ def _feature(
     channels: tuple[ByteImage, ByteImage, ByteImage] | None = None,
     cut: bool = False,
     lead: int = 0,
+    frame: FrameLine | None = None,
 ) -> IndexFeature | None:
     """The index from one ink mask: glyphs cut out, split into rank and suit, rastered.
 
     ``channels`` are the patch's b, g, r planes when the caller has them already.
     """
     h, w = gray.shape
-    # 16-bit labels (a patch has far fewer than 65536 blobs): the same blobs, half the label memory
-    # to write, which is a third of the call's time at this size.
-    count, labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8, ltype=cv2.CV_16U)
     min_area = max(3, (w * h) // 400)
-    stats, carved = _border_cut(ink, labels, stats[:count], min_area=min_area)
-    count = len(stats)
-    # Touching the patch border means felt, a neighbour's edge or artwork running on past the
-    # index: none of it is part of the index.
-    # Short slivers at the index's right edge are the pieces a blurred hairline (an artwork frame
-    # beside the index) breaks into at the ink level; stacked under the suit they would pass for
-    # a row of the index. (Further left, slivers are a thin glyph's broken strokes: kept.)
-    sliver_w, sliver_h = SLIVER_WIDTH * CARD_PX_W, SLIVER_HEIGHT * (box.y1 - box.y0) * CARD_PX_H
-    sliver_x = (box.x0 + 0.75 * (box.x1 - box.x0)) * CARD_PX_W
-    # Plain ints: indexing numpy rows one value at a time costs more than the whole filter.
-    comps = [
-        (s[0], s[1], s[0] + s[2], s[1] + s[3])
-        for i, s in enumerate(stats[1:count].tolist(), 1)
-        if s[4] >= min_area
-        and s[0] > 0
-        and s[1] > 0
-        and s[0] + s[2] < w
-        and s[1] + s[3] < h
-        and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
-        and not _edge_piece(s, carved=i >= carved, lead=lead, thin=sliver_w, short=sliver_h)
-    ]
+    comps = _glyph_comps(ink, box, lead=lead, min_area=min_area)
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
     widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
@@ -371,6 +408,21 @@ def _feature(
         )
         if trimmed is not None and _stacked(trimmed[1]):
             found, cut_out = trimmed, True
+        elif frame is not None and found is not None:
+            framed = _frame_cut(
+                patch_bgr,
+                gray,
+                ink,
+                rank=found[0],
+                paper=paper,
+                k90=k90,
+                box=box,
+                channels=channels,
+                lead=lead,
+                frame=frame,
+            )
+            if framed is not None:
+                return framed
     if found is None:
         return None
     (x0, y0, x1, y1), joined = found
@@ -393,6 +445,23 @@ def _feature(
         if split is None:
             return None
         rank_box, suit_box = split
+    return _rastered(patch_bgr, gray, ink, rank_box, suit_box, paper=paper, k90=k90, channels=channels, trimmed=cut_out)
+
+
+def _rastered(
+    patch_bgr: ByteImage,
+    gray: ByteImage,
+    ink: ByteImage,
+    rank_box: Box,
+    suit_box: Box,
+    *,
+    paper: float,
+    k90: int,
+    channels: tuple[ByteImage, ByteImage, ByteImage] | None,
+    trimmed: bool = False,
+    framed: bool = False,
+) -> IndexFeature | None:
+    """The feature of an index whose rank and suit boxes are found: glyph rasters, ink colour, blur."""
     rank = _raster(gray, rank_box, paper, (RANK_W, RANK_H))
     suit = _raster(gray, suit_box, paper, (SUIT_W, SUIT_H))
     if rank is None or suit is None:
@@ -416,7 +485,93 @@ def _feature(
         rel = np.ones(3, np.float32)
     chroma = np.asarray(rel / float(np.add.reduce(rel)), dtype=np.float32)
     softness = _softness(gray, suit_box, paper)
-    return IndexFeature(rank=rank, suit=suit, chroma=chroma, softness=softness, trimmed=cut_out)
+    return IndexFeature(
+        rank=rank, suit=suit, chroma=chroma, softness=softness, trimmed=trimmed or framed, framed=framed
+    )
+
+
+def _frame_cut(
+    patch_bgr: ByteImage,
+    gray: ByteImage,
+    ink: ByteImage,
+    *,
+    rank: Box,
+    paper: float,
+    k90: int,
+    box: IndexBox,
+    channels: tuple[ByteImage, ByteImage, ByteImage] | None,
+    lead: int,
+    frame: FrameLine,
+) -> IndexFeature | None:
+    """The index of a rank found alone, its suit cut off the court picture's frame line.
+
+    Where a design's court faces run their picture's frame line down through the index box a few
+    pixels right of the suit (standard's), blur joins the suit to it, and the line, running on
+    to the patch border, takes the suit with it. Only where the ink has such a line at the place
+    the registered faces have theirs (as tall, as thin, starting as high) are its columns taken
+    out; the rank found is given the blob then found under it as its suit, when the two stand as
+    tall as the registered index. The feature is marked
+    ``framed`` (a read must name a card whose face has the line: ``match_index``) and
+    ``trimmed`` (unread, it proves nothing).
+    """
+    expect_h = (box.y1 - box.y0) * CARD_PX_H
+    x_from = max(frame.x0 + lead - FRAME_SLACK, 0)
+    x_to = frame.x1 + lead + FRAME_SLACK
+    line = frame_columns(ink[:, :x_to], x_from=x_from, run=FRAME_RUN * expect_h)
+    if line is None:
+        return None
+    x0, x1, top = line
+    if x1 - x0 > frame.x1 - frame.x0 + 2 * FRAME_SLACK or abs(top - (frame.y0 + lead)) > 2 * FRAME_SLACK:
+        return None
+    cleared = ink.copy()
+    cleared[top:, max(x0 - 1, 0) : x1 + 1] = 0  # with the blurred edge columns beside the line
+    # And the card's own edge: the index is inset from it on every design, but blur joins a suit
+    # printed close to it (standard's, 2 px in), and the edge too runs on to the border.
+    cleared[:, : lead + EDGE_CLEAR] = 0
+    h, w = ink.shape
+    comps = _glyph_comps(cleared, box, lead=lead, min_area=max(3, (w * h) // 400))
+    # The suit: the blobs under the rank, in its columns, within a glyph gap; the nearest row.
+    under = [c for c in comps if rank[3] <= c[1] <= rank[3] + _STACK_GAP and c[0] < rank[2] and c[2] > rank[0]]
+    if not under:
+        return None
+    first = min(under, key=lambda c: c[1])
+    suit_box = _union([c for c in under if c[1] < first[3]])
+    # Rank and suit together about as tall as the registered index (the box holds every face's,
+    # the tallest): a suit, not a scrap of the line or a pip below.
+    if not FRAME_INDEX[0] * expect_h <= suit_box[3] - rank[1] <= FRAME_INDEX[1] * expect_h:
+        return None
+    return _rastered(patch_bgr, gray, cleared, rank, suit_box, paper=paper, k90=k90, channels=channels, framed=True)
+
+
+def _glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> list[Box]:
+    """The ink mask's blobs that may be glyphs: clear of the patch border, no hairline sliver, no
+    piece of the card's edge (see ``_edge_piece``).
+    """
+    h, w = ink.shape
+    # 16-bit labels (a patch has far fewer than 65536 blobs): the same blobs, half the label memory
+    # to write, which is a third of the call's time at this size.
+    count, labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8, ltype=cv2.CV_16U)
+    stats, carved = _border_cut(ink, labels, stats[:count], min_area=min_area)
+    count = len(stats)
+    # Touching the patch border means felt, a neighbour's edge or artwork running on past the
+    # index: none of it is part of the index.
+    # Short slivers at the index's right edge are the pieces a blurred hairline (an artwork frame
+    # beside the index) breaks into at the ink level; stacked under the suit they would pass for
+    # a row of the index. (Further left, slivers are a thin glyph's broken strokes: kept.)
+    sliver_w, sliver_h = SLIVER_WIDTH * CARD_PX_W, SLIVER_HEIGHT * (box.y1 - box.y0) * CARD_PX_H
+    sliver_x = (box.x0 + 0.75 * (box.x1 - box.x0)) * CARD_PX_W
+    # Plain ints: indexing numpy rows one value at a time costs more than the whole filter.
+    return [
+        (s[0], s[1], s[0] + s[2], s[1] + s[3])
+        for i, s in enumerate(stats[1:count].tolist(), 1)
+        if s[4] >= min_area
+        and s[0] > 0
+        and s[1] > 0
+        and s[0] + s[2] < w
+        and s[1] + s[3] < h
+        and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
+        and not _edge_piece(s, carved=i >= carved, lead=lead, thin=sliver_w, short=sliver_h)
+    ]
 
 
 def _stacked(joined: list[Box]) -> bool:

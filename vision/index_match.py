@@ -44,11 +44,19 @@ class IndexMatch:
 def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:
     """Classify one normalised index by the deck's learnt rank and suit discriminants.
 
-    The score is the weaker of the rank's and the suit's fit; the margin the smaller lead.
+    The score is the weaker of the rank's and the suit's fit; the margin the smaller lead. A suit
+    cut off a court picture's frame line (``feature.framed``) names only a card whose registered
+    face has that line: any other is no match (score and margin 0), for the cut found a line
+    such a card's face does not have (a neighbour's edge or pips, seen through a fan).
     """
-    return match_scores(
+    match = match_scores(
         _fits(profile.rank_model.distances(feature.rank)), _fits(profile.suit_model.distances(feature.suit_vector()))
     )
+    if feature.framed and match.code not in profile.framed:
+        match = IndexMatch(
+            code=match.code, score=0.0, margin=0.0, rank_scores=match.rank_scores, suit_scores=match.suit_scores
+        )
+    return match
 
 
 def _fits(distances: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:

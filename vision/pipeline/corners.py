@@ -104,7 +104,9 @@ class CornerReader:
         patch = cv2.warpAffine(
             image, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
         )
-        feat = index_feature(np.asarray(patch, dtype=np.uint8), self._box, cut=True, lead=CORNER_LEAD)
+        feat = index_feature(
+            np.asarray(patch, dtype=np.uint8), self._box, cut=True, lead=CORNER_LEAD, frame=self.deck.frame
+        )
         if feat is None:
             return CornerRead(UNKNOWN, 0.0, None, None)
         match = match_index(self.deck, feat)
