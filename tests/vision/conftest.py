@@ -47,6 +47,12 @@ def dondorf() -> DeckProfile:
     return kde_deck("dondorf")
 
 
+@pytest.fixture(scope="session")
+def standard() -> DeckProfile:
+    """KDE's standard design: its court pictures' frame line runs down through the index box."""
+    return kde_deck("standard")
+
+
 @pytest.fixture(params=DESIGNS)
 def design(request: pytest.FixtureRequest) -> DeckProfile:
     """Each of :data:`DESIGNS` in turn (a test taking it runs once per design)."""

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import cv2
+import numpy as np
+import numpy.typing as npt
 import pytest
 
 from tests.vision.bench_tables import read_at_true_corner
-from vision.deck import DeckProfile
-from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, _edge_piece, glyph_bounds
-from vision.pipeline.corners import CORNER_LEAD
+from vision.deck import CODES, DeckProfile, frame_line
+from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, _edge_piece, glyph_bounds, index_feature
+from vision.index_match import match_index
+from vision.pipeline.corners import CORNER_LEAD, _led
+from vision.pipeline.settings import RecognizerSettings
 
 # An index box as a corner patch places it (the registered box moved out by the patch's lead).
 BOX = IndexBox(x0=0.05, y0=0.058, x1=0.2375, y1=0.375)
@@ -51,3 +58,79 @@ def test_a_court_index_beside_its_frame_line_reads_at_its_corner(dondorf: DeckPr
     # down beside the index, broken by the blur into a bar that was joined to the index (the rank's
     # box stretched over it: Jh read 7h 0.28, Ks 0.63).
     assert read_at_true_corner(dondorf, seed=seed, code=code) == code
+
+
+COURTS = frozenset(r + s for r in "JQK" for s in "cdhs")
+
+
+def test_registration_finds_where_the_court_faces_run_their_frame_line(
+    kennard: DeckProfile, standard: DeckProfile, dondorf: DeckProfile
+) -> None:
+    # Standard's court pictures are framed by a line running down through the index box, dondorf's
+    # just beside it; kennard's faces have none.
+    assert standard.frame is not None and standard.framed == COURTS
+    assert dondorf.frame is not None and dondorf.framed == COURTS
+    assert kennard.frame is None and not kennard.framed
+    # Measured from the faces: with the court faces' corners painted white there is none.
+    faces = standard.faces.copy()
+    sw, sh = standard.index_box.search_size()
+    for code in COURTS:
+        faces[CODES.index(code), :sh, standard.frame.x0 - 2 : sw] = 255
+    assert frame_line(faces, standard.index_box) == (None, frozenset())
+
+
+def _seen_with_a_frame_line(deck: DeckProfile, code: str) -> npt.NDArray[np.uint8]:
+    """The face's corner patch as the table reads it (cloth past the corner, a card about 105 px
+    wide, blurred), with the deck's frame line drawn at its registered place (5 px wide) and the
+    suit joined to it by a short bar, as blur joins a suit printed close to the line."""
+    frame = deck.frame
+    assert frame is not None
+    face = deck.face(code).copy()
+    sw, sh = deck.index_box.search_size()
+    gray = face[:sh, : frame.x0 - 1].min(axis=2)
+    ink = (gray < 0.62 * np.percentile(face.min(axis=2), 90)).astype(np.uint8)
+    _n, _labels, stats, _c = cv2.connectedComponentsWithStats(ink)
+    suit = max((s for s in stats[1:] if s[4] > 10 and s[0] > 0 and s[1] > 0), key=lambda s: s[1])
+    face[frame.y0 :, frame.x0 - 1 : frame.x1 + 1] = 0
+    y, x = suit[1] + suit[3] // 2, suit[0] + suit[2] // 2
+    face[y - 2 : y + 3, x : frame.x0] = face[y, x]
+    seen = np.full((CARD_PX_H + LEAD, CARD_PX_W + LEAD, 3), (40, 90, 30), np.uint8)
+    seen[LEAD:, LEAD:] = face
+    small = cv2.GaussianBlur(cv2.resize(seen, None, fx=0.66, fy=0.66, interpolation=cv2.INTER_AREA), (0, 0), 1.0)
+    seen = cv2.resize(small, (CARD_PX_W + LEAD, CARD_PX_H + LEAD), interpolation=cv2.INTER_LINEAR)
+    return np.ascontiguousarray(seen[: sh + LEAD, : sw + LEAD])
+
+
+@pytest.mark.parametrize("code", ["Kc", "Jh", "Qs"])
+def test_a_court_index_whose_suit_touches_its_frame_line_is_read(standard: DeckProfile, code: str) -> None:
+    patch = _seen_with_a_frame_line(standard, code)
+    box = _led(standard.index_box)
+    # Without the deck's frame line the suit goes with the line to the patch border: no index.
+    plain = index_feature(patch, box, cut=True, lead=LEAD)
+    assert plain is None or match_index(standard, plain).code != code
+    feature = index_feature(patch, box, cut=True, lead=LEAD, frame=standard.frame)
+    assert feature is not None and feature.framed and feature.trimmed
+    match = match_index(standard, feature)
+    assert match.code == code and match.score >= RecognizerSettings().accept_score
+
+
+def test_a_suit_cut_off_a_frame_line_names_no_card_whose_face_has_none(standard: DeckProfile) -> None:
+    # A 7c seen with a line at the frame's place (in a fan, a neighbour's edge or pips can lie
+    # there): the cut finds its suit, and the rasters alone would read 7c; but no 7c face has
+    # that line, so the read names nothing (a line cut once invented a Tc so).
+    feature = index_feature(
+        _seen_with_a_frame_line(standard, "7c"), _led(standard.index_box), cut=True, lead=LEAD, frame=standard.frame
+    )
+    assert feature is not None and feature.framed
+    assert match_index(standard, dataclasses.replace(feature, framed=False)).code == "7c"
+    match = match_index(standard, feature)
+    assert match.score == 0.0 and match.margin == 0.0
+
+
+@pytest.mark.parametrize(("seed", "code"), [(507, "Js"), (510, "Jh")])
+def test_a_court_index_joined_to_its_frame_line_reads_at_its_corner(
+    standard: DeckProfile, seed: int, code: str
+) -> None:
+    # The benchmark's tables 507 and 510 (standard): blurred court cards whose suit touches the
+    # picture's frame line inside the index box (both were unread).
+    assert read_at_true_corner(standard, seed=seed, code=code) == code
