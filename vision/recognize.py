@@ -177,7 +177,7 @@ class Recognizer:
         if card_h is not None:
             for blob in blobs:
                 blob_h = card_h if plane.rectified else _local_height(blob, card_h, scale)
-                if plane.lens is not None:  # the lens draws cards larger away from the frame's centre
+                if self.settings.lens_card_size and plane.lens is not None:  # larger off the centre
                     blob_h = (plane.card_height_at(blob.contour.reshape(-1, 2).mean(axis=0)) or blob_h * scale) / scale
                 found.extend(
                     self._explainer.explain(

@@ -13,7 +13,8 @@ from vision.calibration import Calibration, calibrate_markers
 from vision.config import MarkerConfig
 from vision.deck import DeckProfile
 from vision.lens import Lens
-from vision.pipeline.plane import Plane, make_plane
+from vision.pipeline.plane import make_plane
+from vision.pipeline.settings import RecognizerSettings
 from vision.recognize import BACK, Recognizer
 
 # A strongly barrelled camera (dev table 3012's, figures as drawn) and two backs stacked in a
@@ -75,41 +76,34 @@ def test_the_planes_card_size_in_a_barrelled_corner_is_the_size_the_lens_gives_i
     assert pinhole.card_height_at(quad.mean(axis=0)) == pinhole.card_height
 
 
-def _read(deck: DeckProfile, cards: tuple[SimCard, ...], seed: int) -> tuple[list[Any], Any]:
+def _read(deck: DeckProfile, cards: tuple[SimCard, ...], seed: int, *, lens_size: bool) -> tuple[list[Any], Any]:
     renderer = TableRenderer(deck=deck, view=_VIEW, seed=seed)
     frame = renderer.render(Scene(cards=cards, lighting=_LIGHT, optics=_OPTICS), seed=seed)
-    reading = Recognizer(deck=deck, calibration=_calibration(_VIEW)).read(frame)
+    settings = RecognizerSettings(lens_card_size=lens_size)
+    reading = Recognizer(deck=deck, settings=settings, calibration=_calibration(_VIEW)).read(frame)
     return [renderer.card_quad_px(card) for card in cards], reading
-
-
-def _plane_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cards fitted at the plane's one card size everywhere (as before the lens' size was used)."""
-    monkeypatch.setattr(Plane, "card_height_at", lambda self, at: self.card_height)
 
 
 @pytest.mark.parametrize("lens_size", [True, False], ids=["lens size", "plane size"])
 def test_a_two_stack_in_a_barrelled_corner_is_counted_where_its_cards_are(
-    hershey: DeckProfile, monkeypatch: pytest.MonkeyPatch, lens_size: bool
+    hershey: DeckProfile, lens_size: bool
 ) -> None:
-    # Fitted at the plane's card size the two chosen rectangles sat at the stack's two ends, some
+    # Fitted at the plane's card size the two chosen rectangles sit at the stack's two ends, some
     # 30 px from either card (the count right, yet a miss and a phantom); at the size the lens
     # gives a card there each lies on its card.
-    if not lens_size:
-        _plane_size(monkeypatch)
-    truth, reading = _read(hershey, _TWO_IN_A_CORNER, seed=3012)
+    truth, reading = _read(hershey, _TWO_IN_A_CORNER, seed=3012, lens_size=lens_size)
     centres = [quad.mean(axis=0) for quad in truth]
     found = [c.center for c in reading.cards if c.code == BACK]
     on_cards = len(found) == len(truth) and all(min(math.dist(t, b) for b in found) < 22 for t in centres)
     assert on_cards is lens_size, (centres, found)
 
 
-def test_a_card_at_the_frame_centre_is_read_as_before(kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_card_at_the_frame_centre_is_read_as_before(kennard: DeckProfile) -> None:
     # Where the lens bends nothing the card is fitted and read exactly as at the plane's card size.
     x, y = _calibration(_VIEW).to_mm([[(_VIEW.width_px - 1) / 2.0, (_VIEW.height_px - 1) / 2.0]])[0]
     card = SimCard(code="7c", x_mm=float(x), y_mm=float(y), angle_deg=20)
-    _truth, with_lens = _read(kennard, (card,), seed=1)
-    _plane_size(monkeypatch)
-    _truth, plane_size = _read(kennard, (card,), seed=1)
+    _truth, with_lens = _read(kennard, (card,), seed=1, lens_size=True)
+    _truth, plane_size = _read(kennard, (card,), seed=1, lens_size=False)
     assert [c.code for c in with_lens.cards] == ["7c"]
     assert [(c.code, c.corners) for c in with_lens.cards] == [(c.code, c.corners) for c in plane_size.cards]
 

@@ -17,7 +17,6 @@ from vision.lens import Lens
 from vision.pipeline import backs
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.overlaps import drop_twice_counted
-from vision.pipeline.plane import Plane
 from vision.recognize import BACK, Recognizer
 
 # Three backs dealt by hand: the third lands back over the first, so the card on top covers most
@@ -173,18 +172,9 @@ _TWO_IN_A_CORNER = (
 )
 
 
-def _plane_card_size(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rectangles at the plane's one card size, not the lens' local one: the card on top then shows
-    longer than the rectangles (as a tilt not undone exactly makes it too), the case of the step."""
-    monkeypatch.setattr(Plane, "card_height_at", lambda self, at: self.card_height)
-
-
-def test_a_card_on_top_seen_longer_than_the_planes_card_is_counted_once(
-    kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_card_on_top_seen_longer_than_the_planes_card_is_counted_once(kennard: DeckProfile) -> None:
     # Before the fix the top card was counted twice: once fitted to its near end, once as a
     # "lower card" at its far end (three backs for two cards).
-    _plane_card_size(monkeypatch)
     truth, found = _backs(kennard, *_TWO_IN_A_CORNER)
     assert _each_counted_once(truth, found), (truth, found)
 
@@ -205,7 +195,6 @@ def test_no_card_is_put_in_place_of_a_top_and_a_lower_card_that_the_back_does_no
         merged.extend(o for o in kw["chosen"] if id(o) not in before)
 
     monkeypatch.setattr(backs, "_one_card", spy)
-    _plane_card_size(monkeypatch)
     _backs(kennard, *_TWO_IN_A_CORNER)
     assert any(tops_seen), "no top with a back beside it reached the step: nothing was tested"
     assert not merged
