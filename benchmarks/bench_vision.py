@@ -59,10 +59,14 @@ def load_design(name: str, tmp: Path) -> DeckProfile:
 Breakdown = dict[str, Counter[str]]
 
 
+# --lens-card-size: fit cards at the calibrated lens' local size (RecognizerSettings.lens_card_size).
+LENS_SIZE = {"on": False}
+
+
 def recognizer_for(deck: DeckProfile, view: TableView) -> Recognizer:
     """The recognizer as a calibrated table runs it: the layout's homography and lens are known."""
     calibration = view_calibration(view)
-    return Recognizer(deck=deck, settings=RecognizerSettings(), calibration=calibration)
+    return Recognizer(deck=deck, settings=RecognizerSettings(lens_card_size=LENS_SIZE["on"]), calibration=calibration)
 
 
 def accuracy(
@@ -276,8 +280,10 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--designs", default=",".join(DESIGNS), help="comma-separated designs to measure")
     parser.add_argument("--tuned", default=",".join(TUNED), help="the designs to label as tuned on")
+    parser.add_argument("--lens-card-size", action="store_true", help="fit cards at the lens' local size")
     parser.add_argument("--dump", type=Path, help="write each table's frame, debug picture and card outcomes here")
     args = parser.parse_args()
+    LENS_SIZE["on"] = args.lens_card_size
     # One core, one OpenCV thread, one BLAS thread: the 30 fps target is per table on one core.
     # (The affinity binds this thread only: OpenBLAS's workers, started at import, would still run
     # on the other core, and process_time counted their spinning too.) `dealer-assist` itself

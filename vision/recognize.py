@@ -177,6 +177,8 @@ class Recognizer:
         if card_h is not None:
             for blob in blobs:
                 blob_h = card_h if plane.rectified else _local_height(blob, card_h, scale)
+                if self.settings.lens_card_size and plane.lens is not None:  # larger off the centre
+                    blob_h = (plane.card_height_at(blob.contour.reshape(-1, 2).mean(axis=0)) or blob_h * scale) / scale
                 found.extend(
                     self._explainer.explain(
                         image=image, plane=plane, blob=blob, card_h=blob_h * scale, masks=masks, covered=covered

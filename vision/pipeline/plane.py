@@ -15,6 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.calibration import Calibration
+from vision.lens import Lens
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -42,6 +43,9 @@ class Plane:
     valid: ByteImage | None = None
     card_height: float | None = None
     rectified: bool = False
+    # The camera's lens, which the plane does not undo (None: a pinhole camera): where it bends
+    # the picture a card shows larger than ``card_height``, see :meth:`card_height_at`.
+    lens: Lens | None = None
 
     def to_frame(self, pts: Vec) -> Vec:
         """Plane points (..., 2) in frame pixels."""
@@ -60,6 +64,25 @@ class Plane:
         inverse = np.linalg.inv(self.to_frame_h)
         return np.asarray(cv2.perspectiveTransform(flat, inverse).reshape(pts.shape), dtype=np.float64)
 
+    def card_height_at(self, at: Vec) -> float | None:
+        """A card's long side (plane pixels) where its picture lies at the plane point ``at``:
+        ``card_height`` grown by the lens' local scale there (the root of the area change the lens
+        makes of a small square of the table the plane would show card-sized).
+        """
+        if self.card_height is None or self.lens is None:
+            return self.card_height
+        # Where the table point this picture shows would be in the plane without the lens, and a
+        # plane-pixel square there as the plane shows it through the lens.
+        to_plane = np.linalg.inv(self.to_frame_h)
+        seen = np.asarray(at, dtype=np.float64).reshape(1, 1, 2)
+        ideal = self.lens.undistort(cv2.perspectiveTransform(seen, self.to_frame_h).reshape(1, 2))
+        true = cv2.perspectiveTransform(ideal.reshape(1, 1, 2), to_plane).reshape(2)
+        square = (true + np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]])).reshape(-1, 1, 2)
+        shown = self.lens.distort(cv2.perspectiveTransform(square, self.to_frame_h).reshape(-1, 2))
+        p = cv2.perspectiveTransform(shown.reshape(-1, 1, 2), to_plane).reshape(-1, 2)
+        area = abs(float(np.linalg.det(np.stack([p[1] - p[0], p[2] - p[0]], axis=1))))
+        return self.card_height * float(np.sqrt(area))
+
 
 def make_plane(frame: ByteImage, *, calibration: Calibration | None, card_height_px: float | None) -> Plane:
     """The detection plane of one frame.
@@ -67,8 +90,8 @@ def make_plane(frame: ByteImage, *, calibration: Calibration | None, card_height
     The plane is rectified by the calibration's homography alone, not through its lens: plane
     points map back to the frame pixels their picture came from either way, and with the lens the
     stages (developed on this plane) counted fewer stacked backs (about 1.2 of 35 per design on
-    12 generated tables, and one more misread), so cards near the frame's edge keep the few per
-    cent of size a wide lens gives them, which the outline corners' snapping absorbs.
+    12 generated tables, and one more misread), so cards near the frame's edge keep the size a
+    wide lens gives them there (up to a tenth more), which :meth:`Plane.card_height_at` says.
 
     Without a calibration it is the frame at half size (frames wider than 1280 px) and the card
     height is ``card_height_px`` (scaled) or unknown. With one, the frame at half size is warped
@@ -112,6 +135,7 @@ def make_plane(frame: ByteImage, *, calibration: Calibration | None, card_height
         valid=cv2.erode(valid, np.ones((5, 5), np.uint8)),
         card_height=CARD_H_MM * ppm,
         rectified=True,
+        lens=calibration.lens if calibration.lens is not None and calibration.lens.k1 != 0.0 else None,
     )
 
 

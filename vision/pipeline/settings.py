@@ -20,6 +20,9 @@ class RecognizerSettings:
     paper_share: float = 0.30  # share of white paper for an unreadable thing to count as a card
     felt_hue: int | None = None  # OpenCV hue (0-179) of the felt; None = the frame's main hue
     card_height_px: float | None = None  # expected card height in the frame; None = measured
+    # Fit each blob's cards at the size the calibrated lens gives them there (Plane.card_height_at)
+    # rather than the plane's one size: off until the stages tuned on the one size are (docs/vision.md).
+    lens_card_size: bool = False
 
     @classmethod
     def from_config(cls, settings: VisionSettings) -> RecognizerSettings:
