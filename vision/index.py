@@ -269,11 +269,13 @@ def _grown(strong: ByteImage, weak: ByteImage) -> ByteImage:
     """
     h, w = weak.shape
     count, labels, stats, _centroids = cv2.connectedComponentsWithStats(weak, connectivity=8, ltype=cv2.CV_16U)
-    x, y, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
-    keep = (_label_counts(labels, count, strong) > 0) & (x > 0) & (y > 0)
-    keep &= (x + bw < w) & (y + bh < h)
+    # Plain ints, as in _border_flags: a patch has a handful of blobs.
+    keep = [
+        n > 0 and s[0] > 0 and s[1] > 0 and s[0] + s[2] < w and s[1] + s[3] < h
+        for n, s in zip(_label_counts(labels, count, strong).tolist(), stats.tolist(), strict=True)
+    ]
     keep[0] = False
-    return cv2.bitwise_or(strong, _label_mask(keep, labels))
+    return cv2.bitwise_or(strong, _label_mask(np.array(keep), labels))
 
 
 def _label_counts(labels: npt.NDArray[Any], count: int, mask: ByteImage) -> npt.NDArray[Any]:
@@ -447,25 +449,44 @@ def hairlines_cut(ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *,
     be dropped with the felt. A hairline (1-2 canonical pixels) does not survive the opening, a
     glyph's strokes do; what still touches the border after it is felt, a neighbour or artwork.
     """
-    border = _on_border(stats, ink.shape, min_area)
-    if not border.any():
+    return _hairlines_cut(ink, labels, stats, _border_flags(stats.tolist(), ink.shape, min_area), min_area=min_area)
+
+
+def _hairlines_cut(
+    ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], border: list[bool], *, min_area: int
+) -> npt.NDArray[Any]:
+    """:func:`hairlines_cut` with the blobs' border flags (see :func:`_border_flags`) known."""
+    if not any(border):
         return stats
-    kept = [stats[~border]]
-    joined = _label_mask(border, labels)
+    kept = [stats[~np.array(border)]]
+    joined = _chosen(border, labels)
     for square in (_SQUARE_3, _SQUARE_5):
         # A glyph touching a picture's frame line (a court card's index in some designs) needs
         # the wider opening: the frame's line is thicker than a hairline, still thinner than a glyph.
         opened = cv2.morphologyEx(joined, cv2.MORPH_OPEN, square)
         count, labels, more, _c = cv2.connectedComponentsWithStats(opened, connectivity=8, ltype=cv2.CV_16U)
         more = more[:count]
-        still = _on_border(more, ink.shape, min_area)
+        flags = _border_flags(more.tolist(), ink.shape, min_area)
+        still = np.array(flags)
         kept.append(more[1:][~still[1:]])
-        if not still.any():
+        if not any(flags):
             break
-        joined = _label_mask(still, labels)
+        joined = _chosen(flags, labels)
     else:
         kept.append(more[1:][still[1:]])
     return np.concatenate(kept)
+
+
+def _chosen(flags: list[bool], labels: npt.NDArray[Any]) -> ByteImage:
+    """A mask, non-zero where a pixel's label is flagged (:func:`_label_mask`'s pixels, not its
+    values: for the opening and labelling in :func:`_hairlines_cut`, which see only non-zero).
+    One flagged label, the usual case (the felt or the card's edge), is one comparison.
+    """
+    if sum(flags) == 1:
+        # (OpenCV takes a plain number for a scalar; its stubs know only arrays.)
+        mask: ByteImage = cv2.compare(labels, flags.index(True), cv2.CMP_EQ)  # type: ignore[call-overload]
+        return mask
+    return _label_mask(np.array(flags), labels)
 
 
 def _border_cut(
@@ -479,8 +500,9 @@ def _border_cut(
     or top side, broken by the blur into short thin bits that no longer touch the border, and
     the one nearest the expected index would start the index there.
     """
-    plain = int(np.count_nonzero(~_on_border(stats, ink.shape, min_area)))
-    return hairlines_cut(ink, labels, stats, min_area=min_area), plain
+    # The border flags once, as plain bools: numpy's any() and count on a few rows cost more.
+    border = _border_flags(stats.tolist(), ink.shape, min_area)
+    return _hairlines_cut(ink, labels, stats, border, min_area=min_area), len(border) - sum(border)
 
 
 def _edge_piece(s: list[int], *, carved: bool, lead: int, thin: float, short: float) -> bool:
@@ -513,13 +535,15 @@ def _edge_piece(s: list[int], *, carved: bool, lead: int, thin: float, short: fl
 
 def _on_border(stats: npt.NDArray[Any], shape: tuple[int, ...], min_area: int) -> npt.NDArray[np.bool_]:
     """Which blobs (not the background, row 0) of at least ``min_area`` touch the patch border."""
+    return np.array(_border_flags(stats.tolist(), shape, min_area), dtype=bool)
+
+
+def _border_flags(rows: list[list[int]], shape: tuple[int, ...], min_area: int) -> list[bool]:
+    """:func:`_on_border` from the stats' rows as plain ints (a patch has a handful of blobs,
+    where numpy's eight column operations cost more than the loop), as a list of bools.
+    """
     h, w = shape[:2]
-    # Plain ints: a patch has a handful of blobs, where numpy's eight column operations cost
-    # more than the loop.
-    border = np.array(
-        [s[4] >= min_area and (s[0] == 0 or s[1] == 0 or s[0] + s[2] >= w or s[1] + s[3] >= h) for s in stats.tolist()],
-        dtype=bool,
-    )
+    border = [s[4] >= min_area and (s[0] == 0 or s[1] == 0 or s[0] + s[2] >= w or s[1] + s[3] >= h) for s in rows]
     border[0] = False
     return border
 
