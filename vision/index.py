@@ -237,8 +237,9 @@ def index_feature(patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lea
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
         grown = _grown(strong, weak)
-        # (A mask the same as one already tried finds nothing new: most corners without an index.)
-        if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
+        # A mask the same as one already tried finds nothing new (most corners without an index),
+        # and a soft index found again on the same mask would be found the same.
+        if cv2.countNonZero(cv2.absdiff(grown, strong)):
             again = _feature(
                 patch_bgr, gray, grown, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead
             )
