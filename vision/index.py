@@ -457,15 +457,37 @@ def _hairlines_cut(
     """:func:`hairlines_cut` with the blobs' border flags (see :func:`_border_flags`) known."""
     if not any(border):
         return stats
-    kept = [stats[~np.array(border)]]
     joined = _chosen(border, labels)
+    # What the openings cut out depends on the border blobs' pixels alone, and a read's paler
+    # masks mostly have the same border blobs as its usual one (a blob grown to the paler level
+    # never runs on to the border): the last few masks' pieces are remembered, keyed by the mask.
+    key = (joined.shape, min_area, joined.tobytes())
+    pieces = _PIECES.get(key)
+    if pieces is None:
+        pieces = _opened_pieces(joined, ink.shape, min_area)
+        if len(_PIECES) >= _PIECES_KEPT:
+            del _PIECES[next(iter(_PIECES))]
+        _PIECES[key] = pieces
+    return np.concatenate([stats[~np.array(border)], *pieces])
+
+
+# The last few border masks' pieces (see _hairlines_cut): a read tries up to three ink levels.
+_PIECES: dict[tuple[tuple[int, ...], int, bytes], list[npt.NDArray[Any]]] = {}
+_PIECES_KEPT: Final = 4
+
+
+def _opened_pieces(joined: ByteImage, shape: tuple[int, ...], min_area: int) -> list[npt.NDArray[Any]]:
+    """The stats of the pieces :func:`hairlines_cut` cuts out of the blobs in ``joined`` (the
+    border blobs' mask): the opened blobs clear of the border, then those still on it.
+    """
+    kept = []
     for square in (_SQUARE_3, _SQUARE_5):
         # A glyph touching a picture's frame line (a court card's index in some designs) needs
         # the wider opening: the frame's line is thicker than a hairline, still thinner than a glyph.
         opened = cv2.morphologyEx(joined, cv2.MORPH_OPEN, square)
         count, labels, more, _c = cv2.connectedComponentsWithStats(opened, connectivity=8, ltype=cv2.CV_16U)
         more = more[:count]
-        flags = _border_flags(more.tolist(), ink.shape, min_area)
+        flags = _border_flags(more.tolist(), shape, min_area)
         still = np.array(flags)
         kept.append(more[1:][~still[1:]])
         if not any(flags):
@@ -473,7 +495,7 @@ def _hairlines_cut(
         joined = _chosen(flags, labels)
     else:
         kept.append(more[1:][still[1:]])
-    return np.concatenate(kept)
+    return kept
 
 
 def _chosen(flags: list[bool], labels: npt.NDArray[Any]) -> ByteImage:
