@@ -466,12 +466,13 @@ def _hairlines_cut(
     if pieces is None:
         pieces = _opened_pieces(joined, ink.shape, min_area)
         if len(_PIECES) >= _PIECES_KEPT:
-            del _PIECES[next(iter(_PIECES))]
+            _PIECES.clear()  # (one step, safe should two threads read at once: at worst a miss)
         _PIECES[key] = pieces
     return np.concatenate([stats[~np.array(border)], *pieces])
 
 
-# The last few border masks' pieces (see _hairlines_cut): a read tries up to three ink levels.
+# The last few border masks' pieces (see _hairlines_cut): a read tries up to three ink levels,
+# and its first mask's entry is looked up by the next before anything else is kept.
 _PIECES: dict[tuple[tuple[int, ...], int, bytes], list[npt.NDArray[Any]]] = {}
 _PIECES_KEPT: Final = 4
 
