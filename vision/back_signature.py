@@ -104,9 +104,13 @@ class BackSignature:
         the back's looks than any face's, and within the deck's limit.
         """
         d_back = float(distances(vector, self.backs).min())
-        d_face = float(distances(vector, self.faces).min())
         likeness = max(0.0, 1.0 - d_back / (2.0 * self.limit))
-        return d_back <= self.limit and d_back < 0.85 * d_face, likeness
+        if d_back > self.limit:
+            # No back whatever the faces' distance (the dearer half of the test, skipped for
+            # most faces and felt).
+            return False, likeness
+        d_face = float(distances(vector, self.faces).min())
+        return d_back < 0.85 * d_face, likeness
 
     def to_array(self) -> Floats:
         """One flat array for a profile file: counts, limit, then the signatures row by row."""

@@ -287,8 +287,9 @@ def index_feature(
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
         grown = _grown(strong, weak)
-        # (A mask the same as one already tried finds nothing new: most corners without an index.)
-        if feature is not None or cv2.countNonZero(cv2.absdiff(grown, strong)):
+        # A mask the same as one already tried finds nothing new (most corners without an index),
+        # and a soft index found again on the same mask would be found the same.
+        if cv2.countNonZero(cv2.absdiff(grown, strong)):
             again = _feature(
                 patch_bgr,
                 gray,
@@ -326,11 +327,11 @@ def _grown(strong: ByteImage, weak: ByteImage) -> ByteImage:
     there, a "2" is read as its foot. The paler blob that holds such pieces is the whole glyph,
     unless it runs on to the patch border (joined to a court card's frame line, or to felt).
     """
-    h, w = weak.shape
-    count, labels, stats, _centroids = cv2.connectedComponentsWithStats(weak, connectivity=8, ltype=cv2.CV_16U)
-    x, y, bw, bh = stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3]
-    keep = (_label_counts(labels, count, strong) > 0) & (x > 0) & (y > 0)
-    keep &= (x + bw < w) & (y + bh < h)
+    # Labels alone (the blobs' stats cost twice the labelling): a blob runs on to the border when
+    # one of its pixels lies on the patch's first or last row or column.
+    count, labels = cv2.connectedComponents(weak, connectivity=8, ltype=cv2.CV_16U)
+    keep = _label_counts(labels, count, strong) > 0
+    keep[np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])] = False
     keep[0] = False
     return cv2.bitwise_or(strong, _label_mask(keep, labels))
 
@@ -602,25 +603,67 @@ def hairlines_cut(ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *,
     be dropped with the felt. A hairline (1-2 canonical pixels) does not survive the opening, a
     glyph's strokes do; what still touches the border after it is felt, a neighbour or artwork.
     """
-    border = _on_border(stats, ink.shape, min_area)
-    if not border.any():
+    return _hairlines_cut(ink, labels, stats, _border_flags(stats.tolist(), ink.shape, min_area), min_area=min_area)
+
+
+def _hairlines_cut(
+    ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], border: list[bool], *, min_area: int
+) -> npt.NDArray[Any]:
+    """:func:`hairlines_cut` with the blobs' border flags (see :func:`_border_flags`) known."""
+    if not any(border):
         return stats
-    kept = [stats[~border]]
-    joined = _label_mask(border, labels)
+    joined = _chosen(border, labels)
+    # What the openings cut out depends on the border blobs' pixels alone, and a read's paler
+    # masks mostly have the same border blobs as its usual one (a blob grown to the paler level
+    # never runs on to the border): the last few masks' pieces are remembered, keyed by the mask.
+    key = (joined.shape, min_area, joined.tobytes())
+    pieces = _PIECES.get(key)
+    if pieces is None:
+        pieces = _opened_pieces(joined, ink.shape, min_area)
+        if len(_PIECES) >= _PIECES_KEPT:
+            _PIECES.clear()  # (one step, safe should two threads read at once: at worst a miss)
+        _PIECES[key] = pieces
+    return np.concatenate([stats[~np.array(border)], *pieces])
+
+
+# The last few border masks' pieces (see _hairlines_cut): a read tries up to three ink levels,
+# and its first mask's entry is looked up by the next before anything else is kept.
+_PIECES: dict[tuple[tuple[int, ...], int, bytes], list[npt.NDArray[Any]]] = {}
+_PIECES_KEPT: Final = 4
+
+
+def _opened_pieces(joined: ByteImage, shape: tuple[int, ...], min_area: int) -> list[npt.NDArray[Any]]:
+    """The stats of the pieces :func:`hairlines_cut` cuts out of the blobs in ``joined`` (the
+    border blobs' mask): the opened blobs clear of the border, then those still on it.
+    """
+    kept = []
     for square in (_SQUARE_3, _SQUARE_5):
         # A glyph touching a picture's frame line (a court card's index in some designs) needs
         # the wider opening: the frame's line is thicker than a hairline, still thinner than a glyph.
         opened = cv2.morphologyEx(joined, cv2.MORPH_OPEN, square)
         count, labels, more, _c = cv2.connectedComponentsWithStats(opened, connectivity=8, ltype=cv2.CV_16U)
         more = more[:count]
-        still = _on_border(more, ink.shape, min_area)
+        flags = _border_flags(more.tolist(), shape, min_area)
+        still = np.array(flags)
         kept.append(more[1:][~still[1:]])
-        if not still.any():
+        if not any(flags):
             break
-        joined = _label_mask(still, labels)
+        joined = _chosen(flags, labels)
     else:
         kept.append(more[1:][still[1:]])
-    return np.concatenate(kept)
+    return kept
+
+
+def _chosen(flags: list[bool], labels: npt.NDArray[Any]) -> ByteImage:
+    """A mask, non-zero where a pixel's label is flagged (:func:`_label_mask`'s pixels, not its
+    values: for the opening and labelling in :func:`_hairlines_cut`, which see only non-zero).
+    One flagged label, the usual case (the felt or the card's edge), is one comparison.
+    """
+    if sum(flags) == 1:
+        # (OpenCV takes a plain number for a scalar; its stubs know only arrays.)
+        mask: ByteImage = cv2.compare(labels, flags.index(True), cv2.CMP_EQ)  # type: ignore[call-overload]
+        return mask
+    return _label_mask(np.array(flags), labels)
 
 
 def _border_cut(
@@ -634,8 +677,9 @@ def _border_cut(
     or top side, broken by the blur into short thin bits that no longer touch the border, and
     the one nearest the expected index would start the index there.
     """
-    plain = int(np.count_nonzero(~_on_border(stats, ink.shape, min_area)))
-    return hairlines_cut(ink, labels, stats, min_area=min_area), plain
+    # The border flags once, as plain bools: numpy's any() and count on a few rows cost more.
+    border = _border_flags(stats.tolist(), ink.shape, min_area)
+    return _hairlines_cut(ink, labels, stats, border, min_area=min_area), len(border) - sum(border)
 
 
 def _edge_piece(s: list[int], *, carved: bool, lead: int, thin: float, short: float) -> bool:
@@ -668,13 +712,15 @@ def _edge_piece(s: list[int], *, carved: bool, lead: int, thin: float, short: fl
 
 def _on_border(stats: npt.NDArray[Any], shape: tuple[int, ...], min_area: int) -> npt.NDArray[np.bool_]:
     """Which blobs (not the background, row 0) of at least ``min_area`` touch the patch border."""
+    return np.array(_border_flags(stats.tolist(), shape, min_area), dtype=bool)
+
+
+def _border_flags(rows: list[list[int]], shape: tuple[int, ...], min_area: int) -> list[bool]:
+    """:func:`_on_border` from the stats' rows as plain ints (a patch has a handful of blobs,
+    where numpy's eight column operations cost more than the loop), as a list of bools.
+    """
     h, w = shape[:2]
-    # Plain ints: a patch has a handful of blobs, where numpy's eight column operations cost
-    # more than the loop.
-    border = np.array(
-        [s[4] >= min_area and (s[0] == 0 or s[1] == 0 or s[0] + s[2] >= w or s[1] + s[3] >= h) for s in stats.tolist()],
-        dtype=bool,
-    )
+    border = [s[4] >= min_area and (s[0] == 0 or s[1] == 0 or s[0] + s[2] >= w or s[1] + s[3] >= h) for s in rows]
     border[0] = False
     return border
 

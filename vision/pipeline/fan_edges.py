@@ -135,11 +135,12 @@ def index_starts(
         return []
     # The shadow a card's edge casts on the card below: a column a little dark in almost every
     # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
-    shade = ((dark < math.ceil(0.85 * paper)).sum(axis=0) >= 0.8 * band_h).tolist()
+    # (Counted down the columns in bytes: at most band_h, and numpy's bool sum widens to int64.)
+    shade = (np.add.reduce(dark < math.ceil(0.85 * paper), axis=0, dtype=np.uint8) >= 0.8 * band_h).tolist()
     edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
     # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's leading
     # edge (or a pip's: its read fails).
-    ink = ((dark < math.ceil(0.6 * paper)).sum(axis=0) >= 2).tolist()
+    ink = (np.add.reduce(dark < math.ceil(0.6 * paper), axis=0, dtype=np.uint8) >= 2).tolist()
     starts = []
     clear = 0
     for t, is_ink in enumerate(ink):
