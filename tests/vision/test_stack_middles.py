@@ -5,11 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import pytest
+
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
 from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.lens import Lens
 from vision.recognize import BACK, Recognizer
+from vision.tools.kde_decks import kde_deck
 
 
 def _backs(deck: DeckProfile, view: TableView, scene: Scene, seed: int) -> tuple[list[Any], list[Any]]:
@@ -70,3 +73,44 @@ def test_no_middle_card_is_counted_in_a_two_stack_whose_top_is_drawn_a_little_of
     )
     truth, found = _backs(kennard, view, scene, 504)
     assert _each_counted_once(truth, found), (truth, found)
+
+
+def _no_back_where_no_card_lies(truth: list[Any], found: list[Any]) -> bool:
+    """Each back counted lies within 22 px of a card of its own (no two backs on one card)."""
+    free = list(truth)
+    for back in found:
+        near = [t for t in free if math.dist(t, back) < 22]
+        if not near:
+            return False
+        free.remove(min(near, key=lambda t: math.dist(t, back)))
+    return True
+
+
+@pytest.mark.slow  # registers KDE's nicu-white design the first time on a machine (about 20 s)
+def test_no_middle_card_is_counted_beside_a_bottom_card_drawn_a_little_off() -> None:
+    # Three backs in a frame corner (strong barrel): the rectangle chosen for the card under the
+    # top one lies 2-3 px off it, so that card's own border shows beside it as a strip of the
+    # back, and a card's rectangle 6 px from it matched 0.7 there: a middle card where the card
+    # it lies on already is. The card under a middle one is never seen whole, so whether its
+    # rectangle is placed right cannot be told: a middle card lies 0.15 of a card's width from it.
+    view = TableView(
+        table_w_mm=1000.0,
+        table_h_mm=560.0,
+        roll_deg=-1.870447,
+        tilt_deg=6.489342,
+        distortion_k1=-0.059613,
+        felt_bgr=(70, 95, 60),
+    )
+    scene = Scene(
+        cards=(
+            SimCard(code="9s", x_mm=913.623751, y_mm=278.578844, angle_deg=177.724659, face_up=False),
+            SimCard(code="Qh", x_mm=912.18, y_mm=289.51285, angle_deg=182.010173, face_up=False),
+            SimCard(code="8c", x_mm=917.687486, y_mm=272.800405, angle_deg=180.866925, face_up=False),
+        ),
+        lighting=Lighting(
+            brightness=0.819864, falloff=0.115459, falloff_angle_deg=27.657201, tint_bgr=(0.736958, 0.947392, 1.087681)
+        ),
+        optics=Optics(noise_sigma=3.0, jpeg_quality=None),
+    )
+    truth, found = _backs(kde_deck("nicu-white"), view, scene, 3012)
+    assert found and _no_back_where_no_card_lies(truth, found), (truth, found)

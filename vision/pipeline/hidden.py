@@ -39,6 +39,8 @@ _FAR: Final = 0.45
 # From a card on top matching the back as a whole card less well than this (its rectangle may
 # be a few pixels off: true tops placed right score over 0.8), a middle card lies at least
 # ``_APART_OFF`` away: a rectangle off leaves the top card's own border showing as a strip that thin.
+# So does the card under it, which is never seen whole (whether it is placed right cannot be told):
+# from it, always ``_APART_OFF``.
 _TOP_PLACED: Final = 0.8
 _APART_OFF: Final = 0.15
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
@@ -201,7 +203,7 @@ class _Stack:
         centres = quads.mean(axis=1)
         near = [np.hypot(*(centres - o.center).T) / card_w for o in (top, bottom)]
         apart = _APART if self.whole(top) >= _TOP_PLACED else _APART_OFF
-        reach = (near[0] >= apart) & (near[1] >= _APART) & (near[0] <= _FAR) & (near[1] <= _FAR)
+        reach = (near[0] >= apart) & (near[1] >= _APART_OFF) & (near[0] <= _FAR) & (near[1] <= _FAR)
         scores = np.where(reach, scores, -1.0)
         best = int(np.argmax(scores))
         if scores[best] < _HOPE:
