@@ -14,6 +14,7 @@ from vision.pipeline.geometry import aligned, area, on_outline, overlap_area, sh
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
+from vision.pipeline.strips import slide_strip
 
 ByteImage = npt.NDArray[Any]
 _PATCH_CORNERS: Final = np.array([[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, PATCH_H]], np.float32)
@@ -47,6 +48,12 @@ _FIT_TURNS: Final = (0.0, -1.5, 1.5, -3.0, 3.0)
 _FIT_ROOM: Final = 3
 _STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
 _ONES: Final = np.ones(_STRIP_W * _STRIP_H, np.float64)
+# The back's brightness is slid over a stack at this size (half the strip test's: a plane pixel
+# and a half per step, where to look only).
+_SLIDE_W: Final = 20
+_SLIDE_H: Final = 28
+# A back whose two ways up correlate this well at that size is slid one way only.
+_SAME_WAYS: Final = 0.98
 
 
 class BackTester:
@@ -61,6 +68,7 @@ class BackTester:
         # way round), softened as the camera's blur and the plane's resampling soften it.
         self._templates: list[npt.NDArray[np.float32]] = []
         self._gray: list[npt.NDArray[np.float32]] = []
+        self._coarse: list[npt.NDArray[np.float32]] = []
         if back is not None:
             sharp = cv2.resize(back, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
@@ -70,6 +78,13 @@ class BackTester:
                 np.asarray(cv2.cvtColor(np.clip(t, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY), np.float32)
                 for t in self._templates
             ]
+            # Coarser, for sliding it over a stack (``slide``); once when it looks the same both ways up.
+            self._coarse = [
+                np.asarray(cv2.resize(g, (_SLIDE_W, _SLIDE_H), interpolation=cv2.INTER_AREA), np.float32)
+                for g in self._gray
+            ]
+            if float(np.corrcoef(self._coarse[0].ravel(), self._coarse[1].ravel())[0, 1]) >= _SAME_WAYS:
+                self._coarse = self._coarse[:1]
         self._clear: ByteImage | None = None
         # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
         self._hues: npt.NDArray[np.float64] | None = None
@@ -182,6 +197,25 @@ class BackTester:
             cross = sum(by_colour[c][3 * j + c] for c in range(3)) - (p0 * t0 + p1 * t1 + p2 * t2) / n
             best = max(best, cross / max(math.sqrt(max(energy, 0.0) * spread), 1e-6))
         return best
+
+    def slide(
+        self,
+        corners: npt.NDArray[np.float64],
+        image: ByteImage,
+        covered: ByteImage,
+        *,
+        reach: float,
+        turns: tuple[float, ...],
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """How well what ``covered`` does not hide matches the back's brightness at every shift of
+        ``corners`` up to ``reach`` plane pixels, turned by each of ``turns`` degrees (a coarse
+        correlation: where a strip may lie, not whether it is the back): scores (n,), corners
+        (n, 4, 2); nothing when no back is registered."""
+        if not self._coarse:
+            return np.zeros(0, np.float64), np.zeros((0, 4, 2), np.float64)
+        return slide_strip(
+            self._coarse, image=image, covered=covered, corners=corners, reach=reach, turns=turns, least=0.04
+        )
 
     def fit_whole(self, hyp: Hypothesis, image: ByteImage, *, reach: float) -> npt.NDArray[np.float64]:
         """The corners near ``hyp``'s (shifted up to about ``reach`` plane pixels, turned up to 3
@@ -318,6 +352,7 @@ def stack_backs(
         solid=solid,
         contour=contour,
         likeness=lambda h, cov: tester.strip_likeness(h, image, cov),
+        slide=lambda c, cov, reach, turns: tester.slide(c, image, cov, reach=reach, turns=turns),
         card_w=card_w,
         card_h=card_h,
     )

@@ -18,6 +18,10 @@ ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
 # How well what the given mask does not hide of a rectangle matches the registered back in place.
 Likeness = Callable[[Hypothesis, ByteImage], float]
+# How well what the given mask does not hide matches the back's brightness at every shift (up to
+# the given reach, plane pixels) of the given corners, turned by each of the given degrees:
+# scores (n,) and corners (n, 4, 2), where to look (``BackTester.slide``).
+Slide = Callable[[Vec, ByteImage, float, tuple[float, ...]], tuple[Vec, Vec]]
 # A lower card's strip must match the registered back in place at least this well (the strip
 # test's own bar: true strips score mostly over 0.8, a face's or a misplaced rectangle's under 0.35).
 _MATCH: Final = 0.6
@@ -27,16 +31,26 @@ _BETTER: Final = 0.2
 # rectangle drawn across two cards: those score under 0.35; a glare spot on the top card
 # takes a true one down to about 0.5).
 _STILL: Final = 0.4
-# A middle card's strip at least this wide (card widths) beside the card on top: a top card's
-# rectangle a few pixels off or small leaves its own border showing as a strip that thin.
-_APART: Final = 0.15
+# A middle card lies at least this far (card widths, centre to centre) from each of its
+# neighbours (cards dealt on one another lie 6-25 mm apart, 0.1-0.4 of a card's width) ...
+_APART: Final = 0.1
+# ... and at most this far from each.
+_FAR: Final = 0.45
+# From a card on top matching the back as a whole card less well than this (its rectangle may
+# be a few pixels off: true tops placed right score over 0.8), a middle card lies at least
+# ``_APART_OFF`` away: a rectangle off leaves the top card's own border showing as a strip that thin.
+# So does the card under it, which is never seen whole (whether it is placed right cannot be told):
+# from it, always ``_APART_OFF``.
+_TOP_PLACED: Final = 0.8
+_APART_OFF: Final = 0.15
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
 _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
-# Where between two backs the middle card of three is first looked for, as a share of the
-# offset between them along each side (dealt by hand: not in line, not half way).
-_GRID: Final = (0.25, 0.5, 0.75)
-# The coarse grid's best must reach this for the search to be refined (true middles' do).
+# Turns (degrees, from the card on top) the back is slid over a stack at for a middle card.
+_SLIDE_TURNS: Final = (-2.0, 2.0)
+# The slide's best must reach this for the search to be refined (true middles' do).
 _HOPE: Final = 0.25
+# The slide's best place is refined in steps of this (card widths: half its own step).
+_STEP: Final = 0.025
 
 
 def hidden_backs(
@@ -46,6 +60,7 @@ def hidden_backs(
     solid: ByteImage,
     contour: ByteImage,
     likeness: Likeness,
+    slide: Slide,
     card_w: float,
     card_h: float,
 ) -> list[Hypothesis]:
@@ -61,7 +76,9 @@ def hidden_backs(
     no card above it hides, correlated with the registered back, 0.6 or more), never from
     geometry alone: ``likeness(hyp, covered)`` is ``BackTester.strip_likeness`` on the plane.
     """
-    stack = _Stack(chosen=chosen, covered=covered, solid=solid, likeness=likeness, card_w=card_w, card_h=card_h)
+    stack = _Stack(
+        chosen=chosen, covered=covered, solid=solid, likeness=likeness, slide=slide, card_w=card_w, card_h=card_h
+    )
     added: list[Hypothesis] = []
     for _ in range(3):  # each card found uncovers no strip but may leave another beside it
         found = stack.beyond(contour)
@@ -83,6 +100,7 @@ class _Stack:
     covered: ByteImage
     solid: ByteImage
     likeness: Likeness
+    slide: Slide
     card_w: float
     card_h: float
     # Each back's likeness as a whole card (nothing hiding it), by the back's id: a back is one
@@ -158,52 +176,55 @@ class _Stack:
                 (whole, top), (_, bottom) = sorted(((self.whole(o), o) for o in (one, two)), key=_first)[::-1]
                 if whole < _STILL:
                     continue
-                found = self._middle(bottom=bottom, top=top, under=aligned(bottom.corners, top.corners))
+                found = self._middle(bottom=bottom, top=top)
                 if found is not None:
                     out.append(found)
         return out
 
-    def _middle(self, *, bottom: Hypothesis, top: Hypothesis, under: Vec) -> Hypothesis | None:
-        """The best middle card under ``top`` and over ``bottom`` (whose corners, in the order of
-        the top card's, are ``under``): each corner part of the way from the top card's to the
-        bottom one's along each of the top card's sides (a dealer's offsets need not be in
-        line), the best of a coarse grid refined twice, then turned a little."""
+    def _middle(self, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
+        """The best middle card under ``top`` and over ``bottom``: a card dealt by hand lies a few
+        millimetres from each of its neighbours in any direction, turned a few degrees (not in
+        line with them, not half way, not always inside the box between them). The back's
+        brightness is slid over the stack at every shift of the top card within reach of both
+        (``slide``: what the cards above hide left out), turned each way; the best place is
+        then refined by the back's own look in place (``likeness``)."""
+        card_w = self.card_w
+        if float(np.hypot(*(top.center - bottom.center))) > 2 * _FAR * card_w:
+            return None  # no place lies near enough to both
         # (Plane-sized masks made with np.zeros cost nothing until drawn in: only the drawn part
         # and what the likeness warps are ever touched.)
         above = np.zeros(self.covered.shape, np.uint8)
         for o in self.chosen:
             if o is not bottom:
                 cv2.fillConvexPoly(above, np.round(o.corners).astype(np.int32), 255)
-        a, b = unit(top.corners[1] - top.corners[0]), unit(top.corners[3] - top.corners[0])
-        gap = under - top.corners
-        du, dv = (gap @ a)[:, None] * a, (gap @ b)[:, None] * b
-
-        tried: dict[tuple[float, float, float], tuple[float, Vec]] = {}
-
-        def placed(fu: float, fv: float, turn: float) -> tuple[float, Vec]:
-            if (fu, fv, turn) not in tried:
-                mid = _turned(top.corners + fu * du + fv * dv, turn)
-                score = -1.0
-                if share(self.solid, mid, exclude=above) * area(mid) >= 0.04 * self.card_w * self.card_h:
-                    score = self.likeness(Hypothesis(corners=mid), above)
-                tried[fu, fv, turn] = score, mid
-            return tried[fu, fv, turn]
-
-        score, (fu, fv, _) = max((placed(fu, fv, 0.0)[0], (fu, fv, 0.0)) for fu in _GRID for fv in _GRID)
-        if score < _HOPE:
-            return None  # nowhere near a strip of the back: not worth refining
-        step = _GRID[1] - _GRID[0]
-        for _ in range(2):
-            step *= 0.5
-            near = [(fu + su * step, fv + sv * step, 0.0) for su in (-1, 0, 1) for sv in (-1, 0, 1)]
-            score, (fu, fv, _) = max((placed(*g)[0], g) for g in near)
-        score, mid = max((placed(fu, fv, turn) for turn in _TURNS[:3]), key=lambda t: t[0])
-        if score < _MATCH:
+        scores, quads = self.slide(top.corners, above, _FAR * card_w, _SLIDE_TURNS)
+        if not len(scores):
             return None
+        centres = quads.mean(axis=1)
+        near = [np.hypot(*(centres - o.center).T) / card_w for o in (top, bottom)]
+        apart = _APART if self.whole(top) >= _TOP_PLACED else _APART_OFF
+        reach = (near[0] >= apart) & (near[1] >= _APART_OFF) & (near[0] <= _FAR) & (near[1] <= _FAR)
+        scores = np.where(reach, scores, -1.0)
+        best = int(np.argmax(scores))
+        if scores[best] < _HOPE:
+            return None  # nowhere near a strip of the back: not worth refining
+
+        def placed(mid: Vec) -> tuple[float, Vec]:
+            return self.likeness(Hypothesis(corners=mid), above), mid
+
+        score, mid = placed(aligned(quads[best], top.corners))
+        a, b = unit(mid[1] - mid[0]), unit(mid[3] - mid[0])
+        step = _STEP * card_w
+        start = mid
+        shifted = [start + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
+        score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first_of)
+        score, mid = max([(score, mid), *(placed(_turned(mid, t)) for t in (-1.5, 1.5))], key=_first_of)
+        if score < _MATCH or share(self.solid, mid, exclude=above) * area(mid) < 0.04 * card_w * self.card_h:
+            return None  # (what shows of it must lie on the stack, not on felt)
         centre = mid.mean(axis=0)
         if any(float(np.hypot(*(centre - o.center))) < 0.08 * self.card_w for o in self.chosen):
             return None  # a card already counted
-        if float(np.hypot(*(centre - top.center))) < _APART * self.card_w:
+        if float(np.hypot(*(centre - top.center))) < apart * self.card_w:
             return None  # a strip this thin is as much the top card's own edge, drawn a little off
         # Two backs dealt far apart leave the lower one's picture there: a middle card must
         # match what shows clearly better than the card under it does.
@@ -251,6 +272,10 @@ class _Stack:
 
 
 def _first(pair: tuple[float, Hypothesis]) -> float:
+    return pair[0]
+
+
+def _first_of(pair: tuple[float, Vec]) -> float:
     return pair[0]
 
 
