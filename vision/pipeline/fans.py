@@ -69,7 +69,15 @@ FAN_STEADY_AGREE: Final = 7
 # is only known to a pixel or two; a true index a little off its corner reads clearly all round,
 # where the patch's ink at a glyph-less place changes card from pose to pose.
 FAN_LOOK_STEP: Final = 2.0
+# An index corner none of the above names is read again 1 and 2 frame pixels away each way (16
+# poses, see _pose_look): where its patch's edge cut through a glyph, or took in a blurred card
+# edge, the index reads garbage at one pose and plainly at others. It is named when at least
+# FAN_POSE_READS poses read one card at the fan's bar and no pose shows another card; the look
+# stops when none of the first FAN_POSE_FIRST poses sees any card at FAN_SEEN_SCORE.
+FAN_POSE_READS: Final = 3
+FAN_POSE_FIRST: Final = 4
 _STEPS: Final = np.array([(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], dtype=np.float64)
+_POSES: Final = np.concatenate([np.zeros((1, 2)), _STEPS, _STEPS * 2.0])
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
 
@@ -189,6 +197,12 @@ class FanReader:
             named = code, conf
         elif best is not None and match.score >= FAN_SEEN_SCORE:
             named = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
+        if named is None:
+            look = self._pose_look(
+                image, origin, x_vec, y_vec, bar=bar, at=self.corners.read(image, origin, x_vec, y_vec)
+            )
+            if look is not None and look.match is not None:
+                named, match = (look.code, look.confidence), look.match
         if named is not None:
             if not self._far_in_view(hyp, corner):
                 hyp.code, hyp.confidence = named
@@ -295,6 +309,36 @@ class FanReader:
         if middle.match is None or middle.match.score < bar:
             return None
         return CornerRead(code, 0.5 * min(middle.match.score / self.settings.accept_score, 2.0), code, middle.match)
+
+    def _pose_look(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, bar: float, at: CornerRead
+    ) -> CornerRead | None:
+        """The card an index corner left unnamed reads clearly a pixel or two away, or None: the
+        index is read again 1 and then 2 frame pixels away each way (16 poses), and it is that card
+        when at least FAN_POSE_READS poses read it outright at the fan's ``bar`` while no pose
+        shows another card (read, or its best at FAN_SEEN_SCORE or more), nor does the read at the
+        corner itself (``at``); as read at the middle of its clear reads. Stops when none of the
+        first FAN_POSE_FIRST poses sees any card fairly.
+        """
+        code: str | None = None
+        clear: list[CornerRead] = []
+        for k, step in enumerate(_POSES, start=-1):
+            again = at if k < 0 else self.corners.read(image, origin + step, x_vec, y_vec)
+            seen = again.match is not None and again.best is not None and again.match.score >= FAN_SEEN_SCORE
+            if seen and code is None:
+                code = again.best
+            if (again.code != UNKNOWN or seen) and again.best != code:
+                return None  # another card shows a step away: its index is there as much as this one
+            if again.code != UNKNOWN and again.match is not None and again.match.score >= bar:
+                clear.append(again)
+            if code is None and k + 1 >= FAN_POSE_FIRST:
+                return None  # nothing near a card's index here
+        if code is None or len(clear) < FAN_POSE_READS:
+            return None
+        clear.sort(key=lambda r: r.match.score if r.match is not None else 0.0)
+        middle = clear[len(clear) // 2]
+        assert middle.match is not None
+        return CornerRead(code, middle.confidence, code, middle.match)
 
     def scan_blob(
         self,
