@@ -73,16 +73,29 @@ class _Scripted(CornerReader):
         beside: list[CornerRead],
         far: CornerRead | None = None,
         around: list[CornerRead] | None = None,
+        turned: tuple[CornerRead, list[CornerRead]] | None = None,
     ) -> None:
         super().__init__(deck=deck, settings=RecognizerSettings())
         self.at, self.beside, self.origin = at, beside, np.zeros(2)
         self.around = around or []
+        # Reads with the patch turned a positive angle about the corner: at it, and a pixel away
+        # (turned the other way: no index). None: turning changes nothing.
+        self.turned = turned
         self.far = far or CornerRead(UNKNOWN, 0.0, None)  # the card's far corner: by default no index
         self.far_origin = np.full(2, np.nan)
 
     def read(self, image: Any, origin: Any, x_vec: Any, y_vec: Any) -> CornerRead:
         step = np.round(np.asarray(origin) - self.origin).astype(int)
         steps = [(int(x), int(y)) for x, y in _STEPS]
+        angle = float(np.degrees(np.arctan2(x_vec[1], x_vec[0])))
+        if self.turned is not None and abs(angle) > 0.5:
+            if angle < 0:
+                return CornerRead(UNKNOWN, 0.0, None)
+            if not step.any():
+                return self.turned[0]
+            if (int(step[0]), int(step[1])) in steps:
+                return self.turned[1][steps.index((int(step[0]), int(step[1])))]
+            return CornerRead(UNKNOWN, 0.0, None)
         if not step.any():
             return self.at
         if self.beside and (int(step[0]), int(step[1])) in steps:
@@ -118,14 +131,16 @@ def _exposed(
     over_far: str | None = None,
     around: list[CornerRead] | None = None,
     turn: bool = False,
+    turned: tuple[CornerRead, list[CornerRead]] | None = None,
 ) -> Hypothesis:
     """A fan card read by its one index in view (corner 0, as the fan scan places one), whose far
     corner (2) reads ``far`` (default: no index), with a card read ``over_far`` lying over that far
     corner (None: no card there); the blob is settled after. ``around``: the reads FAN_LOOK_STEP
-    pixels away; ``turn``: the card was drawn from the outline's corner (as explain reads one).
+    pixels away; ``turn``: the card was drawn from the outline's corner (as explain reads one);
+    ``turned``: the reads with the patch turned a little about the corner (see _Scripted).
     """
     settings = RecognizerSettings()
-    corners = _Scripted(deck, at=at, beside=beside, far=far, around=around)
+    corners = _Scripted(deck, at=at, beside=beside, far=far, around=around, turned=turned)
     fans = FanReader(
         settings=settings, corners=corners, decider=CardDecider(deck=deck, settings=settings, corners=corners)
     )
@@ -262,3 +277,20 @@ def test_a_fan_index_read_plainly_at_too_few_poses_or_beside_another_card_stays_
     assert scan(_unsure("4s", 0.55), [*three] + [_torn("4c")] * 5) == UNKNOWN
     # Three, but just under the fan's bar (0.76): reads at the ordinary bar are no fan read.
     assert scan(_torn("4c"), [_read("4c", 0.75)] * 3 + [_torn("4c")] * 5) == UNKNOWN
+
+
+def test_a_fan_index_that_reads_plainly_only_turned_a_little_is_read(kennard: DeckProfile) -> None:
+    # Nicu-ornamental's fan-bottom 7h, drawn from the outline's corner: under 0.3 as placed and at
+    # every pose 1-2 px away; turned 2 degrees about its corner it reads 0.95, and 0.91-0.97 at six
+    # poses a pixel from there.
+    torn = [_torn("7h")] * 8
+    plain = [_read("7h", s) for s in (0.97, 0.95, 0.91, 0.96, 0.97, 0.92)] + [_torn("7h")] * 2
+    card = _exposed(kennard, at=_torn("7h"), beside=torn, around=torn, turn=True, turned=(_read("7h", 0.95), plain))
+    assert card.code == "7h"
+    # Not where, as placed, a pose a pixel away shows another card fairly: that index is there too.
+    beside = [_unsure("4h", 0.6), *torn[:7]]
+    card = _exposed(kennard, at=_torn("7h"), beside=beside, around=torn, turn=True, turned=(_read("7h", 0.95), plain))
+    assert card.code == UNKNOWN
+    # Nor where turned it reads plainly at too few poses.
+    few = [_read("7h", 0.95)] + [_torn("7h")] * 7
+    assert _exposed(kennard, at=_torn("7h"), beside=torn, turn=True, turned=(_read("7h", 0.95), few)).code == UNKNOWN
