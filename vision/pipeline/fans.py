@@ -73,12 +73,13 @@ FAN_LOOK_STEP: Final = 2.0
 # poses, see _pose_look): where its patch's edge cut through a glyph, or took in a blurred card
 # edge, the index reads garbage at one pose and plainly at others. It is named when at least
 # FAN_POSE_READS poses read one card at the fan's bar and no pose shows another card; the look
-# stops when none of the first FAN_POSE_FIRST poses sees any card at FAN_SEEN_SCORE. Where none
-# does, the look is made again turned FAN_TURN_DEG either way about the corner when the turned
-# corner reads a card outright (nicu-ornamental's fan-bottom 7h: under 0.3 as placed and at every
+# stops when none of the first FAN_POSE_FIRST poses sees any card at FAN_SEEN_SCORE (reads are
+# most of a frame's cost). For a card drawn from the outline's corner that shows no card fairly,
+# the look is made again turned FAN_TURN_DEG either way about the corner when the turned corner
+# reads a card outright (nicu-ornamental's fan-bottom 7h: under 0.3 as placed and at every
 # pose 1-2 px away, 0.83-0.95 turned 1-3 degrees).
 FAN_POSE_READS: Final = 3
-FAN_POSE_FIRST: Final = 4
+FAN_POSE_FIRST: Final = 2
 _STEPS: Final = np.array([(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], dtype=np.float64)
 _POSES: Final = np.concatenate([np.zeros((1, 2)), _STEPS, _STEPS * 2.0])
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
@@ -201,7 +202,7 @@ class FanReader:
         elif best is not None and match.score >= FAN_SEEN_SCORE:
             named = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
         if named is None:
-            look = self._looked(image, origin, x_vec, y_vec, bar=bar)
+            look = self._looked(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
         if named is not None:
@@ -311,14 +312,17 @@ class FanReader:
             return None
         return CornerRead(code, 0.5 * min(middle.match.score / self.settings.accept_score, 2.0), code, middle.match)
 
-    def _looked(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, bar: float) -> CornerRead | None:
+    def _looked(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, bar: float, turn: bool
+    ) -> CornerRead | None:
         """The card an unnamed index corner reads a little off its pose (see _pose_look): as placed,
-        or else turned FAN_TURN_DEG either way about the corner where the turned corner itself
+        or else, for a card drawn from the outline's corner (``turn``) that shows no card fairly as
+        placed, turned FAN_TURN_DEG either way about the corner where the turned corner itself
         reads a card outright (a corner's edges fitted a degree or two off); None when neither.
         A look that sees another card refuses outright.
         """
         look, seen, other = self._pose_look(image, origin, x_vec, y_vec, bar=bar)
-        if look is not None or other:
+        if look is not None or other or not turn or seen is not None:
             return look
         for deg in (-FAN_TURN_DEG, FAN_TURN_DEG):
             turned = _TURNS[deg]
@@ -339,7 +343,8 @@ class FanReader:
         when at least FAN_POSE_READS poses read it outright at the fan's ``bar`` while no pose
         shows another card (read, or its best at FAN_SEEN_SCORE or more), nor does the read at the
         corner itself; as read at the middle of its clear reads. Stops when none of the first
-        FAN_POSE_FIRST poses sees any card fairly. Also gives the card seen first (at
+        FAN_POSE_FIRST poses sees any card fairly, and once the 1 px ring is read with enough
+        clear reads in hand. Also gives the card seen first (at
         FAN_SEEN_SCORE or read; None if none) and whether another card showed too.
         """
         code: str | None = None
@@ -355,6 +360,8 @@ class FanReader:
                 clear.append(again)
             if code is None and k >= FAN_POSE_FIRST:
                 return None, None, False  # nothing near a card's index here
+            if len(clear) >= FAN_POSE_READS and k >= len(_STEPS):
+                break  # plain enough, and nothing else a pixel away (reads are most of a frame's cost)
         if code is None or len(clear) < FAN_POSE_READS:
             return None, code, False
         clear.sort(key=lambda r: r.match.score if r.match is not None else 0.0)
