@@ -53,8 +53,9 @@ NUDGE_AGREE: Final = 2
 # ... and one with no corner that close, but one whose index was seen at all (a pose whose patch
 # edge cuts through a glyph, or takes in the card's blurred edge, reads garbage where the same
 # index read 2 px away is plain), is read again so too: it is named only when most poses read it
-# (NUDGE_MOST of the 8), none reads another card, and nothing where it was found speaks against it.
-NUDGE_MOST: Final = 5
+# (NUDGE_MOST of the 8, each with an index corner reading it on its own), none reads another card,
+# and nothing where it was found speaks against it.
+NUDGE_MOST: Final = 6
 _NUDGES: Final = [
     np.array([dx, dy]) for dx in (-NUDGE_PX, 0.0, NUDGE_PX) for dy in (-NUDGE_PX, 0.0, NUDGE_PX) if dx or dy
 ]
@@ -159,7 +160,13 @@ class CardDecider:
         confs: list[float] = []
         misses = 0
         for step in _NUDGES:
-            code, conf = self.read_card(image, corners + step, alone=True)
+            moved = corners + step
+            if need == NUDGE_MOST and all(self.corners.read_index(image, moved, k).code == UNKNOWN for k in (0, 2)):
+                # Without a lean, a pose counts only where an index corner reads the card on its own
+                # (the face's own reads of a blurred rank or suit cost a frame most of all).
+                code, conf = UNKNOWN, 0.0
+            else:
+                code, conf = self.read_card(image, moved, alone=True)
             if code != UNKNOWN and lean is None:
                 lean = code
             if code not in (UNKNOWN, lean):

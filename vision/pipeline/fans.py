@@ -343,8 +343,8 @@ class FanReader:
         when at least FAN_POSE_READS poses read it outright at the fan's ``bar`` while no pose
         shows another card (read, or its best at FAN_SEEN_SCORE or more), nor does the read at the
         corner itself; as read at the middle of its clear reads. Stops when none of the first
-        FAN_POSE_FIRST poses sees any card fairly, and once the 1 px ring is read with enough
-        clear reads in hand. Also gives the card seen first (at
+        FAN_POSE_FIRST poses sees any card fairly, and after the 1 px ring unless it holds
+        some clear reads but too few. Also gives the card seen first (at
         FAN_SEEN_SCORE or read; None if none) and whether another card showed too.
         """
         code: str | None = None
@@ -360,8 +360,8 @@ class FanReader:
                 clear.append(again)
             if code is None and k >= FAN_POSE_FIRST:
                 return None, None, False  # nothing near a card's index here
-            if len(clear) >= FAN_POSE_READS and k >= len(_STEPS):
-                break  # plain enough, and nothing else a pixel away (reads are most of a frame's cost)
+            if k == len(_STEPS) and len(clear) != 1 and len(clear) != 2:
+                break  # plain enough and nothing else a pixel away, or nothing plain there at all
         if code is None or len(clear) < FAN_POSE_READS:
             return None, code, False
         clear.sort(key=lambda r: r.match.score if r.match is not None else 0.0)

@@ -258,8 +258,10 @@ def test_a_fan_index_that_reads_plainly_at_some_poses_a_pixel_or_two_away_is_rea
     card = _exposed(kennard, at=_torn("4c"), beside=beside)
     assert card.code == "4c"
     # Nicu-white's fan bottom 6d, drawn from the outline's corner: 0.51 at it, 0.68-0.77 a pixel
-    # away (the steady look's middle, 0.70, is under its bar), 0.78-0.79 at three poses 2 px away.
-    ring1 = [_unsure("6d", s) for s in (0.69, 0.69, 0.73, 0.68, 0.75, 0.71, 0.75, 0.70)]
+    # away (the steady look's middle, 0.70, is under its bar; two poses plain), 0.78-0.79 at three
+    # poses 2 px away.
+    ring1 = [_unsure("6d", s) for s in (0.69, 0.69, 0.73, 0.68)] + [_read("6d", 0.77), _unsure("6d", 0.71)]
+    ring1 += [_read("6d", 0.77), _unsure("6d", 0.70)]
     ring2 = [_read("6d", 0.78), _unsure("6d", 0.51), _unsure("6d", 0.57), _unsure("6d", 0.71), _read("6d", 0.79)]
     ring2 += [_unsure("6d", 0.74), _read("6d", 0.78), _unsure("6d", 0.58)]
     assert _exposed(kennard, at=_unsure("6d", 0.51), beside=ring1, around=ring2, turn=True).code == "6d"
