@@ -18,6 +18,7 @@ from vision.pipeline.decide import CardDecider
 from vision.pipeline.hypotheses import propose
 from vision.pipeline.outline import CARD_ASPECT, Corner
 from vision.recognize import Recognizer, Trace
+from vision.scenes import random_table, render_table, view_calibration
 from vision.synth import score_reading
 
 RED_FELT = (40, 30, 110)
@@ -208,3 +209,45 @@ def test_a_nudged_read_still_needs_the_face_to_agree(kennard: DeckProfile) -> No
     assert decider.near(frame, off) == "Qd"  # the card itself is nudged
     assert decider.near(mixed, off) is None
     assert decider.read_alone(mixed, off)[0] == UNKNOWN
+
+
+# The benchmark's table 509 (kennard): a lone Jh as the pipeline's outline fit found it, its index
+# corners within 2 px of the card's (its sides 1.5 % short).
+_JH_509 = np.array([[1343.4, 302.9], [1306.5, 196.1], [1457.9, 149.8], [1498.8, 254.3]])
+
+
+def _table_509(deck: DeckProfile) -> tuple[np.ndarray, CardDecider]:
+    table = random_table(np.random.default_rng(509))
+    _, frame = render_table(deck, table, seed=509)
+    return frame, Recognizer(deck=deck, calibration=view_calibration(table.view)).decider
+
+
+def test_a_lone_card_whose_index_reads_garbage_where_found_is_read_by_most_nudges(kennard: DeckProfile) -> None:
+    # Corner 2's patch reads "2c 0.29" where found (its edge cuts the J), corner 0 "Jh 0.50" (a
+    # thin J): no corner is near a read, so the near nudge does not run. Moved 2 px each way, the
+    # card reads Jh at most poses by every rule (corner 2 plain, corner 0 leaning to it, the face).
+    frame, decider = _table_509(kennard)
+    assert decider.read_card(frame, _JH_509, alone=True)[0] == UNKNOWN
+    assert decider.near(frame, _JH_509) is None
+    assert decider.read_alone(frame, _JH_509)[0] == "Jh"
+
+
+def test_a_lone_card_nudged_from_garbage_still_needs_its_face(kennard: DeckProfile) -> None:
+    # The same Jh with its middle half another card's face (an 8d's, pasted over it): the index
+    # corners are as before, and the card as found reads nothing and is near nothing, but the face
+    # is not the Jh's, so no nudge names it.
+    frame, decider = _table_509(kennard)
+    other, eight = _lone(kennard, "8d")
+    canon = np.array([[0, 0], [CARD_PX_W, 0], [CARD_PX_W, CARD_PX_H], [0, CARD_PX_H]], np.float32)
+    face = cv2.warpPerspective(
+        other, cv2.getPerspectiveTransform(eight.astype(np.float32), canon), (CARD_PX_W, CARD_PX_H)
+    )
+    band = np.zeros((CARD_PX_H, CARD_PX_W), np.uint8)
+    band[CARD_PX_H // 4 : 3 * CARD_PX_H // 4, :] = 255
+    to_frame = cv2.getPerspectiveTransform(canon, _JH_509.astype(np.float32))
+    size = (frame.shape[1], frame.shape[0])
+    middle = cv2.warpPerspective(band, to_frame, size) > 127
+    mixed = np.where(middle[..., None], cv2.warpPerspective(face, to_frame, size), frame)
+    assert decider.read_card(mixed, _JH_509, alone=True)[0] == UNKNOWN
+    assert decider.near(mixed, _JH_509) is None
+    assert decider.read_alone(mixed, _JH_509)[0] == UNKNOWN

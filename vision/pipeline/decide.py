@@ -50,6 +50,15 @@ FACE_RANK_AMONG: Final = 3
 NEAR_SLACK: Final = 0.1
 NUDGE_PX: Final = 2.0
 NUDGE_AGREE: Final = 2
+# ... and one with no corner that close, but one whose index was seen at all (a pose whose patch
+# edge cuts through a glyph, or takes in the card's blurred edge, reads garbage where the same
+# index read 2 px away is plain), is read again so too: it is named only when most poses read it
+# (NUDGE_MOST of the 8, each with an index corner reading it on its own), none reads another card,
+# and nothing where it was found speaks against it.
+NUDGE_MOST: Final = 6
+_NUDGES: Final = [
+    np.array([dx, dy]) for dx in (-NUDGE_PX, 0.0, NUDGE_PX) for dy in (-NUDGE_PX, 0.0, NUDGE_PX) if dx or dy
+]
 # The corners of the small face image face_agrees warps a card to.
 _THUMB_DST: Final = np.array(
     [[0, 0], [CARD_PX_W // 4, 0], [CARD_PX_W // 4, CARD_PX_H // 4], [0, CARD_PX_H // 4]], np.float32
@@ -91,7 +100,14 @@ class CardDecider:
             lean = self.near(image, corners)
             if lean is not None:
                 return self._nudged(image, corners, lean)
+            if self._seen_index(image, corners):
+                return self._nudged(image, corners, None)
         return code, conf
+
+    def _seen_index(self, image: ByteImage, corners: Vec) -> bool:
+        """Whether either index corner of a card saw an index at all (ink matched to some card,
+        however poorly): a corner with none is no index a pose a little off would read."""
+        return any(self.corners.read_index(image, corners, k).match is not None for k in (0, 2))
 
     def near(self, image: ByteImage, corners: Vec) -> str | None:
         """The card a lone card's index corners came close to reading, or None: one corner's best
@@ -114,37 +130,55 @@ class CardDecider:
             ),
             None,
         )
-        if lean is None:
+        if lean is None or not self._may_be(image, corners, lean):
             return None
+        return lean
+
+    def _may_be(self, image: ByteImage, corners: Vec, lean: str) -> bool:
+        """Whether a lone card found at ``corners`` may be ``lean``: neither index corner reads or
+        clearly leans to another card (two corners naming two cards are never a read, however the
+        card is nudged), and its whole face, where it was found, agrees with that card."""
+        reads = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
         for r in reads:
             if r.code not in (UNKNOWN, lean) or (
                 r.best not in (None, lean) and (r.match is None or self.dissents(r.match, lean))
             ):
-                return None
+                return False
         # The face is judged where the card was found, as for any lone card read at one corner:
         # a nudge moves the index patches, and must not soften the face's veto (a face seen 2 px
         # off fits every registered face less plainly).
-        if not self.face_agrees(image, corners, lean, alone=True):
-            return None
-        return lean
+        return self.face_agrees(image, corners, lean, alone=True)
 
-    def _nudged(self, image: ByteImage, corners: Vec, lean: str) -> tuple[str, float]:
+    def _nudged(self, image: ByteImage, corners: Vec, lean: str | None) -> tuple[str, float]:
         """A lone card read again with its whole outline moved NUDGE_PX each way, by all of
         read_card's rules (both corners, dissent, the whole face): ``lean`` when at least
-        NUDGE_AGREE poses read it and no pose reads another card, else unknown.
+        NUDGE_AGREE poses read it and no pose reads another card, else unknown. With no ``lean``
+        (no corner came close), the card the poses read, when NUDGE_MOST of them do, none reads
+        another and the card as found may be it (see ``_may_be``).
         """
+        need = NUDGE_AGREE if lean is not None else NUDGE_MOST
         confs: list[float] = []
-        for dx in (-NUDGE_PX, 0.0, NUDGE_PX):
-            for dy in (-NUDGE_PX, 0.0, NUDGE_PX):
-                if dx == 0.0 and dy == 0.0:
-                    continue
-                code, conf = self.read_card(image, corners + np.array([dx, dy]), alone=True)
-                if code not in (UNKNOWN, lean):
-                    return UNKNOWN, 0.0
-                if code == lean:
-                    confs.append(conf)
-        if len(confs) < NUDGE_AGREE:
-            return UNKNOWN, 0.0  # one lucky pose is no read
+        misses = 0
+        for step in _NUDGES:
+            moved = corners + step
+            if need == NUDGE_MOST and all(self.corners.read_index(image, moved, k).code == UNKNOWN for k in (0, 2)):
+                # Without a lean, a pose counts only where an index corner reads the card on its own
+                # (the face's own reads of a blurred rank or suit cost a frame most of all).
+                code, conf = UNKNOWN, 0.0
+            else:
+                code, conf = self.read_card(image, moved, alone=True)
+            if code != UNKNOWN and lean is None:
+                lean = code
+            if code not in (UNKNOWN, lean):
+                return UNKNOWN, 0.0
+            if code == lean:
+                confs.append(conf)
+                continue
+            misses += 1
+            if misses > len(_NUDGES) - need:
+                return UNKNOWN, 0.0  # too few poses left to agree (one lucky pose is no read)
+        if lean is None or (need == NUDGE_MOST and not self._may_be(image, corners, lean)):
+            return UNKNOWN, 0.0
         return lean, min(confs)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:

@@ -69,7 +69,19 @@ FAN_STEADY_AGREE: Final = 7
 # is only known to a pixel or two; a true index a little off its corner reads clearly all round,
 # where the patch's ink at a glyph-less place changes card from pose to pose.
 FAN_LOOK_STEP: Final = 2.0
+# An index corner none of the above names is read again 1 and 2 frame pixels away each way (16
+# poses, see _pose_look): where its patch's edge cut through a glyph, or took in a blurred card
+# edge, the index reads garbage at one pose and plainly at others. It is named when at least
+# FAN_POSE_READS poses read one card at the fan's bar and no pose shows another card; the look
+# stops when none of the first FAN_POSE_FIRST poses sees any card at FAN_SEEN_SCORE (reads are
+# most of a frame's cost). For a card drawn from the outline's corner that shows no card fairly,
+# the look is made again turned FAN_TURN_DEG either way about the corner when the turned corner
+# reads a card outright (nicu-ornamental's fan-bottom 7h: under 0.3 as placed and at every
+# pose 1-2 px away, 0.83-0.95 turned 1-3 degrees).
+FAN_POSE_READS: Final = 3
+FAN_POSE_FIRST: Final = 2
 _STEPS: Final = np.array([(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], dtype=np.float64)
+_POSES: Final = np.concatenate([np.zeros((1, 2)), _STEPS, _STEPS * 2.0])
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
 
@@ -189,6 +201,10 @@ class FanReader:
             named = code, conf
         elif best is not None and match.score >= FAN_SEEN_SCORE:
             named = self._steady(image, origin, x_vec, y_vec, code=best, score=match.score)
+        if named is None:
+            look = self._looked(image, origin, x_vec, y_vec, bar=bar, turn=turn)
+            if look is not None and look.match is not None:
+                named, match = (look.code, look.confidence), look.match
         if named is not None:
             if not self._far_in_view(hyp, corner):
                 hyp.code, hyp.confidence = named
@@ -295,6 +311,63 @@ class FanReader:
         if middle.match is None or middle.match.score < bar:
             return None
         return CornerRead(code, 0.5 * min(middle.match.score / self.settings.accept_score, 2.0), code, middle.match)
+
+    def _looked(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, bar: float, turn: bool
+    ) -> CornerRead | None:
+        """The card an unnamed index corner reads a little off its pose (see _pose_look): as placed,
+        or else, for a card drawn from the outline's corner (``turn``) that shows no card fairly as
+        placed, turned FAN_TURN_DEG either way about the corner where the turned corner itself
+        reads a card outright (a corner's edges fitted a degree or two off); None when neither.
+        A look that sees another card refuses outright.
+        """
+        look, seen, other = self._pose_look(image, origin, x_vec, y_vec, bar=bar)
+        if look is not None or other or not turn or seen is not None:
+            return look
+        for deg in (-FAN_TURN_DEG, FAN_TURN_DEG):
+            turned = _TURNS[deg]
+            if self.corners.read(image, origin, turned @ x_vec, turned @ y_vec).code != UNKNOWN:
+                look, also, other = self._pose_look(image, origin, turned @ x_vec, turned @ y_vec, bar=bar)
+                if other or seen not in (None, also):
+                    return None  # turned or not, the corner shows two cards
+                if look is not None:
+                    return look
+                seen = seen or also
+        return None
+
+    def _pose_look(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, bar: float
+    ) -> tuple[CornerRead | None, str | None, bool]:
+        """The card an index corner left unnamed reads clearly a pixel or two away, or None: the
+        index is read again 1 and then 2 frame pixels away each way (16 poses), and it is that card
+        when at least FAN_POSE_READS poses read it outright at the fan's ``bar`` while no pose
+        shows another card (read, or its best at FAN_SEEN_SCORE or more), nor does the read at the
+        corner itself; as read at the middle of its clear reads. Stops when none of the first
+        FAN_POSE_FIRST poses sees any card fairly, and after the 1 px ring unless it holds
+        some clear reads but too few. Also gives the card seen first (at
+        FAN_SEEN_SCORE or read; None if none) and whether another card showed too.
+        """
+        code: str | None = None
+        clear: list[CornerRead] = []
+        for k, step in enumerate(_POSES):
+            again = self.corners.read(image, origin + step, x_vec, y_vec)
+            seen = again.match is not None and again.best is not None and again.match.score >= FAN_SEEN_SCORE
+            if seen and code is None:
+                code = again.best
+            if (again.code != UNKNOWN or seen) and again.best != code:
+                return None, code, True  # another card shows a step away: its index is there as much as this one
+            if again.code != UNKNOWN and again.match is not None and again.match.score >= bar:
+                clear.append(again)
+            if code is None and k >= FAN_POSE_FIRST:
+                return None, None, False  # nothing near a card's index here
+            if k == len(_STEPS) and len(clear) != 1 and len(clear) != 2:
+                break  # plain enough and nothing else a pixel away, or nothing plain there at all
+        if code is None or len(clear) < FAN_POSE_READS:
+            return None, code, False
+        clear.sort(key=lambda r: r.match.score if r.match is not None else 0.0)
+        middle = clear[len(clear) // 2]
+        assert middle.match is not None
+        return CornerRead(code, middle.confidence, code, middle.match), code, False
 
     def scan_blob(
         self,
