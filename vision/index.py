@@ -753,6 +753,10 @@ def _softness(gray: ByteImage, box: Box, paper: float) -> float:
         return 0.0
     # The 3x3 Sobel derivatives in one call: whole numbers, so the same as a float Sobel's.
     gx, gy = cv2.spatialGradient(region)
-    slope = _quantile(cv2.magnitude(gx.astype(np.float32), gy.astype(np.float32)), 0.99) / 8.0  # Sobel weighs 8
+    # The quantile of the squared slopes, exact in integers, then one square root: the same frame
+    # gives the same softness on every run (cv2.magnitude's float32 result depends on where its
+    # input lies in memory, so a read at a bar could go either way between two runs).
+    gx32, gy32 = gx.astype(np.int32), gy.astype(np.int32)
+    slope = math.sqrt(_quantile(gx32 * gx32 + gy32 * gy32, 0.99)) / 8.0  # Sobel weighs 8
     contrast = paper - _quantile(region, 0.03)
     return contrast / (math.sqrt(2.0 * math.pi) * max(slope, 1e-3))
