@@ -29,10 +29,10 @@ from vision.index import (
     IndexFeature,
     frame_columns,
     glyph_bounds,
-    hairlines_cut,
     index_feature,
 )
 from vision.index_match import match_index
+from vision.ink_blobs import hairlines_cut
 
 # Version 2 adds the back's signature learnt at registration; version 1 files (no signature) are
 # still read, the signature then learnt from the back and faces they hold.

@@ -11,8 +11,9 @@ import pytest
 
 from tests.vision.bench_tables import read_at_true_corner
 from vision.deck import CODES, DeckProfile, frame_line
-from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, _edge_piece, glyph_bounds, index_feature
+from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, glyph_bounds, index_feature
 from vision.index_match import match_index
+from vision.ink_blobs import edge_piece
 from vision.pipeline.corners import CORNER_LEAD, _led
 from vision.pipeline.settings import RecognizerSettings
 
@@ -49,7 +50,7 @@ def test_a_tall_bar_right_of_the_index_is_a_frame_line_only_where_frame_lines_ar
     ],
 )
 def test_the_cards_edge_and_rounded_corner_are_not_glyphs(blob: tuple[int, ...], edge: bool) -> None:
-    assert _edge_piece(list(blob), carved=False, lead=LEAD, thin=THIN, short=SHORT) is edge
+    assert edge_piece(list(blob), carved=False, lead=LEAD, thin=THIN, short=SHORT) is edge
 
 
 @pytest.mark.parametrize(("seed", "code"), [(502, "Jh"), (502, "Ks")])

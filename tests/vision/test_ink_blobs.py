@@ -1,4 +1,4 @@
-"""The index's label helpers: OpenCV's byte-sized fast paths give numpy's own answers exactly."""
+"""The ink mask's label helpers: OpenCV's byte-sized fast paths give numpy's own answers exactly."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from vision.index import _label_counts, _label_mask, _on_border
+from vision.ink_blobs import _label_counts, _label_mask, _on_border
 
 
 def _blobs(rng: np.random.Generator, *, density: float, shape: tuple[int, int] = (114, 62)) -> npt.NDArray[np.uint8]:
