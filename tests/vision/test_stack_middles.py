@@ -2,31 +2,12 @@
 
 from __future__ import annotations
 
-import math
-from typing import Any
-
 import pytest
 
-from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
-from vision.calibration import Calibration
+from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
+from tests.vision.stacks import backs_read, each_counted_once, no_back_where_no_card_lies
 from vision.deck import DeckProfile
-from vision.lens import Lens
-from vision.recognize import BACK, Recognizer
 from vision.tools.kde_decks import kde_deck
-
-
-def _backs(deck: DeckProfile, view: TableView, scene: Scene, seed: int) -> tuple[list[Any], list[Any]]:
-    """Each card's true centre and the centres of the backs counted (frame pixels)."""
-    renderer = TableRenderer(deck=deck, view=view, seed=seed)
-    lens = Lens(k1=view.distortion_k1, width=view.width_px, height=view.height_px)
-    calibration = Calibration(homography=view.homography(), rms_px=0.0, lens=lens)
-    reading = Recognizer(deck=deck, calibration=calibration).read(renderer.render(scene, seed=seed))
-    truth = [tuple(renderer.card_quad_px(card).mean(axis=0).tolist()) for card in scene.cards]
-    return truth, [c.center for c in reading.cards if c.code == BACK]
-
-
-def _each_counted_once(truth: list[Any], found: list[Any]) -> bool:
-    return len(found) == len(truth) and all(min(math.dist(t, b) for b in found) < 22 for t in truth)
 
 
 def test_a_middle_card_lying_outside_the_box_between_its_neighbours_is_counted(kennard: DeckProfile) -> None:
@@ -45,8 +26,8 @@ def test_a_middle_card_lying_outside_the_box_between_its_neighbours_is_counted(k
         lighting=Lighting(brightness=1.13, falloff=0.29, falloff_angle_deg=304.8),
         optics=Optics(blur_sigma_px=0.8, noise_sigma=3.0, jpeg_quality=60, motion_px=2.85, motion_angle_deg=27.5),
     )
-    truth, found = _backs(kennard, view, scene, 507)
-    assert _each_counted_once(truth, found), (truth, found)
+    truth, found = backs_read(kennard, view, scene, seed=507)
+    assert each_counted_once(truth, found), (truth, found)
 
 
 def test_no_middle_card_is_counted_in_a_two_stack_whose_top_is_drawn_a_little_off(kennard: DeckProfile) -> None:
@@ -71,19 +52,8 @@ def test_no_middle_card_is_counted_in_a_two_stack_whose_top_is_drawn_a_little_of
         lighting=Lighting(brightness=0.85, falloff=0.26, falloff_angle_deg=217.1),
         optics=Optics(blur_sigma_px=0.8, noise_sigma=6.0, jpeg_quality=95),
     )
-    truth, found = _backs(kennard, view, scene, 504)
-    assert _each_counted_once(truth, found), (truth, found)
-
-
-def _no_back_where_no_card_lies(truth: list[Any], found: list[Any]) -> bool:
-    """Each back counted lies within 22 px of a card of its own (no two backs on one card)."""
-    free = list(truth)
-    for back in found:
-        near = [t for t in free if math.dist(t, back) < 22]
-        if not near:
-            return False
-        free.remove(min(near, key=lambda t: math.dist(t, back)))
-    return True
+    truth, found = backs_read(kennard, view, scene, seed=504)
+    assert each_counted_once(truth, found), (truth, found)
 
 
 @pytest.mark.slow  # registers KDE's nicu-white design the first time on a machine (about 20 s)
@@ -112,5 +82,5 @@ def test_no_middle_card_is_counted_beside_a_bottom_card_drawn_a_little_off() -> 
         ),
         optics=Optics(noise_sigma=3.0, jpeg_quality=None),
     )
-    truth, found = _backs(kde_deck("nicu-white"), view, scene, 3012)
-    assert found and _no_back_where_no_card_lies(truth, found), (truth, found)
+    truth, found = backs_read(kde_deck("nicu-white"), view, scene, seed=3012)
+    assert found and no_back_where_no_card_lies(truth, found), (truth, found)

@@ -7,28 +7,13 @@ import math
 import numpy as np
 
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
+from tests.vision.stacks import backs_read, each_counted_once
 from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.lens import Lens
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.overlaps import unread_twins
-from vision.recognize import BACK, Recognizer
-
-
-def _backs(
-    deck: DeckProfile, view: TableView, scene: Scene
-) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
-    """Each card's true centre and the centres of the backs counted (frame pixels)."""
-    renderer = TableRenderer(deck=deck, view=view, seed=1)
-    lens = Lens(k1=view.distortion_k1, width=view.width_px, height=view.height_px)
-    calibration = Calibration(homography=view.homography(), rms_px=0.0, lens=lens)
-    reading = Recognizer(deck=deck, calibration=calibration).read(renderer.render(scene, seed=1))
-    truth = [tuple(renderer.card_quad_px(card).mean(axis=0).tolist()) for card in scene.cards]
-    return truth, [c.center for c in reading.cards if c.code == BACK]  # type: ignore[misc]
-
-
-def _each_counted_once(truth: list[tuple[float, float]], backs: list[tuple[float, float]]) -> bool:
-    return len(backs) == len(truth) and all(min(math.dist(t, b) for b in backs) < 22 for t in truth)
+from vision.recognize import Recognizer
 
 
 def test_a_rectangle_drawn_across_a_stack_is_no_back_and_the_stack_counts_its_cards(kennard: DeckProfile) -> None:
@@ -48,8 +33,8 @@ def test_a_rectangle_drawn_across_a_stack_is_no_back_and_the_stack_counts_its_ca
         lighting=Lighting(brightness=1.11, falloff=0.016, falloff_angle_deg=299.4),
         optics=Optics(),
     )
-    truth, backs = _backs(kennard, view, scene)
-    assert _each_counted_once(truth, backs), (truth, backs)
+    truth, backs = backs_read(kennard, view, scene)
+    assert each_counted_once(truth, backs), (truth, backs)
 
 
 def test_a_back_of_a_blurred_stack_is_not_counted_twice(kennard: DeckProfile) -> None:
@@ -73,8 +58,8 @@ def test_a_back_of_a_blurred_stack_is_not_counted_twice(kennard: DeckProfile) ->
         lighting=Lighting(brightness=1.11, falloff=0.33, falloff_angle_deg=157.7),
         optics=Optics(blur_sigma_px=1.3, noise_sigma=3.0),
     )
-    truth, backs = _backs(kennard, view, scene)
-    assert _each_counted_once(truth, backs), (truth, backs)
+    truth, backs = backs_read(kennard, view, scene)
+    assert each_counted_once(truth, backs), (truth, backs)
 
 
 def test_a_fan_card_showing_its_neighbours_index_is_not_read_as_that_card(dondorf: DeckProfile) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import cv2
@@ -10,14 +9,13 @@ import numpy as np
 import pytest
 
 from drivers.camera.effects import Shadow
-from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
-from vision.calibration import Calibration
+from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
+from tests.vision.stacks import Point, backs_read, each_counted_once
 from vision.deck import DeckProfile
-from vision.lens import Lens
 from vision.pipeline import backs
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.overlaps import drop_twice_counted
-from vision.recognize import BACK, Recognizer
+from vision.recognize import BACK
 
 # Three backs dealt by hand: the third lands back over the first, so the card on top covers most
 # of both and every one of its corners lies near one of theirs.
@@ -72,18 +70,9 @@ _THREE_SHADOWED = (
 )
 
 
-def _backs(deck: DeckProfile, view: TableView, scene: Scene, seed: int = 1) -> tuple[list[Any], list[Any]]:
-    """Each card's true centre and the centres of the backs counted (frame pixels)."""
-    renderer = TableRenderer(deck=deck, view=view, seed=seed)
-    lens = Lens(k1=view.distortion_k1, width=view.width_px, height=view.height_px)
-    calibration = Calibration(homography=view.homography(), rms_px=0.0, lens=lens)
-    reading = Recognizer(deck=deck, calibration=calibration).read(renderer.render(scene, seed=seed))
-    truth = [tuple(renderer.card_quad_px(card).mean(axis=0).tolist()) for card in scene.cards]
-    return truth, [c.center for c in reading.cards if c.code == BACK]
-
-
-def _each_counted_once(truth: list[Any], found: list[Any]) -> bool:
-    return len(found) == len(truth) and all(min(math.dist(t, b) for b in found) < 22 for t in truth)
+def _backs(deck: DeckProfile, table: tuple[TableView, Scene, int]) -> tuple[list[Point], list[Point]]:
+    view, scene, seed = table
+    return backs_read(deck, view, scene, seed=seed)
 
 
 @pytest.mark.parametrize(
@@ -96,8 +85,8 @@ def test_the_card_on_top_of_a_stack_is_counted_where_the_cards_under_it_cover_it
     # rectangles cover the top card, which explains no new part of the blob, and the rectangles
     # its own outline corners propose are a few pixels off it. Before the fix one back was missed.
     deck: DeckProfile = request.getfixturevalue(deck_name)
-    truth, found = _backs(deck, *table)
-    assert _each_counted_once(truth, found), (truth, found)
+    truth, found = _backs(deck, table)
+    assert each_counted_once(truth, found), (truth, found)
 
 
 class _Blind:
@@ -132,7 +121,7 @@ def test_no_card_is_put_on_top_of_a_stack_that_the_back_does_not_match_whole(
         return out
 
     monkeypatch.setattr(backs, "_tops", spy)
-    truth, found = _backs(kennard, *_THREE_BLURRED)
+    truth, found = _backs(kennard, _THREE_BLURRED)
     assert any(asked), "the step never had a candidate beside a chosen back: nothing was tested"
     assert not tops
     assert len(found) <= len(truth)
@@ -175,8 +164,8 @@ _TWO_IN_A_CORNER = (
 def test_a_card_on_top_seen_longer_than_the_planes_card_is_counted_once(kennard: DeckProfile) -> None:
     # Before the fix the top card was counted twice: once fitted to its near end, once as a
     # "lower card" at its far end (three backs for two cards).
-    truth, found = _backs(kennard, *_TWO_IN_A_CORNER)
-    assert _each_counted_once(truth, found), (truth, found)
+    truth, found = _backs(kennard, _TWO_IN_A_CORNER)
+    assert each_counted_once(truth, found), (truth, found)
 
 
 def test_no_card_is_put_in_place_of_a_top_and_a_lower_card_that_the_back_does_not_match_whole(
@@ -195,7 +184,7 @@ def test_no_card_is_put_in_place_of_a_top_and_a_lower_card_that_the_back_does_no
         merged.extend(o for o in kw["chosen"] if id(o) not in before)
 
     monkeypatch.setattr(backs, "_one_card", spy)
-    _backs(kennard, *_TWO_IN_A_CORNER)
+    _backs(kennard, _TWO_IN_A_CORNER)
     assert any(tops_seen), "no top with a back beside it reached the step: nothing was tested"
     assert not merged
 
