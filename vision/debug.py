@@ -29,8 +29,7 @@ def draw_debug(frame: ByteImage, reading: FrameReading, trace: Trace, *, zones: 
     if zones is not None:
         for name, poly in zip(zones.names, zones.polygons_px, strict=True):
             cv2.polylines(out, [np.round(poly).astype(np.int32)], True, _ZONE, thick, cv2.LINE_AA)
-            top = poly[np.argmin(poly[:, 1])]
-            cv2.putText(out, name, (int(top[0]) + 4, int(top[1]) + 18), cv2.FONT_HERSHEY_SIMPLEX, 0.6, _ZONE, thick)
+            cv2.putText(out, name, zone_label_at(poly), cv2.FONT_HERSHEY_SIMPLEX, 0.6, _ZONE, thick)
     for card in reading.cards:
         colour = _BACK if card.code == BACK else _UNKNOWN if card.code == UNKNOWN else _READ
         quad = np.round(np.array(card.corners)).astype(np.int32)
@@ -84,3 +83,12 @@ def _stage_panels(trace: Trace, *, height: int) -> ByteImage | None:
     for k, title in enumerate(("plane: not felt / ink / backs", "outline corners, cards chosen")):
         cv2.putText(stacked, title, (8, 22 + k * height), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 1)
     return stacked
+
+
+def zone_label_at(poly: npt.NDArray[Any]) -> tuple[int, int]:
+    """Where a zone's name is written: just inside its top-left corner (the vertex nearest the
+    frame's top left). The highest vertex would do for a level zone, but under a camera turned a
+    fraction of a degree it is the top right one, and the name then stood in the next zone.
+    """
+    corner = poly[np.argmin(poly[:, 0] + poly[:, 1])]
+    return int(corner[0]) + 4, int(corner[1]) + 18
