@@ -215,10 +215,9 @@ class _Stack:
         score, mid = placed(aligned(quads[best], top.corners))
         a, b = unit(mid[1] - mid[0]), unit(mid[3] - mid[0])
         step = _STEP * card_w
-        start = mid
-        shifted = [start + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
-        score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first_of)
-        score, mid = max([(score, mid), *(placed(_turned(mid, t)) for t in (-1.5, 1.5))], key=_first_of)
+        shifted = [mid + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
+        score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first)
+        score, mid = max([(score, mid), *(placed(_turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
         if score < _MATCH or share(self.solid, mid, exclude=above) * area(mid) < 0.04 * card_w * self.card_h:
             return None  # (what shows of it must lie on the stack, not on felt)
         centre = mid.mean(axis=0)
@@ -271,11 +270,8 @@ class _Stack:
         return hyp
 
 
-def _first(pair: tuple[float, Hypothesis]) -> float:
-    return pair[0]
-
-
-def _first_of(pair: tuple[float, Vec]) -> float:
+def _first(pair: tuple[float, object]) -> float:
+    """A (score, thing) pair's score: the key that ranks such pairs by score alone."""
     return pair[0]
 
 

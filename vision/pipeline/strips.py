@@ -69,15 +69,15 @@ def slide_strip(
         m, v = m[_ROOM:-_ROOM, _ROOM:-_ROOM], v[_ROOM:-_ROOM, _ROOM:-_ROOM]
         # Sums over each shift's window of what shows: its count, the picture's sum and squares.
         count = _window(m, th, tw)
+        safe = np.maximum(count, 1.0)
         s_i = _window(v, th, tw)
         s_ii = _window(v * v, th, tw)
-        var_i = s_ii - s_i * s_i / np.maximum(count, 1.0)
+        var_i = s_ii - s_i * s_i / safe
         best = np.full(count.shape, -1.0, np.float64)
         for t, t2 in zip(templates, squares, strict=True):
             s_t = cv2.matchTemplate(m, t, cv2.TM_CCORR).astype(np.float64)
             s_tt = cv2.matchTemplate(m, t2, cv2.TM_CCORR).astype(np.float64)
             s_it = cv2.matchTemplate(v, t, cv2.TM_CCORR).astype(np.float64)
-            safe = np.maximum(count, 1.0)
             var_t = s_tt - s_t * s_t / safe
             cross = s_it - s_i * s_t / safe
             # A plain part of the back (under 12 grey levels' spread) has no pattern to match.
