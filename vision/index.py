@@ -271,10 +271,14 @@ def index_feature(
     # paler one alone is tried (a read then needs a closer match).
     strong = _ink(crisp, paper * INK_LEVELS[0])
     frame = frame if cut and lead > 0 else None
-    feature = _feature(
+    first = _feature(
         patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead, frame=frame
     )
-    if feature is None or feature.softness > GROW_SOFTNESS:
+    # A soft index found at the usual level is rastered only when the grown mask finds none: most
+    # soft ones are found again there, and the rasters are a fifth of a read.
+    blurred = first is not None and first.softness > GROW_SOFTNESS
+    feature = None if first is None or blurred else _finished(first)
+    if feature is None:
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
         grown = grown_ink(strong, weak)
@@ -293,14 +297,64 @@ def index_feature(
                 lead=lead,
                 frame=frame,
             )
-            feature = again or feature
+            feature = _finished(again)
+        if feature is None and blurred:
+            feature = _finished(first)
         if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
-            feature = _feature(
-                patch_bgr, gray, weak, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead, frame=frame
+            feature = _finished(
+                _feature(
+                    patch_bgr,
+                    gray,
+                    weak,
+                    paper=paper,
+                    k90=k90,
+                    box=box,
+                    channels=channels,
+                    cut=cut,
+                    lead=lead,
+                    frame=frame,
+                )
             )
             if feature is not None:
                 feature = dataclasses.replace(feature, pale=True)
     return feature
+
+
+@dataclass(frozen=True, slots=True)
+class _Glyphs:
+    """An index's rank and suit boxes found in one ink mask, with the suit's blur, not yet rastered
+    (:func:`_rastered`'s arguments): see :func:`index_feature`.
+    """
+
+    patch_bgr: ByteImage
+    gray: ByteImage
+    ink: ByteImage
+    rank_box: Box
+    suit_box: Box
+    paper: float
+    k90: int
+    channels: tuple[ByteImage, ByteImage, ByteImage] | None
+    trimmed: bool
+    softness: float
+
+
+def _finished(found: IndexFeature | _Glyphs | None) -> IndexFeature | None:
+    """The feature of what :func:`_feature` found: its glyphs rastered when they are not yet."""
+    if not isinstance(found, _Glyphs):
+        return found
+    g = found
+    return _rastered(
+        g.patch_bgr,
+        g.gray,
+        g.ink,
+        g.rank_box,
+        g.suit_box,
+        paper=g.paper,
+        k90=g.k90,
+        channels=g.channels,
+        trimmed=g.trimmed,
+        softness=g.softness,
+    )
 
 
 def _ink(crisp: ByteImage, level: float) -> ByteImage:
@@ -323,8 +377,9 @@ def _feature(
     cut: bool = False,
     lead: int = 0,
     frame: FrameLine | None = None,
-) -> IndexFeature | None:
-    """The index from one ink mask: glyphs cut out, split into rank and suit, rastered.
+) -> IndexFeature | _Glyphs | None:
+    """The index from one ink mask: glyphs cut out and split into rank and suit, rastered by
+    :func:`_finished` (an index cut off a court picture's frame line comes rastered).
 
     ``channels`` are the patch's b, g, r planes when the caller has them already.
     """
@@ -390,7 +445,18 @@ def _feature(
         if split is None:
             return None
         rank_box, suit_box = split
-    return _rastered(patch_bgr, gray, ink, rank_box, suit_box, paper=paper, k90=k90, channels=channels, trimmed=cut_out)
+    return _Glyphs(
+        patch_bgr,
+        gray,
+        ink,
+        rank_box,
+        suit_box,
+        paper=paper,
+        k90=k90,
+        channels=channels,
+        trimmed=cut_out,
+        softness=_softness(gray, suit_box, paper),
+    )
 
 
 def _rastered(
@@ -405,8 +471,11 @@ def _rastered(
     channels: tuple[ByteImage, ByteImage, ByteImage] | None,
     trimmed: bool = False,
     framed: bool = False,
+    softness: float | None = None,
 ) -> IndexFeature | None:
-    """The feature of an index whose rank and suit boxes are found: glyph rasters, ink colour, blur."""
+    """The feature of an index whose rank and suit boxes are found: glyph rasters, ink colour, blur
+    (``softness``, when known already).
+    """
     rank = _raster(gray, rank_box, paper, (RANK_W, RANK_H))
     suit = _raster(gray, suit_box, paper, (SUIT_W, SUIT_H))
     if rank is None or suit is None:
@@ -429,7 +498,8 @@ def _rastered(
     else:
         rel = np.ones(3, np.float32)
     chroma = np.asarray(rel / float(np.add.reduce(rel)), dtype=np.float32)
-    softness = _softness(gray, suit_box, paper)
+    if softness is None:
+        softness = _softness(gray, suit_box, paper)
     return IndexFeature(
         rank=rank, suit=suit, chroma=chroma, softness=softness, trimmed=trimmed or framed, framed=framed
     )
