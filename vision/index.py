@@ -228,7 +228,13 @@ def _split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
 
 
 def index_feature(
-    patch_bgr: ByteImage, box: IndexBox, *, cut: bool = False, lead: int = 0, frame: FrameLine | None = None
+    patch_bgr: ByteImage,
+    box: IndexBox,
+    *,
+    cut: bool = False,
+    lead: int = 0,
+    frame: FrameLine | None = None,
+    pale: bool = True,
 ) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
@@ -247,6 +253,8 @@ def index_feature(
 
     The glyphs are cut out by their own ink bounding box, so a corner found a few pixels off, a
     slightly wrong card scale or a blurred edge still gives the same raster as the registered face.
+
+    Without ``pale`` the paler ink level is not tried alone (see below).
     """
     # Ink is whatever absorbs some colour: the darkest channel makes a pale, blurred red stroke
     # as dark as a black one, while white paper stays bright in every channel.
@@ -300,7 +308,7 @@ def index_feature(
             feature = _finished(again)
         if feature is None and blurred:
             feature = _finished(first)
-        if feature is None and cv2.countNonZero(cv2.absdiff(weak, grown)):
+        if feature is None and pale and cv2.countNonZero(cv2.absdiff(weak, grown)):
             feature = _finished(
                 _feature(
                     patch_bgr,

@@ -69,31 +69,41 @@ class CornerReader:
         self._search = (sw + CORNER_LEAD, sh + CORNER_LEAD)
         self._box = _led(deck.index_box)
         self._reads: dict[tuple[int, bytes], CornerRead] = {}
+        # Reads made without the paler ink level that found no index: read again when it is asked for.
+        self._unpaled: set[tuple[int, bytes]] = set()
         self.count = 0  # corner patches read since the last new_frame
 
     def new_frame(self) -> None:
         """Forget the last frame's reads."""
         self._reads = {}
+        self._unpaled = set()
         self.count = 0
 
-    def read(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> CornerRead:
+    def read(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, pale: bool = True) -> CornerRead:
         """Read the index at one corner (full-resolution vectors spanning the whole card), once a frame.
 
         Reads are most of a frame's cost and a corner can be asked for twice (a lone card's first
         corner alone, then again by _read_card when it was unsure), so each is remembered, keyed by
         the frame and the patch.
+
+        Without ``pale`` an index is not looked for at the paler ink level alone (see
+        ``index_feature``): at a place that is only a guess (a fan scan's start), where such ink
+        is a pip's, a picture's or a back's pale side far more often than an index.
         """
         key = (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
         found = self._reads.get(key)
-        if found is None:
-            found = self._reads[key] = self._read_once(image, origin, x_vec, y_vec)
+        if found is None or (pale and key in self._unpaled):
+            self._unpaled.discard(key)
+            found = self._reads[key] = self._read_once(image, origin, x_vec, y_vec, pale=pale, key=key)
         return found
 
     def read_index(self, image: ByteImage, corners: Vec, k: int) -> CornerRead:
         """Read the index at a card's corner ``k`` (0 or 2; ``corners`` in frame pixels), once a frame."""
         return self.read(image, *index_frame(corners, k))
 
-    def _read_once(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> CornerRead:
+    def _read_once(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, pale: bool, key: tuple[int, bytes]
+    ) -> CornerRead:
         """Read the index at one corner: warp its patch, normalise the glyphs, match the deck."""
         self.count += 1
         sw, sh = self._search
@@ -105,9 +115,11 @@ class CornerReader:
             image, m, (sw, sh), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
         )
         feat = index_feature(
-            np.asarray(patch, dtype=np.uint8), self._box, cut=True, lead=CORNER_LEAD, frame=self.deck.frame
+            np.asarray(patch, dtype=np.uint8), self._box, cut=True, lead=CORNER_LEAD, frame=self.deck.frame, pale=pale
         )
         if feat is None:
+            if not pale:
+                self._unpaled.add(key)
             return CornerRead(UNKNOWN, 0.0, None, None)
         match = match_index(self.deck, feat)
         if feat.softness > SOFT_LIMIT:

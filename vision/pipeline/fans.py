@@ -167,17 +167,19 @@ class FanReader:
         *,
         seen_score: float | None = None,
         turn: bool = False,
+        pale: bool = True,
     ) -> float | None:
         """Read a card among others by the one index corner in view (0 or 2 of its corners);
         returns the index's match score, None when no index was seen there.
 
         With a single index and no face to check it against, a read must match more closely; an
         index that matches some card at least ``seen_score`` (by default as closely as a read) but
-        not one card clearly still proves a card is there.
+        not one card clearly still proves a card is there. Without ``pale`` the corner is not read
+        at the paler ink level alone (a fan scan's start: see ``CornerReader.read``).
         """
         c = plane.to_frame(hyp.corners)
         origin, x_vec, y_vec = index_frame(c, corner)
-        code, conf, best, match = self.corners.read(image, origin, x_vec, y_vec)
+        code, conf, best, match = self.corners.read(image, origin, x_vec, y_vec, pale=pale)
         s = self.settings
         bar = s.accept_score + FAN_EXTRA_SCORE
         if turn and (match is None or match.score < FAN_SEEN_SCORE):
@@ -476,7 +478,7 @@ class FanReader:
         no index is there (ink fitting no card at all).
         """
         fanned = Hypothesis(corners=walk.card(t, card_w=card_w, card_h=card_h), fill=1.0)
-        score = self.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE)
+        score = self.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
         if score is None or score < FAN_INDEX_LEAST:
             return None
         if fanned.code == UNKNOWN:
@@ -491,7 +493,7 @@ class FanReader:
                 shifts += [walk.inward * s * card_w for s in (-FAN_NUDGE, FAN_NUDGE)]
             for shift in shifts:
                 nudged = Hypothesis(corners=base + shift, fill=1.0)
-                self.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE)
+                self.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
                 if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
                     fanned = nudged
                 if fanned.code != UNKNOWN:

@@ -53,6 +53,33 @@ def test_both_index_corners_of_a_card_read_its_code(
         assert corners.read(frame, q[1], q[2] - q[1], q[0] - q[1]).code == UNKNOWN
 
 
+def _washed_out_card(deck: DeckProfile, code: str, contrast: float) -> np.ndarray:
+    """A 400 px frame of felt holding one upright face at canonical size (top left at 100, 100),
+    its ink's contrast to the paper scaled by ``contrast``."""
+    frame = np.full((400, 400, 3), (40, 110, 40), np.uint8)
+    face = deck.faces[CODES.index(code)].astype(np.float32)
+    paper = float(np.percentile(face.min(axis=2), 90))
+    frame[100:324, 100:260] = np.clip(paper - (paper - face) * contrast, 0, 255).astype(np.uint8)
+    return frame
+
+
+def test_a_guessed_corner_takes_no_index_from_the_paler_ink_alone(kennard: DeckProfile) -> None:
+    # Read without the paler ink level (a fan scan's start, a guess), ink that holds no piece at
+    # the usual level is no index: at such places it is a pip's, a picture's or a back's pale
+    # side far more often. A washed-out index (a quarter of its contrast) is such ink.
+    corners, _decider = _stages(kennard)
+    origin, x_vec, y_vec = np.array([100.0, 100.0]), np.array([160.0, 0.0]), np.array([0.0, 224.0])
+    faint = _washed_out_card(kennard, "5s", 0.25)
+    assert corners.read(faint, origin, x_vec, y_vec, pale=False).match is None
+    # Asked for by a read that may use the paler level (the card's own corner), the corner is read
+    # again, not taken from the frame's memo, and the index is found there.
+    assert corners.read(faint, origin, x_vec, y_vec).code == "5s"
+    assert corners.count == 2
+    # An index with ink at the usual level reads at a guessed place as anywhere else.
+    corners.new_frame()
+    assert corners.read(_washed_out_card(kennard, "5s", 1.0), origin, x_vec, y_vec, pale=False).code == "5s"
+
+
 def test_a_corner_is_read_once_a_frame(kennard: DeckProfile) -> None:
     corners, _decider = _stages(kennard)
     renderer, frame = _frame(kennard)
