@@ -84,7 +84,7 @@ class _Scripted(CornerReader):
         self.far = far or CornerRead(UNKNOWN, 0.0, None)  # the card's far corner: by default no index
         self.far_origin = np.full(2, np.nan)
 
-    def read(self, image: Any, origin: Any, x_vec: Any, y_vec: Any) -> CornerRead:
+    def read(self, image: Any, origin: Any, x_vec: Any, y_vec: Any, *, pale: bool = True) -> CornerRead:
         step = np.round(np.asarray(origin) - self.origin).astype(int)
         steps = [(int(x), int(y)) for x, y in _STEPS]
         angle = float(np.degrees(np.arctan2(x_vec[1], x_vec[0])))
