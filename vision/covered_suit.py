@@ -2,9 +2,10 @@
 
 In a fan the card above covers the far side of the suit of the card below beyond a straight edge
 (its own side) while the rank stays whole; the cut suit's raster, stretched to its box, then fits
-no suit. Here the registered face of the rank read, in each of the four suits, is laid over the
-patch where its rank matches the rank read, and the suit is compared with the patch on the near
-side of the edge only (see ``suit_fits`` and ``covered_suit``).
+no suit. Here the registered faces of the rank read, in the classifier's suit and in the other
+suit of its colour, are laid over the patch where their rank matches the rank read, and each suit
+is compared with the patch on the near side of the edge only (see ``suit_fits`` and
+``covered_suit``); the card is named only when the uncovered part tells the two apart.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ _LEAST_PIXELS: Final = 12
 # A suit is named on its uncovered part only where the registered glyph fits it at least this
 # well (correlation of ink darkness) ...
 COVER_FIT: Final = 0.95
-# ... judged on the edge that leaves the most of it in view among those where some suit fits so
-# (the least cover that explains the patch: a wrong suit cannot pick an edge of its own), where
-# it must beat the other suit of its colour by at least this much.
+# ... judged on the edge that leaves the most of it in view among those where either suit of its
+# colour fits so (the least cover that explains the patch: a wrong suit cannot pick an edge of its
+# own), where it must beat the other suit of its colour by at least this much.
 COVER_GAP: Final = 0.06
 
 
@@ -67,8 +68,9 @@ class SuitFit:
     shown: npt.NDArray[np.float64]  # the same: the share of the suit's registered ink on that side
 
 
-# The last deck's glyphs (a recognizer reads one deck): the deck and, per code, its glyphs.
+# The glyphs of the last few decks read (a recognizer reads one): the deck and, per code, its glyphs.
 _CACHE: dict[int, tuple[DeckProfile, dict[str, _Glyphs]]] = {}
+_CACHE_KEPT: Final = 4
 
 
 def _darkness(bgr: ByteImage, paper: float) -> FloatArray:
@@ -95,7 +97,8 @@ def _registered(profile: DeckProfile) -> dict[str, _Glyphs]:
         gray = cv2.min(cv2.min(region[..., 0], region[..., 1]), region[..., 2])
         paper = float(np.percentile(gray, 90))
         glyphs[code] = _Glyphs(dark=_darkness(region, paper), rank_box=feature.rank_box, suit_box=feature.suit_box)
-    _CACHE.clear()
+    if len(_CACHE) >= _CACHE_KEPT:
+        _CACHE.clear()
     _CACHE[id(profile)] = (profile, glyphs)
     return glyphs
 
