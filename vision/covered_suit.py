@@ -35,8 +35,10 @@ _TWIN: Final = (3, 2, 1, 0)
 COVER_TILT: Final = 30.0
 _TILT_STEP: Final = 5.0
 _TILTS: Final = np.tan(np.radians(np.arange(-COVER_TILT, COVER_TILT + 0.1, _TILT_STEP)))
-# How far (canonical pixels) the registered face may shift from where the rank boxes put it, each way.
+# How far (canonical pixels) the registered face may shift from where the rank boxes put it, each
+# way, and the sizes it is tried at: the rank's best fit over them places it.
 _SHIFT: Final = 2
+_SCALES: Final = (1.0, 0.95, 1.05)
 # How far past the suit's registered box (any suit's) its place at the table reaches, each way.
 _GROW: Final = 3
 # An edge leaving fewer pixels than this of the suit's place in view is no comparison.
@@ -120,9 +122,10 @@ def suit_fits(
 
     For each suit the registered face of ``rank`` in that suit, blurred as the read's suit is, is
     laid over the patch where its rank agrees best with the rank read (the rank boxes' corners
-    put together, a pixel or two either way). Each straight edge within COVER_TILT of the card's
-    side that passes right of the whole rank is tried across the suits' place; the suit's glyph
-    is correlated with the patch on the edge's near side. None when the read has no glyph boxes,
+    put together, a pixel or two either way, the face as registered or 5 % larger or smaller).
+    Each straight edge within COVER_TILT of the card's side that passes right of the whole rank
+    is tried across the suits' place; the suit's glyph is correlated with the patch on the
+    edge's near side. None when the read has no glyph boxes,
     the deck no face for the rank, or the suit's place lies off the patch.
     """
     if feature.rank_box is None or feature.suit_box is None:
@@ -141,18 +144,30 @@ def suit_fits(
     boxes: list[Box] = []
     for suit in suits:
         glyphs = faces[rank + suit]
-        dark = np.asarray(cv2.GaussianBlur(glyphs.dark, (0, 0), sigma), dtype=np.float32)
-        # Every shift of a pixel or two at once: the face's part under the read's rank region,
-        # grown by the shift, correlated with that region (a normalised correlation, as _corr).
-        tx0, ty0 = rx0 - glyphs.rank_box[0], ry0 - glyphs.rank_box[1]
-        around = _window(dark, ax0 - tx0 - _SHIFT, ay0 - ty0 - _SHIFT, ax1 - tx0 + _SHIFT, ay1 - ty0 + _SHIFT)
-        scores = cv2.matchTemplate(around, rank_seen, cv2.TM_CCOEFF_NORMED)
-        # Shift (dx, dy) of the face is read at (_SHIFT - dx, _SHIFT - dy) of the scores.
-        _lo, _hi, _lo_at, (bx, by) = cv2.minMaxLoc(scores)
-        tx, ty = tx0 + _SHIFT - bx, ty0 + _SHIFT - by
+        best: tuple[float, FloatArray, int, int, Box] | None = None
+        for scale in _SCALES:
+            # The face a few per cent larger or smaller (a pose's card size is known to a few per
+            # cent), its boxes with it.
+            dark = glyphs.dark
+            if scale != 1.0:
+                dark = np.asarray(cv2.resize(dark, None, fx=scale, fy=scale, interpolation=cv2.INTER_LINEAR))
+            dark = np.asarray(cv2.GaussianBlur(dark, (0, 0), sigma), dtype=np.float32)
+            gx0, gy0 = round(glyphs.rank_box[0] * scale), round(glyphs.rank_box[1] * scale)
+            # Every shift of a pixel or two at once: the face's part under the read's rank region,
+            # grown by the shift, correlated with that region (a normalised correlation).
+            tx0, ty0 = rx0 - gx0, ry0 - gy0
+            around = _window(dark, ax0 - tx0 - _SHIFT, ay0 - ty0 - _SHIFT, ax1 - tx0 + _SHIFT, ay1 - ty0 + _SHIFT)
+            scores = cv2.matchTemplate(around, rank_seen, cv2.TM_CCOEFF_NORMED)
+            # Shift (dx, dy) of the face is read at (_SHIFT - dx, _SHIFT - dy) of the scores.
+            _lo, hi, _lo_at, (bx, by) = cv2.minMaxLoc(scores)
+            if best is None or hi > best[0]:
+                sx0, sy0, sx1, sy1 = (round(v * scale) for v in glyphs.suit_box)
+                tx, ty = tx0 + _SHIFT - bx, ty0 + _SHIFT - by
+                best = (hi, dark, tx, ty, (sx0 + tx, sy0 + ty, sx1 + tx, sy1 + ty))
+        assert best is not None
+        _hi, dark, tx, ty, suit_place = best
         placed.append((dark, tx, ty))
-        sx0, sy0, sx1, sy1 = glyphs.suit_box
-        boxes.append((sx0 + tx, sy0 + ty, sx1 + tx, sy1 + ty))
+        boxes.append(suit_place)
     bx0 = max(min(b[0] for b in boxes) - _GROW, lead)
     by0 = max(min(b[1] for b in boxes) - _GROW, 0)
     bx1 = min(max(b[2] for b in boxes) + _GROW, w)
@@ -237,6 +252,11 @@ def covered_suit(fit: SuitFit) -> tuple[float, float] | None:
 
 # A rank read this plainly (its fit) may have its suit named on the suit's uncovered part.
 COVER_RANK: Final = 0.85
+# ... when the ink is plainly red for a heart or a diamond (red's share of the ink's colour, past
+# the larger of blue's and green's, at least COVER_RED: 0.4 and more on the benchmark's red
+# indices) or plainly not for a club or a spade (at most COVER_BLACK: black's stay under 0.05).
+COVER_RED: Final = 0.2
+COVER_BLACK: Final = 0.1
 
 
 def covered_match(
@@ -246,15 +266,21 @@ def covered_match(
     under the next card), named by the suit's uncovered part; None when it cannot be.
 
     Only a read whose rank fits at least COVER_RANK and whose best rank and suit both lead the
-    others by at least ``least`` (the read's margin: the ink's colour sets the suit's colour
-    apart) is looked at. The suit is the classifier's best when the registered glyphs, on the
-    suit's uncovered part, tell it from the other suit of its colour (``covered_suit``). The
-    match then fits as its rank does (the suit's uncovered part fits at least COVER_FIT).
+    others by at least ``least`` (the read's margin), and whose ink is plainly of the best
+    suit's colour (COVER_RED, COVER_BLACK), is looked at. The suit is the classifier's best when
+    the registered glyphs, on the suit's uncovered part, tell it from the other suit of its
+    colour (``covered_suit``). The match then fits as its rank does (the suit's uncovered part
+    fits at least COVER_FIT).
     """
     rank = int(np.argmax(match.rank_scores))
     suit = int(np.argmax(match.suit_scores))
     rank_fit = float(match.rank_scores[rank])
     if rank_fit < COVER_RANK or match.margin < least:
+        return None
+    # The colour on its own evidence too: a cut suit can lean the classifier to the other colour
+    # (a partly covered spade read as a diamond), the ink's colour does not.
+    red = float(feature.chroma[2] - max(feature.chroma[0], feature.chroma[1]))
+    if (red < COVER_RED) if SUITS[suit] in "dh" else (red > COVER_BLACK):
         return None
     pair = SUITS[suit] + SUITS[_TWIN[suit]]
     fit = suit_fits(profile, patch_bgr, feature, rank=match.code[0], suits=pair, lead=lead)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 import cv2
@@ -11,7 +12,7 @@ import pytest
 
 import vision.pipeline.corners as corners_module
 from tests.vision.bench_tables import read_at_true_corner
-from vision.covered_suit import covered_suit, suit_fits
+from vision.covered_suit import covered_match, covered_suit, suit_fits
 from vision.deck import DeckProfile
 from vision.index import CARD_PX_H, CARD_PX_W
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
@@ -116,7 +117,7 @@ def test_the_uncovered_part_tells_a_suit_from_the_other_of_its_colour_or_nothing
     assert named > 0
 
 
-def test_each_suit_fits_its_own_registered_glyph_best_on_a_whole_index(kennard: DeckProfile) -> None:
+def test_each_suit_fits_its_own_registered_glyph_best_on_a_whole_index_of_its_colour(kennard: DeckProfile) -> None:
     # A whole, plainly read index: its own suit fits it on the edge that covers nothing.
     from vision.index import index_feature
     from vision.index_match import match_index
@@ -140,6 +141,13 @@ def test_each_suit_fits_its_own_registered_glyph_best_on_a_whole_index(kennard: 
     # Asked whether it is a diamond rather than a heart: the heart's own glyph fits better.
     diamonds = suit_fits(kennard, patch, feature, rank="Q", suits="dh", lead=CORNER_LEAD)
     assert diamonds is not None and covered_suit(diamonds) is None
+    # Named on its uncovered part only when the ink is plainly of the suit's colour: the same
+    # index with its ink's colour grey (as a cut spade the classifier leant to diamonds) is not.
+    match = match_index(kennard, feature)
+    named = covered_match(kennard, patch, feature, match, lead=CORNER_LEAD, least=0.17)
+    assert named is not None and named.code == "Qh"
+    grey = dataclasses.replace(feature, chroma=np.full(3, 1 / 3, np.float32))
+    assert covered_match(kennard, patch, grey, match, lead=CORNER_LEAD, least=0.17) is None
 
 
 @pytest.mark.slow  # registers KDE's nicu-white design the first time on a machine (about 20 s)
