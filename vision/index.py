@@ -174,6 +174,10 @@ class IndexFeature:
     softness: float = 0.0  # the blur of the suit's edges, as a Gaussian sigma in canonical pixels
     trimmed: bool = False  # its suit was cut from ink running on past the index (see _cut_at_index)
     framed: bool = False  # its suit was cut from the court picture's frame line (see _frame_cut)
+    # Where the rank and the suit were cut out (patch pixels): a suit partly under the next card
+    # is matched on its uncovered part from there (``vision.covered_suit``).
+    rank_box: Box | None = None
+    suit_box: Box | None = None
 
     def suit_vector(self) -> FloatArray:
         """The suit raster with the ink colour beside it: a blurred heart and diamond differ little in
@@ -509,7 +513,14 @@ def _rastered(
     if softness is None:
         softness = _softness(gray, suit_box, paper)
     return IndexFeature(
-        rank=rank, suit=suit, chroma=chroma, softness=softness, trimmed=trimmed or framed, framed=framed
+        rank=rank,
+        suit=suit,
+        chroma=chroma,
+        softness=softness,
+        trimmed=trimmed or framed,
+        framed=framed,
+        rank_box=rank_box,
+        suit_box=suit_box,
     )
 
 

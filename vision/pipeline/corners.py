@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.covered_suit import covered_match
 from vision.deck import DeckProfile
 from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, IndexBox, index_feature
 from vision.index_match import IndexMatch, match_index
@@ -141,6 +142,15 @@ class CornerReader:
             # A suit cut from ink that ran on past the index reads a card or proves nothing: in a
             # fan such ink is as often another card's edge or pips, which make no index.
             return CornerRead(UNKNOWN, 0.0, None, None)
+        if not feat.pale and soft == 0.0 and match.score < s.accept_score:
+            # A plain rank over a suit that fits nothing: the suit may lie partly under the next
+            # card (a fan's), and is then judged on its uncovered part alone.
+            covered = covered_match(self.deck, patch, feat, match, lead=CORNER_LEAD, least=s.accept_margin)
+            if covered is not None and covered.score >= need and covered.margin >= s.accept_margin:
+                conf = max(
+                    0.0, min(1.0, 0.5 * min(covered.score / s.accept_score, covered.margin / s.accept_margin, 2.0))
+                )
+                return CornerRead(covered.code, conf, covered.code, covered)
         return CornerRead(UNKNOWN, conf, match.code, match)
 
     def inked(self, ink: ByteImage, corners: Vec, corner: int, *, image: ByteImage | None = None) -> bool:
