@@ -190,13 +190,18 @@ def _with_enclosed(
     # hole counts when the outline holding it is no larger than a stack (a zone's printed outline
     # holds a whole zone). Only where the bodies above left felt: what they added stays as it was.
     small = _small_holes(lined, least=least * card_area, most=_MOST * card_area)
-    out = _with_bodies(out, cv2.bitwise_and(small, cv2.bitwise_not(out)), ring=ring, raw=raw, card_area=card_area)
+    out = _with_bodies(
+        out, cv2.bitwise_and(small, cv2.bitwise_not(out)), ring=ring, raw=raw, card_area=card_area, merge=True
+    )
     return out if valid is None or out is fg else cv2.bitwise_and(out, valid)
 
 
-def _with_bodies(fg: ByteImage, holes: ByteImage, *, ring: ByteImage, raw: ByteImage, card_area: float) -> ByteImage:
+def _with_bodies(
+    fg: ByteImage, holes: ByteImage, *, ring: ByteImage, raw: ByteImage, card_area: float, merge: bool = False
+) -> ByteImage:
     """``fg`` with the card bodies ``holes`` added, each with the pockets and strips of the backs
-    beside it (``fg`` itself when there are none)."""
+    beside it (``fg`` itself when there are none); with ``merge``, bodies whose neighbourhoods
+    overlap are worked out together."""
     if not cv2.countNonZero(holes):
         return fg
     out = fg.copy()
@@ -205,18 +210,41 @@ def _with_bodies(fg: ByteImage, holes: ByteImage, *, ring: ByteImage, raw: ByteI
     reach = max(2, round(0.3 * math.sqrt(card_area))) + 4
     height, width = fg.shape[:2]
     contours, _ = cv2.findContours(holes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes: list[tuple[int, int, int, int]] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        roi = (
-            slice(max(y - reach, 0), min(y + h + reach, height)),
-            slice(max(x - reach, 0), min(x + w + reach, width)),
-        )
+        boxes.append((max(x - reach, 0), max(y - reach, 0), min(x + w + reach, width), min(y + h + reach, height)))
+    if merge:
+        # One pass per card: a back whose picture parts its ground has two bodies, each within the
+        # other's reach, worked once in the box holding both (not twice; 1 ms a frame on nicu-white).
+        boxes = _merged(boxes)
+    for x0, y0, x1, y1 in boxes:
+        roi = (slice(y0, y1), slice(x0, x1))
         body = np.ascontiguousarray(holes[roi])
         body = cv2.dilate(
             cv2.bitwise_or(body, _pockets_beside(body, np.ascontiguousarray(ring[roi]), card_area)), _SQUARE_5
         )
         strips = _strips_beside(body, np.ascontiguousarray(raw[roi]), card_area)
         out[roi] = cv2.bitwise_or(out[roi], cv2.bitwise_or(body, strips))
+    return out
+
+
+def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) with every overlapping pair joined into their bounding box."""
+    out = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
     return out
 
 
