@@ -132,7 +132,7 @@ class Recognizer:
         self.deck = deck
         self.settings = settings or RecognizerSettings()
         self.calibration = calibration
-        self._masks = MaskMaker(felt_hue=self.settings.felt_hue, back=deck.back)
+        self._masks = MaskMaker(felt_hue=self.settings.felt_hue, back=deck.back, faces=deck.faces)
         self.corners = CornerReader(deck=deck, settings=self.settings)
         self.decider = decider = CardDecider(deck=deck, settings=self.settings, corners=self.corners)
         self.fans = FanReader(settings=self.settings, corners=self.corners, decider=decider)

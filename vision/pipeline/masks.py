@@ -27,6 +27,14 @@ _MORE_COLOUR: Final = 1.2
 _PALE: Final = 0.6
 # A hole in the mask bigger than this many cards is no card's (a stack of three covers under two).
 _MOST: Final = 2.5
+# A hole this big (cards' area) is a card's body whatever the deck's faces show; a smaller one
+# when it is this many times bigger than any region of the cloth's colour a face of the deck
+# shows (so no face's pip or picture), though never under _BODY_LEAST of a card.
+_BODY: Final = 0.3
+_BODY_FACES: Final = 1.5
+_BODY_LEAST: Final = 0.1
+# The faces' regions of a colour are measured at this size (a card's interior as the plane shows it).
+_FACE_SIZE: Final = (40, 56)
 _CARD_ASPECT: Final = 88.0 / 63.0
 # A back with at least this share of its pixels coloured like the cloth is felt there to the hue test.
 _BACK_LIKE_CLOTH: Final = 0.1
@@ -52,8 +60,18 @@ class Masks:
 class MaskMaker:
     """Makes the masks of the detection plane (the felt's hue given, or found in each frame)."""
 
-    def __init__(self, *, felt_hue: int | None = None, back: ByteImage | None = None) -> None:
+    def __init__(
+        self, *, felt_hue: int | None = None, back: ByteImage | None = None, faces: ByteImage | None = None
+    ) -> None:
         self.felt_hue = felt_hue
+        # The deck's faces (canonical BGR), each one's hue and saturation at a small size: how big
+        # a region of the cloth's colour a face can show (``_body_least``), per cloth hue.
+        self._faces_hs: list[tuple[ByteImage, ByteImage]] = []
+        if faces is not None:
+            for face in faces:
+                hsv = cv2.cvtColor(cv2.resize(face, _FACE_SIZE, interpolation=cv2.INTER_AREA), cv2.COLOR_BGR2HSV)
+                self._faces_hs.append((np.ascontiguousarray(hsv[:, :, 0]), cv2.inRange(hsv[:, :, 1], 45, 255)))
+        self._least: dict[int, float] = {}
         # Which hues the deck's back shows (the share of its coloured pixels at each hue): a back
         # of the cloth's colour is what the fill below is for, so on other cloths it is skipped.
         self._back_hues: npt.NDArray[np.float64] | None = None
@@ -92,11 +110,40 @@ class MaskMaker:
             return Masks(fg=fg, paper=paper, ink=ink, felt_hue=felt_hue)
         if self._back_hues is None or _hue_share(self._back_hues, felt_hue) >= _BACK_LIKE_CLOTH:
             fg = _with_enclosed(
-                fg, in_band, sat, valid, card_area, raw=cv2.bitwise_not(felt), unlike=cv2.bitwise_not(cloth)
+                fg,
+                in_band,
+                sat,
+                valid,
+                card_area,
+                raw=cv2.bitwise_not(felt),
+                unlike=cv2.bitwise_not(cloth),
+                least=self._body_least(felt_hue),
             )
         return Masks(
             fg=fg, paper=paper, ink=ink, felt_hue=felt_hue, solid=fill_holes(fg, least=0.0, most=_MOST * card_area)
         )
+
+    def _body_least(self, felt_hue: int) -> float:
+        """The least hole (cards' area) that is a card's body on a cloth of ``felt_hue``: ``_BODY``,
+        or less where no face of the deck shows a region of the cloth's colour near that size.
+
+        A back of the cloth's colour is holed where it has the cloth's hue; when its own picture
+        covers the middle of it (KDE's nicu backs: a picture of cards on a blue or red ground), the
+        hole is its ground round the picture, a quarter of a card or less, and under a lamp that
+        lights part of the ground out of the cloth's look less still. A face of the cloth's colour
+        is holed too, at its pips and its pictures' patches of that colour: those the hole must
+        exceed. Without the faces, ``_BODY``.
+        """
+        if felt_hue not in self._least:
+            most = 0.0
+            for hue, strong in self._faces_hs:
+                region = cv2.bitwise_and(hue_band(hue, felt_hue, _FELT_BAND), strong)
+                if cv2.countNonZero(region):
+                    _n, _labels, stats, _c = cv2.connectedComponentsWithStats(region, connectivity=8)
+                    most = max(most, float(stats[1:, cv2.CC_STAT_AREA].max()) / region.size)
+            least = _BODY if not self._faces_hs else min(_BODY, max(_BODY_LEAST, _BODY_FACES * most))
+            self._least[felt_hue] = least
+        return self._least[felt_hue]
 
 
 def _with_enclosed(
@@ -108,24 +155,25 @@ def _with_enclosed(
     *,
     raw: ByteImage,
     unlike: ByteImage,
+    least: float = _BODY,
 ) -> ByteImage:
     """``fg`` with the cards of the cloth's own colour (a red back on red felt) filled in.
 
     Such a card is felt to the hue test but for its border and edges: of the cloth's hue after
     blur, yet far less saturated than the cloth (under ``_PALE`` of its median saturation). Those
     pale pixels, a line a pixel or two wide, only close the card's outline: what a closed outline
-    encloses is added (with the line beside it) when it is 0.3 to ``_MOST`` cards' area (a
+    encloses is added (with the line beside it) when it is ``least`` to ``_MOST`` cards' area (a
     card's body, not a red pip of a face on red cloth nor a zone's printed outline), never the
     pale pixels alone (a card's blurred edge on the cloth or glare would move every outline).
     Backs dealt under such a card show strips beside its body: those are added too (from the
     ``raw`` not-felt pixels, before the mask's opening took their thin paper borders away).
     """
-    least = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
-    if least <= 45:
+    paler = round(_PALE * _median(sat[::4, ::4], in_band[::4, ::4]))
+    if paler <= 45:
         return fg  # a pale cloth: its cards' borders are not felt already
-    pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, least - 1))
+    pale = cv2.bitwise_and(in_band, cv2.inRange(sat, 45, paler - 1))
     ring = cv2.erode(cv2.dilate(cv2.bitwise_or(fg, pale), _SQUARE_3), _SQUARE_3)
-    holes = cv2.bitwise_and(fill_holes(ring, least=0.3 * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
+    holes = cv2.bitwise_and(fill_holes(ring, least=_BODY * card_area, most=_MOST * card_area), cv2.bitwise_not(ring))
     # A border too thin for the mask's opening still closes a body with its paper core (a 3x3
     # median of what is not the cloth's colour, bright or not, keeps a line two pixels wide, not a
     # speck); so does a zone's printed outline: such a hole counts only when it is a card's body.
@@ -134,8 +182,26 @@ def _with_enclosed(
     holes = cv2.bitwise_or(holes, _card_bodies(lined, card_area))
     # A back whose body is itself paler than the cloth (a blue back on deeper blue felt) is
     # pale all over, so the pale pixels fill its body: its white border alone closes it.
-    core = cv2.erode(cv2.dilate(core, _SQUARE_3), _SQUARE_3)
-    holes = cv2.bitwise_or(holes, _card_bodies(core, card_area))
+    closed = cv2.erode(cv2.dilate(core, _SQUARE_3), _SQUARE_3)
+    holes = cv2.bitwise_or(holes, _card_bodies(closed, card_area))
+    out = _with_bodies(fg, holes, ring=ring, raw=raw, card_area=card_area)
+    # The body of a back whose own picture covers its middle is no card's shape (its ground round
+    # the picture, split in two by it on a card of a stack, ``least`` of a card or more): such a
+    # hole counts when the outline holding it is no larger than a stack (a zone's printed outline
+    # holds a whole zone). Only where the bodies above left felt: what they added stays as it was.
+    small = _small_holes(lined, least=least * card_area, most=_MOST * card_area)
+    out = _with_bodies(
+        out, cv2.bitwise_and(small, cv2.bitwise_not(out)), ring=ring, raw=raw, card_area=card_area, merge=True
+    )
+    return out if valid is None or out is fg else cv2.bitwise_and(out, valid)
+
+
+def _with_bodies(
+    fg: ByteImage, holes: ByteImage, *, ring: ByteImage, raw: ByteImage, card_area: float, merge: bool = False
+) -> ByteImage:
+    """``fg`` with the card bodies ``holes`` added, each with the pockets and strips of the backs
+    beside it (``fg`` itself when there are none); with ``merge``, bodies whose neighbourhoods
+    overlap are worked out together."""
     if not cv2.countNonZero(holes):
         return fg
     out = fg.copy()
@@ -144,19 +210,64 @@ def _with_enclosed(
     reach = max(2, round(0.3 * math.sqrt(card_area))) + 4
     height, width = fg.shape[:2]
     contours, _ = cv2.findContours(holes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    boxes: list[tuple[int, int, int, int]] = []
     for contour in contours:
         x, y, w, h = cv2.boundingRect(contour)
-        roi = (
-            slice(max(y - reach, 0), min(y + h + reach, height)),
-            slice(max(x - reach, 0), min(x + w + reach, width)),
-        )
+        boxes.append((max(x - reach, 0), max(y - reach, 0), min(x + w + reach, width), min(y + h + reach, height)))
+    if merge:
+        # One pass per card: a back whose picture parts its ground has two bodies, each within the
+        # other's reach, worked once in the box holding both (not twice; 1 ms a frame on nicu-white).
+        boxes = _merged(boxes)
+    for x0, y0, x1, y1 in boxes:
+        roi = (slice(y0, y1), slice(x0, x1))
         body = np.ascontiguousarray(holes[roi])
         body = cv2.dilate(
             cv2.bitwise_or(body, _pockets_beside(body, np.ascontiguousarray(ring[roi]), card_area)), _SQUARE_5
         )
         strips = _strips_beside(body, np.ascontiguousarray(raw[roi]), card_area)
         out[roi] = cv2.bitwise_or(out[roi], cv2.bitwise_or(body, strips))
-    return out if valid is None else cv2.bitwise_and(out, valid)
+    return out
+
+
+def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int, int]]:
+    """Boxes (x0, y0, x1, y1) with every overlapping pair joined into their bounding box."""
+    out = list(boxes)
+    joined = True
+    while joined:
+        joined = False
+        for i in range(len(out)):
+            for j in range(i + 1, len(out)):
+                a, b = out[i], out[j]
+                if a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]:
+                    out[i] = (min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]))
+                    del out[j]
+                    joined = True
+                    break
+            if joined:
+                break
+    return out
+
+
+def _small_holes(mask: ByteImage, *, least: float, most: float) -> ByteImage:
+    """The holes of ``mask`` from ``least`` to ``most`` pixels whose blob (its outer outline, holes
+    included) is itself no more than ``most`` pixels."""
+    contours, hierarchy = cv2.findContours(mask, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    if len(contours) == 0:
+        return out
+    parents = np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
+    small: dict[int, bool] = {}
+    holes = []
+    for contour, parent in zip(contours, parents, strict=True):
+        if parent < 0 or not least <= cv2.contourArea(contour) <= most:
+            continue
+        if parent not in small:
+            small[parent] = cv2.contourArea(contours[parent]) <= most
+        if small[parent]:
+            holes.append(contour)
+    if holes:
+        cv2.drawContours(out, holes, -1, 255, cv2.FILLED)
+    return cv2.bitwise_and(out, cv2.bitwise_not(mask))
 
 
 def _card_bodies(ring: ByteImage, card_area: float) -> ByteImage:

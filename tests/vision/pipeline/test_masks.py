@@ -66,3 +66,61 @@ def test_a_body_of_the_cloths_colour_is_filled_only_for_a_back_of_that_colour(
     masks = MaskMaker(back=back).make(_red_back_on_red_cloth(), card_area=82 * 82 * 63 / 88)
     assert bool(masks.fg[100, 100] == 255) == filled
     assert masks.fg[10, 10] == 0
+
+
+CARD_AREA = 82 * 82 * 63 / 88
+
+
+def _pictured_back_on_red_cloth() -> np.ndarray:
+    """A plane of red cloth with a back on it (82 px tall) of the cloth's colour round a paper
+    picture that crosses its middle from side to side (KDE's nicu backs: a fan of cards on a red
+    ground): its thin paper border and the picture close two pockets of red ground, each about
+    a fifth of a card, too little for a card's body and of no card's shape.
+    """
+    image = np.zeros((200, 200, 3), np.uint8)
+    image[:] = (40, 30, 140)
+    cv2.rectangle(image, (70, 59), (128, 141), (200, 215, 225), 2)
+    image[62:139, 73:126] = (45, 35, 150)
+    image[84:116, 72:127] = (200, 215, 225)  # the picture, reaching the border on both sides
+    return cv2.GaussianBlur(image, (0, 0), 0.8)
+
+
+def _faces(red_share: float) -> np.ndarray:
+    """52 faces of white paper, each with a block of the cloth's red over ``red_share`` of it."""
+    faces = np.full((52, 224, 160, 3), 240, np.uint8)
+    faces[:, 20:40, 10:30] = (20, 20, 20)  # an index
+    rows = round(red_share * 224)
+    faces[:, 224 - rows :, :] = (45, 35, 150)
+    return faces
+
+
+@pytest.mark.parametrize(
+    ("faces", "filled"),
+    [(_faces(0.03), True), (_faces(0.3), False), (None, False)],
+    ids=["faces-with-small-red-pips", "faces-with-red-as-large-as-the-pockets", "faces-unknown"],
+)
+def test_a_backs_ground_round_its_picture_is_card_where_no_face_shows_that_much_of_the_cloths_colour(
+    faces: np.ndarray | None, filled: bool
+) -> None:
+    # The pockets of ground are filled when they exceed, one and a half times over, the largest
+    # region of the cloth's colour any face of the deck shows (a red pip is no back's ground); a
+    # deck whose faces show regions that large keeps the old least, a third of a card.
+    back = np.full((224, 160, 3), (45, 35, 150), np.uint8)
+    masks = MaskMaker(back=back, faces=faces).make(_pictured_back_on_red_cloth(), card_area=CARD_AREA)
+    assert bool(masks.fg[75, 100] == 255) == filled  # a pocket of ground above the picture
+    assert bool(masks.fg[128, 100] == 255) == filled  # and the one below
+    assert masks.fg[10, 10] == 0
+
+
+def test_a_pocket_of_cloth_held_by_a_zones_printed_line_stays_felt() -> None:
+    # A zone's printed lines hold a cell of cloth of a back's ground's size (a fifth of a card);
+    # the outline holding it is the whole zone's, larger than any stack: it stays felt.
+    image = np.zeros((300, 400, 3), np.uint8)
+    image[:] = (40, 30, 140)
+    cv2.rectangle(image, (40, 40), (360, 260), (200, 215, 225), 2)  # the zone's line
+    cv2.rectangle(image, (40, 70), (82, 40), (200, 215, 225), 2)  # a cell in its corner
+    image = cv2.GaussianBlur(image, (0, 0), 0.8)
+    back = np.full((224, 160, 3), (45, 35, 150), np.uint8)
+    masks = MaskMaker(back=back, faces=_faces(0.03)).make(image, card_area=CARD_AREA)
+    assert masks.fg[55, 60] == 0  # inside the cell
+    assert masks.fg[150, 200] == 0  # inside the zone
