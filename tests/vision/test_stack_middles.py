@@ -84,3 +84,66 @@ def test_no_middle_card_is_counted_beside_a_bottom_card_drawn_a_little_off() -> 
     )
     truth, found = backs_read(kde_deck("nicu-white"), view, scene, seed=3012)
     assert found and no_back_where_no_card_lies(truth, found), (truth, found)
+
+
+def test_no_middle_card_is_counted_where_it_would_reach_past_the_stack_onto_felt(standard: DeckProfile) -> None:
+    # Two backs 11 mm apart in a barrelled corner. The rectangle chosen for the card under the top
+    # one lies 5 px off it, and a card's rectangle 10 px from that one, between it and the top,
+    # matched what shows of the lower card (0.81): a middle card where none lies. Part of what
+    # the top does not hide of that rectangle is felt; a card's strip lies wholly on the stack.
+    view = TableView(
+        table_w_mm=1000.0,
+        table_h_mm=560.0,
+        roll_deg=-2.96,
+        tilt_deg=0.03,
+        distortion_k1=-0.0517,
+        felt_bgr=(95, 30, 70),
+        felt_texture="weave",
+    )
+    scene = Scene(
+        cards=(
+            SimCard(code="Td", x_mm=92.03, y_mm=289.93, angle_deg=307.16, face_up=False),
+            SimCard(code="2h", x_mm=94.58, y_mm=300.71, angle_deg=303.61, face_up=False),
+        ),
+        lighting=Lighting(brightness=1.0, falloff=0.18, falloff_angle_deg=36.9),
+        optics=Optics(blur_sigma_px=0.8, jpeg_quality=95, motion_px=3.59, motion_angle_deg=134.58),
+    )
+    truth, found = backs_read(standard, view, scene, seed=1004)
+    assert each_counted_once(truth, found), (truth, found)
+
+
+def test_no_fourth_card_is_counted_in_a_stack_of_three_whose_middle_is_chosen(standard: DeckProfile) -> None:
+    # Three backs in a barrelled corner, each chosen (the top one found around the bottom card's
+    # rectangle). Searched between the top and the bottom card, the middle card was found again
+    # 7 px off its own rectangle (its border shows beside it as a strip): a fourth back. A middle
+    # card lies 0.15 of a card's width from every chosen back, and two backs with a chosen back
+    # within reach of both have their middle card already. (The table's exact figures: rounded,
+    # the rectangles fall elsewhere and no fourth back is found with or without the rules.)
+    view = TableView(
+        table_w_mm=814.5062499999999,
+        table_h_mm=456.1235,
+        roll_deg=-0.41310069446539277,
+        tilt_deg=20.023215941412037,
+        distortion_k1=-0.047605841820051537,
+        felt_bgr=(45, 105, 20),
+        felt_texture="weave",
+    )
+    scene = Scene(
+        cards=(
+            SimCard(
+                code="4c", x_mm=64.30871560760029, y_mm=376.05211540214987, angle_deg=315.4275206316268, face_up=False
+            ),
+            SimCard(
+                code="Ts", x_mm=73.46075782746104, y_mm=354.0181173467591, angle_deg=311.6829307347209, face_up=False
+            ),
+            SimCard(
+                code="5c", x_mm=74.45731332993637, y_mm=368.22383269588653, angle_deg=308.6457558096412, face_up=False
+            ),
+        ),
+        lighting=Lighting(
+            brightness=1.108272336170966, falloff=0.3308666443886227, falloff_angle_deg=157.73882252216683
+        ),
+        optics=Optics(blur_sigma_px=1.3, noise_sigma=3.0, jpeg_quality=None),
+    )
+    truth, found = backs_read(standard, view, scene, seed=510)
+    assert found and no_back_where_no_card_lies(truth, found), (truth, found)
