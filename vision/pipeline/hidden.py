@@ -165,8 +165,7 @@ class _Stack:
 
     def between(self) -> list[Hypothesis]:
         """The middle cards of three: between two chosen backs lying parallel, each strip judged
-        with the card above it alone hiding it (either of the two may be the top card); not
-        between two with a chosen back within reach of both (their middle card already)."""
+        with the card above it alone hiding it (either of the two may be the top card)."""
         backs = [o for o in self.chosen if o.code == BACK]
         card_w = self.card_w
         out: list[Hypothesis] = []
@@ -178,10 +177,8 @@ class _Stack:
                 # The card on top shows whole: it is the one matching the back better as a whole card
                 # (and it must match it: a rectangle drawn across two cards does not).
                 (whole, top), (_, bottom) = sorted(((self.whole(o), o) for o in (one, two)), key=_first)[::-1]
-                if whole < _STILL or any(
-                    o is not one and o is not two and _near_both(o, one, two, _FAR * card_w) for o in backs
-                ):
-                    continue  # (a back chosen within reach of both is their middle card already)
+                if whole < _STILL:
+                    continue
                 found = self._middle(bottom=bottom, top=top)
                 if found is not None:
                     out.append(found)
@@ -236,8 +233,7 @@ class _Stack:
         centre = mid.mean(axis=0)
         if any(float(np.hypot(*(centre - o.center))) < _APART_OFF * card_w for o in self.chosen if o is not top):
             # A card already counted, or that card a few pixels off: a chosen back's rectangle
-            # a little off it leaves its own border showing beside it (the middle of three
-            # chosen already, the one under a top found later).
+            # a little off it leaves its own border showing beside it as a strip.
             return None
         if float(np.hypot(*(centre - top.center))) < apart * self.card_w:
             return None  # a strip this thin is as much the top card's own edge, drawn a little off
@@ -284,11 +280,6 @@ class _Stack:
             return None
         hyp.back, hyp.back_score = True, score
         return hyp
-
-
-def _near_both(card: Hypothesis, one: Hypothesis, two: Hypothesis, reach: float) -> bool:
-    """Whether ``card``'s centre lies within ``reach`` of both ``one``'s and ``two``'s."""
-    return all(float(np.hypot(*(card.center - o.center))) <= reach for o in (one, two))
 
 
 def _first(pair: tuple[float, object]) -> float:
