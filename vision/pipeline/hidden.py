@@ -43,6 +43,9 @@ _FAR: Final = 0.45
 # from it, always ``_APART_OFF``.
 _TOP_PLACED: Final = 0.8
 _APART_OFF: Final = 0.15
+# At least this share of what shows of a lower card lies on the stack's blob (the rest is felt:
+# a rectangle off the cards, not a card's strip).
+_ON_STACK: Final = 0.85
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
 _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
 # Turns (degrees, from the card on top) the back is slid over a stack at for a middle card.
@@ -154,7 +157,7 @@ class _Stack:
             strip = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
             for top in backs:
                 for turn in _TURNS:
-                    corners = _reaching(_turned(top.corners, turn), strip, card_w)
+                    corners = _reaching(turned(top.corners, turn), strip, card_w)
                     hyp = None if corners is None else self._judged(corners)
                     if hyp is not None and (best is None or hyp.back_score > best.back_score):
                         best = hyp
@@ -217,12 +220,21 @@ class _Stack:
         step = _STEP * card_w
         shifted = [mid + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
         score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first)
-        score, mid = max([(score, mid), *(placed(_turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
-        if score < _MATCH or share(self.solid, mid, exclude=above) * area(mid) < 0.04 * card_w * self.card_h:
-            return None  # (what shows of it must lie on the stack, not on felt)
+        score, mid = max([(score, mid), *(placed(turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
+        if score < _MATCH:
+            return None
+        # What shows of it must lie on the stack, not on felt (as a strip beyond a back's, ``_judged``):
+        # a rectangle drawn between the bottom card and the top, a few pixels off both, matches a
+        # strip of the bottom card well yet reaches past the stack's edge where no card lies.
+        size = area(mid)
+        seen = share(self.solid, mid, exclude=above) * size
+        if seen < 0.04 * card_w * self.card_h or seen < _ON_STACK * (1.0 - share(above, mid)) * size:
+            return None
         centre = mid.mean(axis=0)
-        if any(float(np.hypot(*(centre - o.center))) < 0.08 * self.card_w for o in self.chosen):
-            return None  # a card already counted
+        if any(float(np.hypot(*(centre - o.center))) < _APART_OFF * card_w for o in self.chosen if o is not top):
+            # A card already counted, or that card a few pixels off: a chosen back's rectangle
+            # a little off it leaves its own border showing beside it as a strip.
+            return None
         if float(np.hypot(*(centre - top.center))) < apart * self.card_w:
             return None  # a strip this thin is as much the top card's own edge, drawn a little off
         # Two backs dealt far apart leave the lower one's picture there: a middle card must
@@ -261,7 +273,7 @@ class _Stack:
         size = area(corners)
         shown = (1.0 - share(self.covered, corners)) * size
         seen = share(self.solid, corners, exclude=self.covered) * size
-        if seen < 0.04 * self.card_w * self.card_h or seen < 0.85 * shown:
+        if seen < 0.04 * self.card_w * self.card_h or seen < _ON_STACK * shown:
             return None  # too little of it shows, or what shows is partly felt: no card's strip
         score = self.likeness(hyp, self.covered)
         if score < _MATCH:
@@ -275,7 +287,7 @@ def _first(pair: tuple[float, object]) -> float:
     return pair[0]
 
 
-def _turned(quad: Vec, degrees: float) -> Vec:
+def turned(quad: Vec, degrees: float) -> Vec:
     """``quad`` turned about its centre."""
     if degrees == 0.0:
         return quad
