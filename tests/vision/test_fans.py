@@ -283,3 +283,16 @@ def test_a_four_index_fans_lower_index_is_not_read_as_the_card_under_it(dondorf:
     assert [table.roles[k] for k in bottom] == ["fan bottom"]
     assert outcomes[bottom[0]] in ("correct", "unknown")
     assert "misread" not in outcomes
+
+
+def test_a_fans_top_card_with_one_outline_corner_is_read_by_its_index_there(kennard: DeckProfile) -> None:
+    # The benchmark's table 3004: a fan's top Qh whose far corners lie over the cards below and
+    # against a chip, so the outline shows one corner of it, its bottom index corner. One
+    # corner could be a blank corner of a card turned the other way, and the card was output
+    # unknown unread; but the long side runs straight from that corner for most of a card's
+    # height, further than a short side can, so the corner is its index corner.
+    table, outcomes = _benchmark_table(kennard, seed=3004)
+    top = [k for k, card in enumerate(table.scene.cards) if card.code == "Qh" and card.face_up]
+    assert [table.roles[k] for k in top] == ["fan top"]
+    assert outcomes[top[0]] == "correct"
+    assert "misread" not in outcomes
