@@ -296,3 +296,18 @@ def test_a_fans_top_card_with_one_outline_corner_is_read_by_its_index_there(kenn
     assert [table.roles[k] for k in top] == ["fan top"]
     assert outcomes[top[0]] == "correct"
     assert "misread" not in outcomes
+
+
+def test_a_fan_index_printed_close_to_its_cards_edge_is_found_beside_the_picture_below(
+    standard: DeckProfile,
+) -> None:
+    # The benchmark's table 3001: a fan of 9s over Kh over Jc. The Kh's index corner lies over
+    # the Jc's picture, whose frame line runs up to the Kh's edge; standard prints its index
+    # 2 px in from the edge, so only 3 px of paper show between the picture's ink and the K,
+    # under the 4 px gap that marks where an index starts, and no scan pose came within 15 px.
+    # The gap asked for is no more than the deck's own margin before its index.
+    table, outcomes = _benchmark_table(standard, seed=3001)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "Kh" and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes

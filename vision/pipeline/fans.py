@@ -455,7 +455,9 @@ class FanReader:
                     across=across,
                     rows=rows,
                     length=length,
-                    gap=max(2, int(0.03 * card_w / scale)),
+                    # (A deck printing its index closer to the card's edge than that shows less
+                    # paper between the card below's ink and the index: standard's 2 px.)
+                    gap=max(2, int(min(0.03 * card_w, lead) / scale)),
                     lead=round((lead + FAN_EARLY * side) / scale),
                 )
                 self.bands += 1
