@@ -93,8 +93,17 @@ class Explainer:
                     self.fans.read_among(image, hyp, plane)
                 elif (
                     exposed
-                    and (hyp.anchors >= 2 or _long_side_seen(blob, hyp, exposed[0], card_w=card_w))
                     and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
+                    and (
+                        hyp.anchors >= 2
+                        or (
+                            _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                            # (Its looks a pixel or two off are for an index half-read: where
+                            # the corner shows none at all, the one read is all it costs.)
+                            and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match
+                            is not None
+                        )
+                    )
                 ):
                     hyp.examined = (exposed[0],)
                     self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
