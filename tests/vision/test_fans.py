@@ -283,3 +283,31 @@ def test_a_four_index_fans_lower_index_is_not_read_as_the_card_under_it(dondorf:
     assert [table.roles[k] for k in bottom] == ["fan bottom"]
     assert outcomes[bottom[0]] in ("correct", "unknown")
     assert "misread" not in outcomes
+
+
+def test_a_fans_top_card_with_one_outline_corner_is_read_by_its_index_there(kennard: DeckProfile) -> None:
+    # The benchmark's table 3004: a fan's top Qh whose far corners lie over the cards below and
+    # against a chip, so the outline shows one corner of it, its bottom index corner. One
+    # corner could be a blank corner of a card turned the other way, and the card was output
+    # unknown unread; but the long side runs straight from that corner for most of a card's
+    # height, further than a short side can, so the corner is its index corner.
+    table, outcomes = _benchmark_table(kennard, seed=3004)
+    top = [k for k, card in enumerate(table.scene.cards) if card.code == "Qh" and card.face_up]
+    assert [table.roles[k] for k in top] == ["fan top"]
+    assert outcomes[top[0]] == "correct"
+    assert "misread" not in outcomes
+
+
+def test_a_fan_index_printed_close_to_its_cards_edge_is_found_beside_the_picture_below(
+    standard: DeckProfile,
+) -> None:
+    # The benchmark's table 3001: a fan of 9s over Kh over Jc. The Kh's index corner lies over
+    # the Jc's picture, whose frame line runs up to the Kh's edge; standard prints its index
+    # 2 px in from the edge, so only 3 px of paper show between the picture's ink and the K,
+    # under the 4 px gap that marks where an index starts, and no scan pose came within 15 px.
+    # The gap asked for is no more than the deck's own margin before its index.
+    table, outcomes = _benchmark_table(standard, seed=3001)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "Kh" and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Final
 
 import cv2
 import numpy as np
@@ -14,7 +14,7 @@ from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import area, on_outline, quad_shares, share
-from vision.pipeline.hypotheses import BACK, Hypothesis, across, parallel, propose, same_card
+from vision.pipeline.hypotheses import BACK, PARALLEL_COS, Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins
@@ -23,6 +23,8 @@ from vision.pipeline.settings import RecognizerSettings
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
+# An outline edge this many card widths long from a corner is a card's long side (see propose).
+LONG_SEEN: Final = 1.15
 
 
 @dataclass
@@ -90,7 +92,18 @@ class Explainer:
                     hyp.examined = (0, 2)
                     self.fans.read_among(image, hyp, plane)
                 elif (
-                    exposed and hyp.anchors >= 2 and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
+                    exposed
+                    and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
+                    and (
+                        hyp.anchors >= 2
+                        or (
+                            _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                            # (Its looks a pixel or two off are for an index half-read: where
+                            # the corner shows none at all, the one read is all it costs.)
+                            and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match
+                            is not None
+                        )
+                    )
                 ):
                     hyp.examined = (exposed[0],)
                     self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
@@ -249,6 +262,25 @@ class Explainer:
             hyp.fill = 1.0
             hyps.append(hyp)
         return fg
+
+
+def _long_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+    """Whether the outline corner at ``hyp``'s index corner ``k`` runs a straight edge along the
+    card's long side further than a short side reaches: the card lies that way round about the
+    corner, so the corner is its index corner (not a blank corner of a card turned the other way),
+    though no other corner of the card is the outline's (the top card of a fan, its far corners
+    over the cards below or against a chip).
+    """
+    at = hyp.corners[k]
+    long_dir = hyp.corners[(k + 3) % 4] - at
+    long_dir = long_dir / max(float(np.hypot(*long_dir)), 1e-9)
+    for c in blob.corners:
+        if abs(c.point[0] - at[0]) > 0.5 or abs(c.point[1] - at[1]) > 0.5:
+            continue
+        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
+            if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > LONG_SEEN * card_w:
+                return True
+    return False
 
 
 def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:

@@ -80,6 +80,14 @@ FAN_LOOK_STEP: Final = 2.0
 # pose 1-2 px away, 0.83-0.95 turned 1-3 degrees).
 FAN_POSE_READS: Final = 3
 FAN_POSE_FIRST: Final = 2
+# A card that the look above sees fairly (FAN_SEEN_SCORE) but never plainly is looked at again
+# with the card drawn this much larger, then smaller, about its corner, when that corner reads the
+# same card outright: a card's size is taken from the frame's cards and its own visible sides, and
+# an outline a few per cent short (a fan's card whose sides show only in part) shrinks the patch
+# against the index (nicu-ornamental's fan-bottom 6d: 0.55-0.72 all round as placed, its card 3.5 %
+# small; 0.87 at its true size).
+FAN_SCALE: Final = 0.04
+FAN_SCALES: Final = (1.0 + FAN_SCALE, 1.0 - FAN_SCALE)
 _STEPS: Final = np.array([(1, 0), (0, 1), (-1, 0), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1)], dtype=np.float64)
 _POSES: Final = np.concatenate([np.zeros((1, 2)), _STEPS, _STEPS * 2.0])
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
@@ -324,8 +332,12 @@ class FanReader:
         A look that sees another card refuses outright.
         """
         look, seen, other = self._pose_look(image, origin, x_vec, y_vec, bar=bar)
-        if look is not None or other or not turn or seen is not None:
+        if look is not None or other:
             return look
+        if seen is not None:
+            return self._scaled_look(image, origin, x_vec, y_vec, bar=bar, seen=seen)
+        if not turn:
+            return None
         for deg in (-FAN_TURN_DEG, FAN_TURN_DEG):
             turned = _TURNS[deg]
             if self.corners.read(image, origin, turned @ x_vec, turned @ y_vec).code != UNKNOWN:
@@ -335,6 +347,26 @@ class FanReader:
                 if look is not None:
                     return look
                 seen = seen or also
+        return None
+
+    def _scaled_look(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, bar: float, seen: str
+    ) -> CornerRead | None:
+        """The card ``seen`` (fairly, never plainly, at and around its pose) where the index read
+        with the card FAN_SCALE larger or smaller about its corner reads it outright and a pose
+        look there (see _pose_look) names it; None when neither scale does, or one shows another card.
+        """
+        for scale in FAN_SCALES:
+            again = self.corners.read(image, origin, x_vec * scale, y_vec * scale)
+            if again.code == UNKNOWN:
+                continue
+            if again.code != seen:
+                return None  # bigger or smaller, the corner shows another card
+            look, also, other = self._pose_look(image, origin, x_vec * scale, y_vec * scale, bar=bar)
+            if other or also not in (None, seen):
+                return None
+            if look is not None:
+                return look
         return None
 
     def _pose_look(
@@ -425,7 +457,9 @@ class FanReader:
                     across=across,
                     rows=rows,
                     length=length,
-                    gap=max(2, int(0.03 * card_w / scale)),
+                    # (A deck printing its index closer to the card's edge than that shows less
+                    # paper between the card below's ink and the index: standard's 2 px.)
+                    gap=max(2, int(min(0.03 * card_w, lead) / scale)),
                     lead=round((lead + FAN_EARLY * side) / scale),
                 )
                 self.bands += 1

@@ -74,8 +74,12 @@ class _Scripted(CornerReader):
         far: CornerRead | None = None,
         around: list[CornerRead] | None = None,
         turned: tuple[CornerRead, list[CornerRead]] | None = None,
+        scaled: tuple[CornerRead, list[CornerRead]] | None = None,
     ) -> None:
         super().__init__(deck=deck, settings=RecognizerSettings())
+        # Reads with the card drawn larger about the corner: at it, and a pixel away (smaller:
+        # no index). None: scaling changes nothing.
+        self.scaled = scaled
         self.at, self.beside, self.origin = at, beside, np.zeros(2)
         self.around = around or []
         # Reads with the patch turned a positive angle about the corner: at it, and a pixel away
@@ -88,6 +92,15 @@ class _Scripted(CornerReader):
         step = np.round(np.asarray(origin) - self.origin).astype(int)
         steps = [(int(x), int(y)) for x, y in _STEPS]
         angle = float(np.degrees(np.arctan2(x_vec[1], x_vec[0])))
+        size = float(np.hypot(*x_vec)) / W
+        if self.scaled is not None and abs(size - 1.0) > 0.02:
+            if size < 1.0:
+                return CornerRead(UNKNOWN, 0.0, None)
+            if not step.any():
+                return self.scaled[0]
+            if (int(step[0]), int(step[1])) in steps:
+                return self.scaled[1][steps.index((int(step[0]), int(step[1])))]
+            return CornerRead(UNKNOWN, 0.0, None)
         if self.turned is not None and abs(angle) > 0.5:
             if angle < 0:
                 return CornerRead(UNKNOWN, 0.0, None)
@@ -132,15 +145,17 @@ def _exposed(
     around: list[CornerRead] | None = None,
     turn: bool = False,
     turned: tuple[CornerRead, list[CornerRead]] | None = None,
+    scaled: tuple[CornerRead, list[CornerRead]] | None = None,
 ) -> Hypothesis:
     """A fan card read by its one index in view (corner 0, as the fan scan places one), whose far
     corner (2) reads ``far`` (default: no index), with a card read ``over_far`` lying over that far
     corner (None: no card there); the blob is settled after. ``around``: the reads FAN_LOOK_STEP
     pixels away; ``turn``: the card was drawn from the outline's corner (as explain reads one);
-    ``turned``: the reads with the patch turned a little about the corner (see _Scripted).
+    ``turned``, ``scaled``: the reads with the patch turned a little about the corner, or the card
+    drawn a little larger (see _Scripted).
     """
     settings = RecognizerSettings()
-    corners = _Scripted(deck, at=at, beside=beside, far=far, around=around, turned=turned)
+    corners = _Scripted(deck, at=at, beside=beside, far=far, around=around, turned=turned, scaled=scaled)
     fans = FanReader(
         settings=settings, corners=corners, decider=CardDecider(deck=deck, settings=settings, corners=corners)
     )
@@ -296,3 +311,40 @@ def test_a_fan_index_that_reads_plainly_only_turned_a_little_is_read(kennard: De
     # Nor where turned it reads plainly at too few poses.
     few = [_read("7h", 0.95)] + [_torn("7h")] * 7
     assert _exposed(kennard, at=_torn("7h"), beside=torn, turn=True, turned=(_read("7h", 0.95), few)).code == UNKNOWN
+
+
+def test_a_fan_index_seen_fairly_all_round_that_reads_plainly_at_its_cards_true_size_is_read(
+    kennard: DeckProfile,
+) -> None:
+    # Nicu-white's fan middle 7s (the benchmark's table 3018), placed by the fan scan: 0.5-0.7 as
+    # placed and a pixel or two away, never plainly; with the card drawn 4 % larger about its
+    # corner (its outline a little short) it reads 7s outright, and plainly at poses round there.
+    fair = [_unsure("7s", s) for s in (0.62, 0.66, 0.58, 0.7, 0.64, 0.6, 0.67, 0.55)]
+    plain = [_read("7s", s) for s in (0.84, 0.8, 0.79, 0.86)] + [_unsure("7s", 0.7)] * 4
+    card = _exposed(kennard, at=_unsure("7s", 0.66), beside=fair, around=fair, scaled=(_read("7s", 0.82), plain))
+    assert card.code == "7s"
+    # The same as drawn from the outline's corner.
+    args = {"at": _unsure("7s", 0.66), "beside": fair, "around": fair, "turn": True}
+    assert _exposed(kennard, **args, scaled=(_read("7s", 0.82), plain)).code == "7s"
+    # Without the larger card's reads it stays a card seen, unread.
+    card = _exposed(kennard, at=_unsure("7s", 0.66), beside=fair, around=fair)
+    assert card.code == UNKNOWN and card.seen
+
+
+def test_a_fan_index_larger_drawn_that_shows_another_card_or_too_few_plain_reads_stays_unread(
+    kennard: DeckProfile,
+) -> None:
+    fair = [_unsure("7s", s) for s in (0.62, 0.66, 0.58, 0.7, 0.64, 0.6, 0.67, 0.55)]
+    plain = [_read("7s", s) for s in (0.84, 0.8, 0.79, 0.86)] + [_unsure("7s", 0.7)] * 4
+
+    def scaled(corner: CornerRead, ring: list[CornerRead]) -> str:
+        return _exposed(kennard, at=_unsure("7s", 0.66), beside=fair, around=fair, scaled=(corner, ring)).code
+
+    # The larger card's corner reads another card outright: the index is no plain 7s.
+    assert scaled(_read("7c", 0.82), plain) == UNKNOWN
+    # ... or a pose round it shows another card fairly.
+    assert scaled(_read("7s", 0.82), [*plain[:7], _unsure("7c", 0.6)]) == UNKNOWN
+    # Two plain reads (the corner's and one round it) are too few; and the corner itself not
+    # read outright is no start.
+    assert scaled(_read("7s", 0.82), plain[:1] + [_unsure("7s", 0.7)] * 7) == UNKNOWN
+    assert scaled(_unsure("7s", 0.74), plain) == UNKNOWN

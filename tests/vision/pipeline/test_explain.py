@@ -1,0 +1,38 @@
+"""The explainer's choice of which cards among others are read by one index corner."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from tests.vision.pipeline.shapes import H, W, card_quad, mask_of
+from vision.pipeline.explain import _long_side_seen
+from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.outline import find_blobs
+
+
+def test_an_outline_corner_whose_long_side_runs_free_is_the_index_corner_of_a_card_that_way_round() -> None:
+    # A fan's top card over two below it, a chip against its far corner: the straight edge
+    # leaving its bottom corner runs further than a card's short side can, so the card lies that
+    # way round about that corner, and the corner is its index corner (however few of its other
+    # corners the outline shows: a fan's top card has its far corners over the cards below, or
+    # against a chip).
+    below = [card_quad(150 + k * 0.25 * W, 150, -20 + k * 12) for k in range(2)]
+    top = card_quad(150 + 0.5 * W, 160, 25)
+    mask = mask_of(*below, top, radius=3)
+    chip = top[1] + 0.12 * (top[1] - top[0]) + 0.05 * (top[1] - top[2])
+    cv2.circle(mask, (round(chip[0]), round(chip[1])), 9, 255, -1)
+    (blob,) = find_blobs(mask, min_area=1000)
+    near = [c for c in blob.corners if np.hypot(c.point[0] - top[2][0], c.point[1] - top[2][1]) < 3]
+    assert len(near) == 1
+    p = np.array(near[0].point)
+    short, long = (top[3] - top[2]) / W, (top[1] - top[2]) / H  # unit sides leaving that corner
+    card = Hypothesis(corners=np.array([p, p + short * W, p + short * W + long * H, p + long * H]))
+    assert _long_side_seen(blob, card, 0, card_w=W)
+    # Drawn a quarter turned about the same corner (long side along the card's short one), the
+    # corner would be a blank one of that card: no proof.
+    turned = Hypothesis(corners=np.array([p, p + long * W, p + long * W + short * H, p + short * H]))
+    assert not _long_side_seen(blob, turned, 0, card_w=W)
+    # Nor does a corner that is no outline corner prove anything.
+    moved = Hypothesis(corners=card.corners + 5.0)
+    assert not _long_side_seen(blob, moved, 0, card_w=W)
