@@ -283,9 +283,13 @@ def index_feature(
     # paler one alone is tried (a read then needs a closer match).
     strong = _ink(crisp, paper * INK_LEVELS[0])
     frame = frame if cut and lead > 0 else None
-    first = _feature(
-        patch_bgr, gray, strong, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead, frame=frame
-    )
+
+    def found_in(ink: ByteImage) -> IndexFeature | _Glyphs | None:
+        return _feature(
+            patch_bgr, gray, ink, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead, frame=frame
+        )
+
+    first = found_in(strong)
     # A soft index found at the usual level is rastered only when the grown mask finds none: most
     # soft ones are found again there, and the rasters are a fifth of a read.
     blurred = first is not None and first.softness > GROW_SOFTNESS
@@ -297,36 +301,11 @@ def index_feature(
         # A mask the same as one already tried finds nothing new (most corners without an index),
         # and a soft index found again on the same mask would be found the same.
         if cv2.countNonZero(cv2.absdiff(grown, strong)):
-            again = _feature(
-                patch_bgr,
-                gray,
-                grown,
-                paper=paper,
-                k90=k90,
-                box=box,
-                channels=channels,
-                cut=cut,
-                lead=lead,
-                frame=frame,
-            )
-            feature = _finished(again)
+            feature = _finished(found_in(grown))
         if feature is None and blurred:
             feature = _finished(first)
         if feature is None and pale and cv2.countNonZero(cv2.absdiff(weak, grown)):
-            feature = _finished(
-                _feature(
-                    patch_bgr,
-                    gray,
-                    weak,
-                    paper=paper,
-                    k90=k90,
-                    box=box,
-                    channels=channels,
-                    cut=cut,
-                    lead=lead,
-                    frame=frame,
-                )
-            )
+            feature = _finished(found_in(weak))
             if feature is not None:
                 feature = dataclasses.replace(feature, pale=True)
     return feature
