@@ -14,6 +14,7 @@ from vision.pipeline.geometry import aligned, area, on_outline, overlap_area, sh
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
+from vision.pipeline.stack_tops import shifted_tops
 from vision.pipeline.strips import slide_strip
 
 ByteImage = npt.NDArray[Any]
@@ -305,7 +306,8 @@ def stack_backs(
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
     cards has none there) and what shows of it is the back. First, the card on top of the stack is
-    added where the cards under it were chosen before it (``_tops``); last, the lower backs no
+    added where the cards under it were chosen before it (``_tops``) or where no rectangle was
+    proposed for it (``stack_tops.shifted_tops``); last, the lower backs no
     outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
     back).
     """
@@ -319,6 +321,9 @@ def stack_backs(
             pool.append(hyp)
     added = _tops(
         pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
+    )
+    added += shifted_tops(
+        chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
     pool = [h for h in pool if all(h is not o for o in chosen)]
     while pool:
