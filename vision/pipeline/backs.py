@@ -306,10 +306,10 @@ def stack_backs(
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
     cards has none there) and what shows of it is the back. First, the card on top of the stack is
-    added where the cards under it were chosen before it (``_tops``) or where no rectangle was
-    proposed for it (``stack_tops.shifted_tops``); last, the lower backs no
-    outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
-    back).
+    added where the cards under it were chosen before it (``_tops``); after the rectangles under it,
+    the card on top where no rectangle was proposed for it (``stack_tops.shifted_tops``); last, the
+    lower backs no outline corner proposes (``hidden.hidden_backs``: the middle card of three, a
+    strip beyond a back).
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
@@ -321,9 +321,6 @@ def stack_backs(
             pool.append(hyp)
     added = _tops(
         pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
-    )
-    added += shifted_tops(
-        chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
     pool = [h for h in pool if all(h is not o for o in chosen)]
     while pool:
@@ -350,6 +347,10 @@ def stack_backs(
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
     _one_card(
         added, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
+    )
+    # After the cards the outline proposes under it: found first, the top would cover their strips.
+    added += shifted_tops(
+        chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
     added += hidden_backs(
         chosen=chosen,

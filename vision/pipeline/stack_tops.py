@@ -64,7 +64,12 @@ def shifted_tops(
     new top leaves of it lies on the stack (not on felt) and, nearer the top than 0.15 of a card's
     width, is a strip of the back in place (0.6, the strip bar); else (between the two cards, or
     the top itself a few pixels off) the top takes its place, and the lower card's strip is left
-    for the stack's later steps (``hidden.hidden_backs``).
+    for the stack's later steps (``hidden.hidden_backs``). A chosen rectangle of one card's shape
+    (the plane card's, evenly scaled: ``_card_shaped``) is a card and is never moved: nearer the fit
+    than 0.08 of a card's width the fit is that card placed a pixel or two better (a card in a
+    barrelled corner shows larger than the plane card), and it is left alone; farther, the top is
+    only ever added beside it. Run after the rectangles the outline proposes under the top are
+    counted (found first, the top would cover their strips).
     """
     blank = tester.blank(image)
     whole: dict[int, float] = {}
@@ -98,6 +103,9 @@ def shifted_tops(
         if score < _MATCH or score < whole_of(low) + _BETTER or share(solid, top.corners) < 0.95:
             continue
         gap = float(np.hypot(*(top.center - low.center)))
+        sized = _card_shaped(low.corners, card)
+        if sized and gap < _SAME * card_w:
+            continue  # a card's rectangle a pixel or two off the fit: the same card, left where it was chosen
         over = [o for o in chosen if o is not low and overlap_area(top.corners, o.corners) > 1.0]
         if any(
             o.code != BACK
@@ -122,6 +130,8 @@ def shifted_tops(
             added.append(top)
             cv2.fillConvexPoly(covered, np.round(top.corners).astype(np.int32), 255)
             continue
+        if sized:
+            continue  # a card's rectangle is a card: the top is only ever added beside it, never put in its place
         k = next(i for i, o in enumerate(chosen) if o is low)
         chosen[k] = top
         cv2.fillConvexPoly(covered, np.round(low.corners).astype(np.int32), 0)
@@ -144,6 +154,15 @@ def _card_size(quad: npt.NDArray[np.float64], card: npt.NDArray[np.float64]) -> 
             np.abs(np.hypot(*(np.roll(quad, -1, 0) - quad).T) / np.hypot(*(np.roll(card, -1, 0) - card).T) - 1) <= 0.03
         )
     )
+
+
+def _card_shaped(quad: npt.NDArray[np.float64], card: npt.NDArray[np.float64]) -> bool:
+    """Whether ``quad`` is ``card`` (the plane card) scaled evenly, within 3 %, by at most a tenth
+    (a card in a barrelled corner shows up to a tenth larger): one card's rectangle, not one drawn
+    round two cards a few mm apart (longer along their offset only)."""
+    ratio = np.hypot(*(np.roll(quad, -1, 0) - quad).T) / np.hypot(*(np.roll(card, -1, 0) - card).T)
+    across, along = float(ratio[0] + ratio[2]) / 2, float(ratio[1] + ratio[3]) / 2
+    return abs(across / along - 1.0) <= 0.03 and 0.9 <= (across + along) / 2 <= 1.1
 
 
 def _still_lower(

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.pipeline.hypotheses import Hypothesis
-from vision.pipeline.stack_tops import _still_lower
+from vision.pipeline.stack_tops import _card_shaped, _still_lower
 
 if TYPE_CHECKING:
     from vision.pipeline.backs import BackTester
@@ -71,3 +71,18 @@ def test_a_rectangle_whose_strip_beside_the_top_is_felt_does_not_stay() -> None:
         card_w=CARD_W,
     )
     assert not kept
+
+
+@pytest.mark.parametrize(
+    ("wide", "tall", "one_card"),
+    [
+        (1.0, 1.0, True),  # the plane card
+        (1.05, 1.05, True),  # a card in a barrelled corner: larger evenly both ways
+        (1.08, 1.0, False),  # drawn round two cards a few mm apart: longer along their offset only
+        (1.0, 1.07, False),
+    ],
+)
+def test_a_card_shaped_rectangle_is_the_plane_card_scaled_evenly(wide: float, tall: float, one_card: bool) -> None:
+    card = _card(0.0, 0.0).corners
+    quad = card * np.array([wide, tall]) + 40.0
+    assert _card_shaped(quad, card) is one_card
