@@ -68,8 +68,7 @@ def shifted_tops(
     (the plane card's, evenly scaled: ``_card_shaped``) is a card and is never moved: nearer the fit
     than 0.08 of a card's width the fit is that card placed a pixel or two better (a card in a
     barrelled corner shows larger than the plane card), and it is left alone; farther, the top is
-    only ever added beside it. Run after the rectangles the outline proposes under the top are
-    counted (found first, the top would cover their strips).
+    only ever added beside it. Run after the stack's other steps (``backs.stack_backs``).
     """
     blank = tester.blank(image)
     whole: dict[int, float] = {}
