@@ -14,6 +14,7 @@ from vision.pipeline.geometry import aligned, area, on_outline, overlap_area, sh
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
+from vision.pipeline.stack_tops import shifted_tops
 from vision.pipeline.strips import slide_strip
 
 ByteImage = npt.NDArray[Any]
@@ -305,9 +306,10 @@ def stack_backs(
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
     cards has none there) and what shows of it is the back. First, the card on top of the stack is
-    added where the cards under it were chosen before it (``_tops``); last, the lower backs no
+    added where the cards under it were chosen before it (``_tops``); then the lower backs no
     outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
-    back).
+    back); last, the card on top where no rectangle was proposed for it
+    (``stack_tops.shifted_tops``), and the lower backs again where that adds or moves a card.
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
@@ -346,16 +348,30 @@ def stack_backs(
     _one_card(
         added, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
-    added += hidden_backs(
-        chosen=chosen,
-        covered=covered,
-        solid=solid,
-        contour=contour,
-        likeness=lambda h, cov: tester.strip_likeness(h, image, cov),
-        slide=lambda c, cov, reach, turns: tester.slide(c, image, cov, reach=reach, turns=turns),
-        card_w=card_w,
-        card_h=card_h,
+
+    def lower_backs() -> list[Hypothesis]:
+        return hidden_backs(
+            chosen=chosen,
+            covered=covered,
+            solid=solid,
+            contour=contour,
+            likeness=lambda h, cov: tester.strip_likeness(h, image, cov),
+            slide=lambda c, cov, reach, turns: tester.slide(c, image, cov, reach=reach, turns=turns),
+            card_w=card_w,
+            card_h=card_h,
+        )
+
+    added += lower_backs()
+    # After the stack's other steps: found before the rectangles the outline proposes under it, or
+    # before a strip beyond a back gave it, the top would cover their strips or leave a few pixels
+    # of its own border for a middle card. Where it adds or moves a card, the lower backs are
+    # looked for again (a top put in place of a rectangle between two cards leaves the lower strip).
+    before = [id(o) for o in chosen]
+    added += shifted_tops(
+        chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
+    if [id(o) for o in chosen] != before:
+        added += lower_backs()
     return added
 
 

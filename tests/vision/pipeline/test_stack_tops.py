@@ -1,0 +1,88 @@
+"""``stack_tops._still_lower``: when the chosen rectangle a card on top was found beside stays a card."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import pytest
+
+from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.stack_tops import _card_shaped, _still_lower
+
+if TYPE_CHECKING:
+    from vision.pipeline.backs import BackTester
+
+CARD_W, CARD_H = 58.0, 82.0
+
+
+class _Strips:
+    """A back tester whose every strip matches the back in place as well as given."""
+
+    def __init__(self, likeness: float) -> None:
+        self.likeness = likeness
+
+    def strip_likeness(self, hyp: Hypothesis, image: Any, covered: Any) -> float:
+        return self.likeness
+
+
+def _card(x: float, y: float) -> Hypothesis:
+    return Hypothesis(
+        corners=np.array([[x, y], [x + CARD_W, y], [x + CARD_W, y + CARD_H], [x, y + CARD_H]], np.float64)
+    )
+
+
+@pytest.mark.parametrize(
+    ("offset", "likeness", "stays"),
+    [
+        (0.1, -0.2, False),  # a few pixels from the top, no strip of the back: the top's own border
+        (0.1, 0.9, True),  # as near, the back in place: a card under it
+        (0.25, -0.2, True),  # as far apart as dealt cards lie: two cards, whatever shows
+    ],
+)
+def test_a_rectangle_near_the_top_found_beside_it_stays_only_when_its_strip_is_the_back(
+    offset: float, likeness: float, stays: bool
+) -> None:
+    solid = np.full((300, 300), 255, np.uint8)  # all of it on the stack, no felt
+    low, top = _card(100.0, 100.0), _card(100.0 + offset * CARD_W, 100.0)
+    kept = _still_lower(
+        low,
+        top=top,
+        chosen=[low],
+        solid=solid,
+        tester=cast("BackTester", _Strips(likeness)),
+        image=np.zeros((1, 1, 3), np.uint8),
+        card_w=CARD_W,
+    )
+    assert kept is stays
+
+
+def test_a_rectangle_whose_strip_beside_the_top_is_felt_does_not_stay() -> None:
+    solid = np.zeros((300, 300), np.uint8)
+    low, top = _card(100.0, 100.0), _card(100.0 + 0.25 * CARD_W, 100.0)
+    solid[100:182, 107:200] = 255  # half of what the top leaves of the rectangle is felt
+    kept = _still_lower(
+        low,
+        top=top,
+        chosen=[low],
+        solid=solid,
+        tester=cast("BackTester", _Strips(0.9)),
+        image=np.zeros((1, 1, 3), np.uint8),
+        card_w=CARD_W,
+    )
+    assert not kept
+
+
+@pytest.mark.parametrize(
+    ("wide", "tall", "one_card"),
+    [
+        (1.0, 1.0, True),  # the plane card
+        (1.05, 1.05, True),  # a card in a barrelled corner: larger evenly both ways
+        (1.08, 1.0, False),  # drawn round two cards a few mm apart: longer along their offset only
+        (1.0, 1.07, False),
+    ],
+)
+def test_a_card_shaped_rectangle_is_the_plane_card_scaled_evenly(wide: float, tall: float, one_card: bool) -> None:
+    card = _card(0.0, 0.0).corners
+    quad = card * np.array([wide, tall]) + 40.0
+    assert _card_shaped(quad, card) is one_card
