@@ -15,15 +15,17 @@ from vision.tools.kde_decks import kde_deck
 Reading = list[tuple[str, tuple[float, float]]]
 
 
-def _fan_with_chip(*, bottom_face_up: bool) -> tuple[dict[str, tuple[float, float]], Reading]:
-    """A fan of three cards, 24 mm apart, a stack of red chips on the bottom card's index corner,
-    under KDE's nicu-ornamental design (its back: a red ground with a picture of cream cards);
-    each card's true centre and what is read (code, centre), frame pixels."""
+def _fan_with_chip(
+    *, bottom_face_up: bool, codes: tuple[str, ...] = ("4h", "9c", "Ks"), apart: float = 23.7, chip_x: float = 317.7
+) -> tuple[dict[str, tuple[float, float]], Reading]:
+    """A fan of cards ``apart`` mm apart, a stack of red chips on the bottom card (at ``chip_x``
+    mm: its index corner), under KDE's nicu-ornamental design (its back: a red ground with a
+    picture of cream cards); each card's true centre and what is read (code, centre), frame pixels."""
     deck = kde_deck("nicu-ornamental")
     view = TableView(
         table_w_mm=663.0, table_h_mm=371.0, roll_deg=1.9, tilt_deg=15.0, distortion_k1=-0.013, felt_bgr=(110, 60, 20)
     )
-    step = (23.62, 1.94)  # along the fan, 4.7 degrees turned like its cards
+    step = (apart * 0.99664, apart * 0.08194)  # along the fan, turned 4.7 degrees like its cards
     cards = tuple(
         SimCard(
             code=code,
@@ -32,11 +34,11 @@ def _fan_with_chip(*, bottom_face_up: bool) -> tuple[dict[str, tuple[float, floa
             angle_deg=4.7,
             face_up=bottom_face_up or k > 0,
         )
-        for k, code in enumerate(("4h", "9c", "Ks"))
+        for k, code in enumerate(codes)
     )
     scene = Scene(
         cards=cards,
-        chips=(SimChip(x_mm=317.7, y_mm=185.0, colour_bgr=(40, 40, 190), stack=4),),
+        chips=(SimChip(x_mm=chip_x, y_mm=185.0, colour_bgr=(40, 40, 190), stack=4),),
         lighting=Lighting(brightness=0.8, falloff=0.3, falloff_angle_deg=25.0, tint_bgr=(0.87, 0.97, 1.04)),
         optics=Optics(blur_sigma_px=0.8, noise_sigma=0.0, jpeg_quality=95),
     )
@@ -64,5 +66,19 @@ def test_a_back_under_a_chip_and_a_fan_is_still_counted() -> None:
     # The same fan with its bottom card face down: the back, under the chip and the two faces,
     # is counted once, on its card.
     truth, read = _fan_with_chip(bottom_face_up=False)
+    backs = [at for code, at in read if code == BACK]
+    assert len(backs) == 1 and math.dist(backs[0], truth["4h"]) < 22, (truth, read)
+
+
+@pytest.mark.slow  # (as above)
+@pytest.mark.xfail(strict=True, reason="a face on top of a back, with a chip on it, passes the whole-card back test")
+def test_no_back_is_counted_on_a_face_lying_over_a_back_with_a_chip_on_it() -> None:
+    # Known, not fixed: a Qs 12 mm over a back, a red chip on the Qs. The Qs's rectangle is judged
+    # whole (``BackTester.is_back``: nothing chosen covers it) and its make-up, cream paper, red
+    # chip and the back's red strip beside it, is the back's; its pattern in place does not match
+    # the back (-0.15), but neither does a true back's whole rectangle under unread cards (the
+    # back under this Qs: -0.17), so that comparison cannot tell them apart there. The Qs is read
+    # as a back (a misread) and two backs are counted for one.
+    truth, read = _fan_with_chip(bottom_face_up=False, codes=("4h", "Qs"), apart=12.0, chip_x=323.7)
     backs = [at for code, at in read if code == BACK]
     assert len(backs) == 1 and math.dist(backs[0], truth["4h"]) < 22, (truth, read)
