@@ -119,6 +119,11 @@ class BackTester:
             hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg if masks.solid is None else masks.solid)
         return hyp.back
 
+    def against(self, hyp: Hypothesis, image: ByteImage) -> bool:
+        """Whether ``hyp`` seen whole contradicts the back in place (see ``visible_back``)."""
+        likeness = self.strip_likeness(hyp, image, self.blank(image))
+        return -1.0 < likeness < _NOT_AGAINST
+
     def pattern_back(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage | None = None) -> bool:
         """Whether ``hyp`` is the back although much of it looks like felt: a back with the cloth's
         colour (a blue picture on blue felt, a red back under a warm lamp on red cloth) is holed in
