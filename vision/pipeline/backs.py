@@ -24,6 +24,10 @@ _PATCH_CORNERS: Final = np.array([[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, 
 # its picture lie where the back's do when the rectangle is the card's.
 _STRIP_W: Final = 40
 _STRIP_H: Final = 56
+# What shows of a rectangle whose colours are the back's must not match the back in place worse
+# than this: a face's paper with a chip of the back's colour on it does not (-0.2 on a generated
+# fan), a strip of a back under a face or a chip does (0.4 and more).
+_NOT_AGAINST: Final = 0.15
 # A correlation this high with the back in place is a strip of the back (faces' strips and
 # misplaced rectangles stay under 0.35 on the generated tables; true strips are mostly above 0.8).
 _STRIP_MATCH: Final = 0.6
@@ -116,6 +120,11 @@ class BackTester:
             hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg if masks.solid is None else masks.solid)
         return hyp.back
 
+    def against(self, hyp: Hypothesis, image: ByteImage) -> bool:
+        """Whether ``hyp`` seen whole contradicts the back in place (see ``visible_back``)."""
+        likeness = self.strip_likeness(hyp, image, self.blank(image))
+        return -1.0 < likeness < _NOT_AGAINST
+
     def pattern_back(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage | None = None) -> bool:
         """Whether ``hyp`` is the back although much of it looks like felt: a back with the cloth's
         colour (a blue picture on blue felt, a red back under a warm lamp on red cloth) is holed in
@@ -151,7 +160,13 @@ class BackTester:
         """
         visible = cv2.bitwise_and(masks.fg if masks.solid is None else masks.solid, cv2.bitwise_not(covered))
         back, score = self._judge(hyp, image, visible, least=0.08)
-        if not back:
+        likeness = self.strip_likeness(hyp, image, covered) if back else None
+        if likeness is not None and -1.0 < likeness < _NOT_AGAINST:
+            # Colours alone: a face's paper with a chip of the back's colour on it (a fan's
+            # bottom card beside the card over it) has a pictured back's make-up, but not its
+            # picture where the back has it. (Too little shown, or a plain back there: no say.)
+            back = False
+        elif not back:
             # A strip along the card's edge is mostly its border: its colours alone look like a
             # face's white paper as much as a back's, but its border lines lie where the back's do.
             likeness = self.strip_likeness(hyp, image, covered)

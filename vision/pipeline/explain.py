@@ -78,8 +78,10 @@ class Explainer:
         for hyp in hyps:
             if any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in read):
                 continue
-            if self.backs.is_back(hyp, plane.image, masks):
-                continue  # a back: nothing to read, the selection below counts it
+            if self.backs.is_back(hyp, plane.image, masks) and not self.backs.against(hyp, plane.image):
+                # A back: nothing to read, the selection below counts it. (A face with a chip of
+                # the back's colour on it has the back's make-up, not its picture in place.)
+                continue
             if alone:
                 hyp.code, hyp.confidence = self.decider.read_alone(image, plane.to_frame(hyp.corners))
             else:
