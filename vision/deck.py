@@ -18,16 +18,13 @@ import numpy.typing as npt
 from controller.cards import DECK
 from vision.back_signature import BackSignature, learn_back_signature
 from vision.errors import DeckError, ImageError
+from vision.frame_line import FRAME_RUN, FRAME_WIDE, FrameLine, frame_columns
 from vision.index import (
     CARD_PX_H,
     CARD_PX_W,
-    FRAME_RUN,
-    FRAME_WIDE,
     INK_LEVELS,
-    FrameLine,
     IndexBox,
     IndexFeature,
-    frame_columns,
     glyph_bounds,
     index_feature,
 )
@@ -177,7 +174,7 @@ def frame_line(faces: ByteImage, box: IndexBox) -> tuple[FrameLine | None, froze
     """Where the faces have a picture's frame line in the index corner, and which faces have it.
 
     A frame line is a thin column of ink from beside the index running on past the search patch
-    (``index.frame_columns``), at the same place on at least ``_FRAME_FACES`` faces (a court
+    (``frame_line.frame_columns``), at the same place on at least ``_FRAME_FACES`` faces (a court
     picture's frame is drawn alike on every court card of a design). Ink is the darkest channel
     under the table's usual ink level, as a read at the table sees it. None and no faces when the
     design has none.

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.frame_line import FrameLine
 from vision.ink_blobs import SQUARE_3, border_cut, edge_piece, grown_ink
 
 # Canonical card raster: every stored face and every read works in this frame (short side x).
@@ -38,12 +39,7 @@ GROW_SOFTNESS: Final = 1.5
 RANK_ALONE: Final = 0.8
 # A blob at least this many times taller than wide, right of an index's glyphs, is a frame line.
 FRAME_TALL: Final = 4.0
-# A picture's frame line is a column of ink at least this share of the index box's height tall
-# running on to the search patch's bottom, at most FRAME_WIDE of the card's width across; at the
-# table it is looked for within FRAME_SLACK canonical pixels of where the registered faces have it.
-FRAME_RUN: Final = 0.6
-FRAME_WIDE: Final = 0.04
-FRAME_SLACK: Final = 3
+# Columns cleared beside the card's edge when a suit is cut off a frame line (see ``_frame_cut``).
 EDGE_CLEAR: Final = 2
 FRAME_INDEX: Final = (0.6, 1.15)
 
@@ -69,37 +65,6 @@ class IndexBox:
 
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
-
-
-@dataclass(frozen=True, slots=True)
-class FrameLine:
-    """Where a design's court faces have their picture's frame line in the corner (canonical card
-    pixels, in the face's own frame, no lead): columns ``x0 .. x1`` (exclusive), running down from
-    ``y0`` to past the search patch. Measured at registration from the faces (``deck.frame_line``).
-    """
-
-    x0: int
-    x1: int
-    y0: int
-
-
-def frame_columns(ink: ByteImage, *, x_from: int, run: float) -> tuple[int, int, int] | None:
-    """The leftmost group of adjacent columns (from ``x_from``) whose ink runs on unbroken to the
-    mask's bottom row over at least ``run`` rows: ``(x0, x1, top)`` (x1 exclusive, ``top`` the
-    highest row their runs start at), or None.
-    """
-    h = ink.shape[0]
-    # Each column's unbroken run up from the bottom row: the rows below the lowest paper pixel.
-    paper = ink[::-1, x_from:] == 0
-    runs = np.where(paper.any(axis=0), paper.argmax(axis=0), h)
-    tall = np.flatnonzero(runs >= run)
-    if not len(tall):
-        return None
-    x0 = int(tall[0])
-    x1 = x0 + 1
-    while x1 < len(runs) and runs[x1] >= run:
-        x1 += 1
-    return x_from + x0, x_from + x1, h - int(runs[x0:x1].max())
 
 
 # glyph_bounds' distances in canonical pixels: how near the seed the first blob lies, how far
@@ -528,14 +493,10 @@ def _frame_cut(
     ``trimmed`` (unread, it proves nothing).
     """
     expect_h = (box.y1 - box.y0) * CARD_PX_H
-    x_from = max(frame.x0 + lead - FRAME_SLACK, 0)
-    x_to = frame.x1 + lead + FRAME_SLACK
-    line = frame_columns(ink[:, :x_to], x_from=x_from, run=FRAME_RUN * expect_h)
+    line = frame.seen_in(ink, lead=lead, index_h=expect_h)
     if line is None:
         return None
     x0, x1, top = line
-    if x1 - x0 > frame.x1 - frame.x0 + 2 * FRAME_SLACK or abs(top - (frame.y0 + lead)) > 2 * FRAME_SLACK:
-        return None
     cleared = ink.copy()
     cleared[top:, max(x0 - 1, 0) : x1 + 1] = 0  # with the blurred edge columns beside the line
     # And the card's own edge: the index is inset from it on every design, but blur joins a suit
