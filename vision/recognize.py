@@ -29,7 +29,7 @@ import numpy.typing as npt
 from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.errors import ImageError
-from vision.pipeline.backs import BackTester
+from vision.pipeline.back_tester import BackTester
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.explain import Explainer

@@ -13,6 +13,7 @@ from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
 from tests.vision.stacks import Point, backs_read, each_counted_once
 from vision.deck import DeckProfile
 from vision.pipeline import backs
+from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.overlaps import drop_twice_counted
 from vision.recognize import BACK
@@ -93,7 +94,7 @@ class _Blind:
     """The stack step's back tester with the back's look in place matching nowhere: what is left
     to go by is geometry."""
 
-    def __init__(self, real: backs.BackTester) -> None:
+    def __init__(self, real: BackTester) -> None:
         self.real = real
 
     def strip_likeness(self, hyp: Any, image: Any, covered: Any) -> float:

@@ -13,7 +13,7 @@ from tests.vision.test_back_signature import with_back
 from vision.calibration import Calibration
 from vision.deck import CODES, DeckProfile
 from vision.index import CARD_PX_H, CARD_PX_W
-from vision.pipeline.backs import BackTester
+from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 from vision.recognize import BACK, FrameReading, Recognizer, Trace
 

@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.backs import BackTester, card_shaped, squared, stack_backs
+from vision.pipeline.back_tester import BackTester
+from vision.pipeline.backs import card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fans import FanReader

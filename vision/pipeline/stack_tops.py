@@ -12,7 +12,7 @@ from vision.pipeline.geometry import aligned, area, overlap_area, share, shrink,
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 if TYPE_CHECKING:
-    from vision.pipeline.backs import BackTester
+    from vision.pipeline.back_tester import BackTester
 
 ByteImage = npt.NDArray[Any]
 # A back matching the back as a whole card this well is placed right on a card showing whole.

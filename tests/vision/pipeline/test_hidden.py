@@ -7,7 +7,7 @@ import pytest
 from drivers.camera.sim import PURPLE_FELT_BGR, Scene, SimCard, TableView
 from tests.vision.test_stacked_backs import _backs_at, _read
 from vision.deck import DeckProfile
-from vision.pipeline.backs import BackTester
+from vision.pipeline.back_tester import BackTester
 
 
 def _stack(at: tuple[float, float], offsets: list[tuple[float, float, float]], codes: str) -> list[SimCard]:

@@ -11,7 +11,7 @@ from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.stack_tops import _card_shaped, _still_lower
 
 if TYPE_CHECKING:
-    from vision.pipeline.backs import BackTester
+    from vision.pipeline.back_tester import BackTester
 
 CARD_W, CARD_H = 58.0, 82.0
 

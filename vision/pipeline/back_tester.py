@@ -1,0 +1,281 @@
+"""Whether a card hypothesis is the deck's back: its colours, its picture in place, its fit."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features
+from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.masks import Masks
+from vision.pipeline.strips import slide_strip
+
+ByteImage = npt.NDArray[Any]
+_PATCH_CORNERS: Final = np.array([[0, 0], [PATCH_W, 0], [PATCH_W, PATCH_H], [0, PATCH_H]], np.float32)
+# A strip of a back under others is compared with the registered back itself, place by place, at
+# this size (about two thirds of the detection plane's card): its border lines and the edge of
+# its picture lie where the back's do when the rectangle is the card's.
+_STRIP_W: Final = 40
+_STRIP_H: Final = 56
+# What shows of a rectangle whose colours are the back's must not match the back in place worse
+# than this: a face's paper with a chip of the back's colour on it does not (-0.2 on a generated
+# fan), a strip of a back under a face or a chip does (0.4 and more).
+_NOT_AGAINST: Final = 0.15
+# A correlation this high with the back in place is a strip of the back (faces' strips and
+# misplaced rectangles stay under 0.35 on the generated tables; true strips are mostly above 0.8).
+STRIP_MATCH: Final = 0.6
+# A back with this share of its pixels within this many hue steps of the cloth's (the felt
+# test's band) is holed on that cloth where it has them.
+_LIKE_CLOTH: Final = 0.1
+_HUE_BAND: Final = 14
+# Turns (degrees) tried when a card showing whole is fitted to the back (``fit_whole``).
+_FIT_TURNS: Final = (0.0, -1.5, 1.5, -3.0, 3.0)
+# Room (template pixels) kept around the patch the turns are made in: a turn of 3.75 degrees
+# moves the back's corners up to about 2.
+_FIT_ROOM: Final = 3
+_STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
+_ONES: Final = np.ones(_STRIP_W * _STRIP_H, np.float64)
+# The back's brightness is slid over a stack at this size (half the strip test's: a plane pixel
+# and a half per step, where to look only).
+_SLIDE_W: Final = 20
+_SLIDE_H: Final = 28
+# A back whose two ways up correlate this well at that size is slid one way only.
+_SAME_WAYS: Final = 0.98
+
+
+class BackTester:
+    """Whether a card hypothesis shows the deck's back: its interior's colours and brightness make-up
+    compared with the back's and the faces' looks learnt at registration, so any design's back
+    (saturated, white-bordered, a muted picture) is judged against itself, not against constants.
+    """
+
+    def __init__(self, *, signature: BackSignature, back: ByteImage | None = None) -> None:
+        self.signature = signature
+        # The registered back at the strip test's size, both ways up (a back may be dealt either
+        # way round), softened as the camera's blur and the plane's resampling soften it.
+        self._templates: list[npt.NDArray[np.float32]] = []
+        self._gray: list[npt.NDArray[np.float32]] = []
+        self._coarse: list[npt.NDArray[np.float32]] = []
+        if back is not None:
+            sharp = cv2.resize(back, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
+            small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
+            self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
+            # Its brightness alone, for sliding it over the picture (``fit_whole``).
+            self._gray = [
+                np.asarray(cv2.cvtColor(np.clip(t, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY), np.float32)
+                for t in self._templates
+            ]
+            # Coarser, for sliding it over a stack (``slide``); once when it looks the same both ways up.
+            self._coarse = [
+                np.asarray(cv2.resize(g, (_SLIDE_W, _SLIDE_H), interpolation=cv2.INTER_AREA), np.float32)
+                for g in self._gray
+            ]
+            if float(np.corrcoef(self._coarse[0].ravel(), self._coarse[1].ravel())[0, 1]) >= _SAME_WAYS:
+                self._coarse = self._coarse[:1]
+        self._clear: ByteImage | None = None
+        # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
+        self._hues: npt.NDArray[np.float64] | None = None
+        if back is not None:
+            hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
+            hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
+            self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
+        # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
+        # strip's sums are gathered from, ``strip_likeness``).
+        self._moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
+        for j, tmpl in enumerate(self._templates):
+            flat = tmpl.reshape(-1, 3).astype(np.float64)
+            self._moments[:, 3 * j : 3 * j + 3] = flat
+            self._moments[:, 6 + j] = (flat * flat).sum(axis=1)
+
+    def like_cloth(self, felt_hue: int) -> bool:
+        """Whether enough of the registered back has the cloth's hue (the felt test's band) for
+        the back to be holed on it: only then may a holed rectangle be a back (``pattern_back``).
+        """
+        if self._hues is None:
+            return False
+        offset = (np.arange(180) - felt_hue + 90) % 180 - 90
+        return float(self._hues[np.abs(offset) <= _HUE_BAND].sum()) >= _LIKE_CLOTH
+
+    def is_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks) -> bool:
+        """Judged once per hypothesis (remembered on it, with how clearly in ``back_score``)."""
+        if hyp.back is None:
+            hyp.back, hyp.back_score = self._judge(hyp, image, masks.fg if masks.solid is None else masks.solid)
+        return hyp.back
+
+    def against(self, hyp: Hypothesis, image: ByteImage) -> bool:
+        """Whether ``hyp`` seen whole contradicts the back in place (see ``visible_back``)."""
+        likeness = self.strip_likeness(hyp, image, self.blank(image))
+        return -1.0 < likeness < _NOT_AGAINST
+
+    def pattern_back(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage | None = None) -> bool:
+        """Whether ``hyp`` is the back although much of it looks like felt: a back with the cloth's
+        colour (a blue picture on blue felt, a red back under a warm lamp on red cloth) is holed in
+        the not-felt mask, yet its interior has the back's colours, and its border lines and picture
+        lie where the back's do. Both must hold: a patch of felt framed by cards may have a plain
+        back's colours, never its pattern in place (a face's neither). With ``covered`` (backs on
+        top of it), what shows is a strip, mostly border, judged by its pattern in place alone
+        (as ``visible_back`` judges one). Remembered on ``hyp`` when it is the back.
+        """
+        if not self._templates:
+            return False
+        score = 0.0
+        if covered is None:
+            back, score = self._judge(hyp, image, None)
+            if not back:
+                return False
+        likeness = self.strip_likeness(hyp, image, self.blank(image) if covered is None else covered)
+        if likeness < STRIP_MATCH:
+            return False
+        hyp.back, hyp.back_score = True, score if covered is None else likeness
+        return True
+
+    def blank(self, image: ByteImage) -> ByteImage:
+        """An all-clear 'covered' mask of the plane's size (made once per size)."""
+        if self._clear is None or self._clear.shape != image.shape[:2]:
+            self._clear = np.zeros(image.shape[:2], np.uint8)
+        return self._clear
+
+    def visible_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks, covered: ByteImage) -> bool:
+        """Whether the part of ``hyp`` that no chosen card ``covers`` is the back: a back under
+        another shows only a strip, and the card on top (its border across the middle) would
+        make the whole quad look like neither. Not remembered: ``covered`` grows as cards are chosen.
+        """
+        visible = cv2.bitwise_and(masks.fg if masks.solid is None else masks.solid, cv2.bitwise_not(covered))
+        back, score = self._judge(hyp, image, visible, least=0.08)
+        likeness = self.strip_likeness(hyp, image, covered) if back else None
+        if likeness is not None and -1.0 < likeness < _NOT_AGAINST:
+            # Colours alone: a face's paper with a chip of the back's colour on it (a fan's
+            # bottom card beside the card over it) has a pictured back's make-up, but not its
+            # picture where the back has it. (Too little shown, or a plain back there: no say.)
+            back = False
+        elif not back:
+            # A strip along the card's edge is mostly its border: its colours alone look like a
+            # face's white paper as much as a back's, but its border lines lie where the back's do.
+            likeness = self.strip_likeness(hyp, image, covered)
+            back, score = likeness >= STRIP_MATCH, likeness
+        if back:
+            hyp.back_score = score
+        return back
+
+    def strip_likeness(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage) -> float:
+        """How closely what no chosen card ``covers`` of ``hyp`` matches the registered back in the
+        same place (a correlation, -1..1; -1 when too little shows or it shows no pattern).
+
+        A strip of a lower card holds the back's edge: its border lines, the edge of its
+        picture, where the back has them. Compared place by place (each colour's deviations from
+        its mean, so the lamp's level and tint do not matter), a rectangle a few pixels off or
+        drawn between two cards' corners shows felt or the card on top where the back has its
+        border, and matches poorly.
+        """
+        if not self._templates:
+            return -1.0
+        h = cv2.getPerspectiveTransform(hyp.corners.astype(np.float32), _STRIP_CORNERS)
+        hidden = cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
+        keep = np.zeros((_STRIP_H, _STRIP_W), bool)
+        keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
+        n = int(np.count_nonzero(keep))
+        if n < 0.04 * _STRIP_W * _STRIP_H:
+            return -1.0  # (before the picture is warped: nothing of it would be looked at)
+        patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
+        # Correlated colour by colour, each less its mean over the kept pixels, from sums over them
+        # (float64: the strip's are of whole numbers, exact; the templates' one pass is exact enough).
+        at = np.flatnonzero(keep)
+        seen = np.take(patch.reshape(-1, patch.shape[2]), at, axis=0).astype(np.float64)
+        tmpl = np.take(self._moments, at, axis=0)
+        # Each strip colour's sum and its products with every template column, and those columns' sums.
+        (p0, p1, p2), by_colour = (_ONES[:n] @ seen).tolist(), (seen.T @ tmpl).tolist()
+        sums = (_ONES[:n] @ tmpl).tolist()
+        energy = float(np.vdot(seen, seen)) - (p0 * p0 + p1 * p1 + p2 * p2) / n
+        best = -1.0
+        for j in range(len(self._templates)):
+            t0, t1, t2 = sums[3 * j : 3 * j + 3]
+            spread = sums[6 + j] - (t0 * t0 + t1 * t1 + t2 * t2) / n
+            if spread < n * 3 * 12.0**2:
+                continue  # the back is plain there: nothing to match
+            cross = sum(by_colour[c][3 * j + c] for c in range(3)) - (p0 * t0 + p1 * t1 + p2 * t2) / n
+            best = max(best, cross / max(math.sqrt(max(energy, 0.0) * spread), 1e-6))
+        return best
+
+    def slide(
+        self,
+        corners: npt.NDArray[np.float64],
+        image: ByteImage,
+        covered: ByteImage,
+        *,
+        reach: float,
+        turns: tuple[float, ...],
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """How well what ``covered`` does not hide matches the back's brightness at every shift of
+        ``corners`` up to ``reach`` plane pixels, turned by each of ``turns`` degrees (a coarse
+        correlation: where a strip may lie, not whether it is the back): scores (n,), corners
+        (n, 4, 2); nothing when no back is registered."""
+        if not self._coarse:
+            return np.zeros(0, np.float64), np.zeros((0, 4, 2), np.float64)
+        return slide_strip(
+            self._coarse, image=image, covered=covered, corners=corners, reach=reach, turns=turns, least=0.04
+        )
+
+    def fit_whole(self, hyp: Hypothesis, image: ByteImage, *, reach: float) -> npt.NDArray[np.float64]:
+        """The corners near ``hyp``'s (shifted up to about ``reach`` plane pixels, turned up to 3
+        degrees) where a card showing whole matches the registered back best: a card's rectangle
+        drawn from outline corners a few pixels off shows its border lines where the back has
+        none. The back's brightness is slid over the picture around the rectangle (one warp per
+        turn, a normalised correlation at every shift), the way up the back lies already chosen.
+        """
+        if not self._gray:
+            return hyp.corners
+        c = hyp.corners
+        pad = max(1, round(reach * _STRIP_W / max(float(np.hypot(*(c[1] - c[0]))), 1.0)))
+        # The picture around the rectangle is warped once, with room for the turns; each turn is
+        # then a turn of that small patch about its middle (the back's scale is nearly the same
+        # along both sides, so a turn there is the turn on the plane).
+        room = pad + _FIT_ROOM
+        frame = _STRIP_CORNERS + np.float32(room)
+        h = cv2.getPerspectiveTransform(c.astype(np.float32), frame)
+        size = (_STRIP_W + 2 * room, _STRIP_H + 2 * room)
+        whole = cv2.cvtColor(cv2.warpPerspective(image, h, size, flags=cv2.INTER_AREA), cv2.COLOR_BGR2GRAY)
+        whole = whole.astype(np.float32)
+        centre = (size[0] / 2.0, size[1] / 2.0)
+        to_plane = np.linalg.inv(h)
+        best: tuple[float, float, npt.NDArray[np.float64]] = (-2.0, 0.0, c)
+        ways = list(range(len(self._gray)))  # after the first slide, only the way up that matched
+
+        def slide(turn: float) -> None:
+            nonlocal best, ways
+            rot = cv2.getRotationMatrix2D(centre, turn, 1.0)
+            patch = whole if turn == 0.0 else cv2.warpAffine(whole, rot, size, flags=cv2.INTER_LINEAR)
+            patch = patch[_FIT_ROOM:-_FIT_ROOM, _FIT_ROOM:-_FIT_ROOM]
+            found = []
+            for k in ways:
+                res = cv2.matchTemplate(patch, self._gray[k], cv2.TM_CCOEFF_NORMED)
+                _, score, _, (dx, dy) = cv2.minMaxLoc(res)
+                found.append((float(score), k))
+                if score > best[0]:
+                    # The back's corners where it matched, back through the patch's turn and the warp.
+                    moved = (frame + np.array([dx - pad, dy - pad], np.float32)).reshape(-1, 1, 2)
+                    unturned = cv2.transform(moved, cv2.invertAffineTransform(rot))
+                    back = cv2.perspectiveTransform(unturned, to_plane).reshape(4, 2)
+                    best = (float(score), turn, np.asarray(back, np.float64))
+            ways = [max(found)[1]]
+
+        for turn in _FIT_TURNS:
+            slide(turn)
+        turn = best[1]
+        for finer in (turn - 0.75, turn + 0.75):  # the turn matters most at the card's far ends
+            slide(finer)
+        return best[2]
+
+    def _judge(
+        self, hyp: Hypothesis, image: ByteImage, fg: ByteImage | None, least: float = 0.25
+    ) -> tuple[bool, float]:
+        h = cv2.getPerspectiveTransform(hyp.corners.astype(np.float32), _PATCH_CORNERS)
+        patch = cv2.warpPerspective(image, h, (PATCH_W, PATCH_H), flags=cv2.INTER_AREA)
+        # Felt inside the quad (a stacked card's strip beside the card on top, an outline a
+        # little off) is no part of the card; off the plane is felt too. (None: every pixel counts.)
+        valid = None if fg is None else cv2.warpPerspective(fg, h, (PATCH_W, PATCH_H), flags=cv2.INTER_NEAREST)
+        vector = features(patch, valid, least=least)
+        return (False, 0.0) if vector is None else self.signature.judge(vector)
