@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 import cv2
@@ -108,8 +109,7 @@ class BackTester:
 
     def against(self, hyp: Hypothesis, image: ByteImage) -> bool:
         """Whether ``hyp`` seen whole contradicts the back in place (see ``visible_back``)."""
-        likeness = self.strip_likeness(hyp, image, self.blank(image))
-        return -1.0 < likeness < _NOT_AGAINST
+        return _contradicts(self.strip_likeness(hyp, image, self.blank(image)))
 
     def pattern_back(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage | None = None) -> bool:
         """Whether ``hyp`` is the back although much of it looks like felt: a back with the cloth's
@@ -133,6 +133,21 @@ class BackTester:
         hyp.back, hyp.back_score = True, score if covered is None else likeness
         return True
 
+    def whole_likeness(self, image: ByteImage) -> Callable[[Hypothesis], float]:
+        """How well a hypothesis matches the back in place as a whole card (``strip_likeness`` with
+        nothing hidden), each one's worked out once for the step that asks (a stack's steps ask
+        again of the same chosen backs).
+        """
+        blank = self.blank(image)
+        known: dict[int, float] = {}
+
+        def whole_of(hyp: Hypothesis) -> float:
+            if id(hyp) not in known:
+                known[id(hyp)] = self.strip_likeness(hyp, image, blank)
+            return known[id(hyp)]
+
+        return whole_of
+
     def blank(self, image: ByteImage) -> ByteImage:
         """An all-clear 'covered' mask of the plane's size (made once per size)."""
         if self._clear is None or self._clear.shape != image.shape[:2]:
@@ -146,8 +161,8 @@ class BackTester:
         """
         visible = cv2.bitwise_and(masks.fg if masks.solid is None else masks.solid, cv2.bitwise_not(covered))
         back, score = self._judge(hyp, image, visible, least=0.08)
-        likeness = self.strip_likeness(hyp, image, covered) if back else None
-        if likeness is not None and -1.0 < likeness < _NOT_AGAINST:
+        likeness = self.strip_likeness(hyp, image, covered)  # (asked either way below)
+        if back and _contradicts(likeness):
             # Colours alone: a face's paper with a chip of the back's colour on it (a fan's
             # bottom card beside the card over it) has a pictured back's make-up, but not its
             # picture where the back has it. (Too little shown, or a plain back there: no say.)
@@ -155,7 +170,6 @@ class BackTester:
         elif not back:
             # A strip along the card's edge is mostly its border: its colours alone look like a
             # face's white paper as much as a back's, but its border lines lie where the back's do.
-            likeness = self.strip_likeness(hyp, image, covered)
             back, score = likeness >= STRIP_MATCH, likeness
         if back:
             hyp.back_score = score
@@ -279,3 +293,8 @@ class BackTester:
         valid = None if fg is None else cv2.warpPerspective(fg, h, (PATCH_W, PATCH_H), flags=cv2.INTER_NEAREST)
         vector = features(patch, valid, least=least)
         return (False, 0.0) if vector is None else self.signature.judge(vector)
+
+
+def _contradicts(likeness: float) -> bool:
+    """Whether a strip likeness says the picture is not the back's in place (-1: no say)."""
+    return -1.0 < likeness < _NOT_AGAINST

@@ -151,13 +151,7 @@ def _tops(
     backs = [o for o in chosen if o.code == BACK]
     if not backs:
         return []
-    blank = tester.blank(image)
-    whole: dict[int, float] = {}
-
-    def whole_of(hyp: Hypothesis) -> float:
-        if id(hyp) not in whole:
-            whole[id(hyp)] = tester.strip_likeness(hyp, image, blank)
-        return whole[id(hyp)]
+    whole_of = tester.whole_likeness(image)
 
     added: list[Hypothesis] = []
     fitted: list[Hypothesis] = []

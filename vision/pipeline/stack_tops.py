@@ -71,12 +71,7 @@ def shifted_tops(
     only ever added beside it. Run after the stack's other steps (``backs.stack_backs``).
     """
     blank = tester.blank(image)
-    whole: dict[int, float] = {}
-
-    def whole_of(hyp: Hypothesis) -> float:
-        if id(hyp) not in whole:
-            whole[id(hyp)] = tester.strip_likeness(hyp, image, blank)
-        return whole[id(hyp)]
+    whole_of = tester.whole_likeness(image)
 
     added: list[Hypothesis] = []
     for low in [o for o in chosen if o.code == BACK and not o.whole and not o.hidden]:
