@@ -44,7 +44,7 @@ _FAR: Final = 0.45
 _TOP_PLACED: Final = 0.8
 _APART_OFF: Final = 0.15
 # At least this share of what shows of a lower card lies on the stack's blob (the rest is felt:
-# a rectangle off the cards, not a card's strip).
+# a rectangle off the cards, not a card's strip): ``on_stack``.
 _ON_STACK: Final = 0.85
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
 _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
@@ -226,9 +226,7 @@ class _Stack:
         # What shows of it must lie on the stack, not on felt (as a strip beyond a back's, ``_judged``):
         # a rectangle drawn between the bottom card and the top, a few pixels off both, matches a
         # strip of the bottom card well yet reaches past the stack's edge where no card lies.
-        size = area(mid)
-        seen = share(self.solid, mid, exclude=above) * size
-        if seen < 0.04 * card_w * self.card_h or seen < _ON_STACK * (1.0 - share(above, mid)) * size:
+        if not on_stack(mid, solid=self.solid, hiding=above, least=0.04 * card_w * self.card_h):
             return None
         centre = mid.mean(axis=0)
         if any(float(np.hypot(*(centre - o.center))) < _APART_OFF * card_w for o in self.chosen if o is not top):
@@ -270,16 +268,23 @@ class _Stack:
                 under = True
         if not under:
             return None
-        size = area(corners)
-        shown = (1.0 - share(self.covered, corners)) * size
-        seen = share(self.solid, corners, exclude=self.covered) * size
-        if seen < 0.04 * self.card_w * self.card_h or seen < _ON_STACK * shown:
+        if not on_stack(corners, solid=self.solid, hiding=self.covered, least=0.04 * self.card_w * self.card_h):
             return None  # too little of it shows, or what shows is partly felt: no card's strip
         score = self.likeness(hyp, self.covered)
         if score < _MATCH:
             return None
         hyp.back, hyp.back_score = True, score
         return hyp
+
+
+def on_stack(corners: Vec, *, solid: ByteImage, hiding: ByteImage, least: float) -> bool:
+    """Whether what ``hiding`` leaves of a lower card's rectangle shows at least ``least`` (square
+    pixels) and lies on the stack (``solid``), not on felt, as a card's strip does (85 %).
+    """
+    size = area(corners)
+    shown = (1.0 - share(hiding, corners)) * size
+    seen = share(solid, corners, exclude=hiding) * size
+    return seen >= least and seen >= _ON_STACK * shown
 
 
 def _first(pair: tuple[float, object]) -> float:

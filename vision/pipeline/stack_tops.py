@@ -9,6 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.geometry import aligned, area, overlap_area, share, shrink, unit
+from vision.pipeline.hidden import on_stack
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 if TYPE_CHECKING:
@@ -33,9 +34,6 @@ _SAME: Final = 0.08
 # lower one; nearer, a rectangle a few pixels off the top card leaves its own border showing as a
 # strip (``hidden._APART_OFF``), so the lower card must show the back in place there.
 _APART: Final = 0.15
-# At least this share of what shows of a lower card lies on the stack (the rest is felt: then the
-# rectangle is no card's, the top card's own rectangle a few pixels off).
-_ON_STACK: Final = 0.85
 
 
 def shifted_tops(
@@ -175,10 +173,7 @@ def _still_lower(
     for o in (*chosen, top):
         if o is not low:
             cv2.fillConvexPoly(hiding, np.round(o.corners).astype(np.int32), 255)
-    size = area(low.corners)
-    shown = (1.0 - share(hiding, low.corners)) * size
-    seen = share(solid, low.corners, exclude=hiding) * size
-    if seen < 0.04 * size or seen < _ON_STACK * shown:
+    if not on_stack(low.corners, solid=solid, hiding=hiding, least=0.04 * area(low.corners)):
         return False
     # Nearer the top than a stack's cards lie apart, what shows of it may be the top card's own
     # border (the top found a few pixels off the rectangle chosen for it): only the back in place.
