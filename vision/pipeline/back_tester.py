@@ -78,6 +78,10 @@ class BackTester:
             if float(np.corrcoef(self._coarse[0].ravel(), self._coarse[1].ravel())[0, 1]) >= _SAME_WAYS:
                 self._coarse = self._coarse[:1]
         self._clear: ByteImage | None = None
+        # The last picture's strip likenesses, by rectangle and what of it is hidden (see
+        # ``strip_likeness``); the picture itself is held, so that a new one is never taken for it.
+        self._likeness_of: ByteImage | None = None
+        self._likenesses: dict[tuple[bytes, bytes], float] = {}
         # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
         self._hues: npt.NDArray[np.float64] | None = None
         if back is not None:
@@ -187,8 +191,22 @@ class BackTester:
         """
         if not self._templates:
             return -1.0
-        h = cv2.getPerspectiveTransform(hyp.corners.astype(np.float32), _STRIP_CORNERS)
+        quad = hyp.corners.astype(np.float32)
+        h = cv2.getPerspectiveTransform(quad, _STRIP_CORNERS)
         hidden = cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
+        # The same rectangle with the same part of it hidden is asked for again within a frame (a
+        # back's whole likeness by the face check, the stack's middle cards and its tops; the
+        # middle card's shifted places): the answer is the same, so it is remembered per picture.
+        if image is not self._likeness_of:
+            self._likeness_of, self._likenesses = image, {}
+        key = (quad.tobytes(), hidden.tobytes())
+        known = self._likenesses.get(key)
+        if known is None:
+            known = self._likenesses[key] = self._strip_likeness(image, h, hidden)
+        return known
+
+    def _strip_likeness(self, image: ByteImage, h: npt.NDArray[Any], hidden: ByteImage) -> float:
+        """``strip_likeness`` of the rectangle warped by ``h``, ``hidden`` (its strip-sized mask) hiding part of it."""
         keep = np.zeros((_STRIP_H, _STRIP_W), bool)
         keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
         n = int(np.count_nonzero(keep))
