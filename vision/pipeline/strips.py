@@ -53,7 +53,6 @@ def slide_strip(
     centre = (size[0] / 2.0, size[1] / 2.0)
     to_plane = np.linalg.inv(h)
     cells = th * tw
-    squares = [t * t for t in templates]
     # Where each shift's top left corner lies in the unturned patch: (ny, nx, 4, 2) corners.
     n = 2 * pad + 1
     dy, dx = np.mgrid[0:n, 0:n].astype(np.float32)
@@ -68,17 +67,13 @@ def slide_strip(
             v = cv2.warpAffine(gray, rot, size, flags=cv2.INTER_LINEAR) * m
         m, v = m[_ROOM:-_ROOM, _ROOM:-_ROOM], v[_ROOM:-_ROOM, _ROOM:-_ROOM]
         # Sums over each shift's window of what shows: its count, the picture's sum and squares.
-        count = _window(m, th, tw)
-        safe = np.maximum(count, 1.0)
+        count, safe, by_template = _mask_sums(m, templates)
         s_i = _window(v, th, tw)
         s_ii = _window(v * v, th, tw)
         var_i = s_ii - s_i * s_i / safe
         best = np.full(count.shape, -1.0, np.float64)
-        for t, t2 in zip(templates, squares, strict=True):
-            s_t = cv2.matchTemplate(m, t, cv2.TM_CCORR).astype(np.float64)
-            s_tt = cv2.matchTemplate(m, t2, cv2.TM_CCORR).astype(np.float64)
+        for t, (s_t, var_t) in zip(templates, by_template, strict=True):
             s_it = cv2.matchTemplate(v, t, cv2.TM_CCORR).astype(np.float64)
-            var_t = s_tt - s_t * s_t / safe
             cross = s_it - s_i * s_t / safe
             # A plain part of the back (under 12 grey levels' spread) has no pattern to match.
             ok = (count >= least * cells) & (var_t >= count * 12.0**2) & (var_i > 0)
@@ -89,6 +84,40 @@ def slide_strip(
         all_scores.append(best.reshape(-1))
         all_quads.append(quads.astype(np.float64))
     return np.concatenate(all_scores), np.concatenate(all_quads)
+
+
+def _mask_sums(
+    m: npt.NDArray[np.float32], templates: list[npt.NDArray[np.float32]]
+) -> tuple[
+    npt.NDArray[np.float64], npt.NDArray[np.float64], list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
+]:
+    """The sums of :func:`slide_strip` that depend on what shows (``m``) alone: each shift's count
+    of shown pixels (and that at least 1), and per template its sum and its spread over them.
+
+    The same mask recurs (a stack's slide with nothing hidden, turned the same few ways, at the
+    same size; the same cards hiding the same part): the last few masks' sums are remembered,
+    keyed by the mask and the templates (the same numbers, worked out once).
+    """
+    key = (m.shape, m.tobytes(), *(t.tobytes() for t in templates))
+    sums = _MASK_SUMS.get(key)
+    if sums is None:
+        th, tw = templates[0].shape
+        count = _window(m, th, tw)
+        safe = np.maximum(count, 1.0)
+        by_template = []
+        for t in templates:
+            s_t = cv2.matchTemplate(m, t, cv2.TM_CCORR).astype(np.float64)
+            s_tt = cv2.matchTemplate(m, t * t, cv2.TM_CCORR).astype(np.float64)
+            by_template.append((s_t, s_tt - s_t * s_t / safe))
+        if len(_MASK_SUMS) >= _MASK_SUMS_KEPT:
+            _MASK_SUMS.clear()  # (one step, safe should two threads slide at once: at worst a miss)
+        sums = _MASK_SUMS[key] = (count, safe, by_template)
+    return sums
+
+
+# The last few masks' sums (see _mask_sums): keyed by the mask's and the templates' bytes.
+_MASK_SUMS: dict[tuple[object, ...], tuple[Any, Any, Any]] = {}
+_MASK_SUMS_KEPT: Final = 64
 
 
 def _window(values: npt.NDArray[np.float32], th: int, tw: int) -> npt.NDArray[np.float64]:
