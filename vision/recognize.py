@@ -158,6 +158,7 @@ class Recognizer:
             raise ImageError(f"frame of {w}x{h} is too small")
         clock = _Clock(timed)
         self.corners.new_frame()
+        self._explainer.backs.new_frame()
         plane = make_plane(image, calibration=self.calibration, card_height_px=self.settings.card_height_px)
         clock.lap("plane")
         card_area = None if plane.card_height is None else plane.card_height**2 / CARD_ASPECT

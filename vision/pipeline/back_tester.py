@@ -179,6 +179,10 @@ class BackTester:
             hyp.back_score = score
         return back
 
+    def new_frame(self) -> None:
+        """Forget the last frame's strip likenesses (a camera may hand over its next frame in the same buffer)."""
+        self._likeness_of, self._likenesses = None, {}
+
     def strip_likeness(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage) -> float:
         """How closely what no chosen card ``covers`` of ``hyp`` matches the registered back in the
         same place (a correlation, -1..1; -1 when too little shows or it shows no pattern).

@@ -1,0 +1,43 @@
+"""The back tester's per-frame memory: a likeness is never carried from one frame to the next."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.deck import default_deck
+from vision.index import CARD_PX_H, CARD_PX_W
+from vision.pipeline.back_tester import BackTester
+from vision.pipeline.hypotheses import Hypothesis
+
+_QUAD = np.array([[100.0, 80.0], [220.0, 90.0], [208.0, 260.0], [88.0, 250.0]])
+
+
+def _frame(*, back_shown: bool) -> np.ndarray:
+    """Green cloth with the deck's back warped onto ``_QUAD``, or a blank white card there."""
+    deck = default_deck()
+    frame = np.full((360, 320, 3), (40, 110, 40), np.uint8)
+    card = deck.back if back_shown else np.full_like(deck.back, 235)
+    src = np.array([[0, 0], [CARD_PX_W, 0], [CARD_PX_W, CARD_PX_H], [0, CARD_PX_H]], np.float32)
+    h = cv2.getPerspectiveTransform(src, _QUAD.astype(np.float32))
+    warped = cv2.warpPerspective(card, h, (frame.shape[1], frame.shape[0]))
+    inside = cv2.warpPerspective(np.full(card.shape[:2], 255, np.uint8), h, (frame.shape[1], frame.shape[0])) > 0
+    frame[inside] = warped[inside]
+    return frame
+
+
+def test_a_new_frame_in_the_same_buffer_is_judged_afresh() -> None:
+    deck = default_deck()
+    tester = BackTester(signature=deck.back_signature, back=deck.back)
+    hyp = Hypothesis(corners=_QUAD.copy())
+    buffer = _frame(back_shown=True)
+    on_back = tester.strip_likeness(hyp, buffer, tester.blank(buffer))
+    assert on_back > 0.5  # the back in place matches itself
+
+    # A camera may write its next frame into the same array: the card there is now plain paper.
+    buffer[...] = _frame(back_shown=False)
+    tester.new_frame()
+    afresh = tester.strip_likeness(hyp, buffer, tester.blank(buffer))
+    fresh_tester = BackTester(signature=deck.back_signature, back=deck.back)
+    assert afresh == fresh_tester.strip_likeness(hyp, buffer, fresh_tester.blank(buffer))
+    assert afresh < on_back
