@@ -145,6 +145,16 @@ class CardDecider:
             return UNKNOWN, 0.0
         return code, conf
 
+    def printed_index(self, image: ByteImage, corners: Vec) -> bool:
+        """Whether an index corner of a card reads a card on its own (at the accepting score and
+        margin), whatever the rest of the card says: a printed index is plainly there, so the
+        card is a face, though the read as a whole refused it (a chip over its middle leaves a
+        face no registered face fits). A rectangle that has the back's colours (cream paper and
+        a red chip under a red back pictured with cream cards) but contradicts the back's
+        picture in place is then an unread face, not a back.
+        """
+        return any(self.corners.read_index(image, corners, k).code != UNKNOWN for k in (0, 2))
+
     def _seen_index(self, image: ByteImage, corners: Vec) -> bool:
         """Whether either index corner of a card saw an index at all (ink matched to some card,
         however poorly): a corner with none is no index a pose a little off would read."""
