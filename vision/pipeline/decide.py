@@ -113,8 +113,8 @@ class CardDecider:
     def _grown(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
         """A lone card read again at its outline grown GROWN about its centre, by all of
         read_card's rules: the card when that look reads it, neither index corner where the card
-        was found reads or clearly leans to another card, and the face there is not plainly
-        another card's; else unknown.
+        was found reads or clearly leans to another card nor leaves its suit torn with the other
+        suit of its colour, and the face there is not plainly another card's; else unknown.
 
         An index of the cloth's colour printed against the card's edge (a red index on red
         cloth) is cloth to the felt test, and the mask's opening takes the thin paper rim beside
@@ -125,10 +125,23 @@ class CardDecider:
         code, conf = self.read_card(image, ctr + GROWN * (corners - ctr), alone=True)
         if code == UNKNOWN:
             return UNKNOWN, 0.0
+        at = CODES.index(code)
+        suit, twin = at % 4, _TWIN_SUIT[at % 4]
         for k in (0, 2):
             r = self.corners.read_index(image, corners, k)
             if r.code not in (UNKNOWN, code) or (
                 r.best not in (None, code) and (r.match is None or self.dissents(r.match, code))
+            ):
+                return UNKNOWN, 0.0
+            # Grown, each index patch takes in a few more pixels of the card's edge, which can tip
+            # a close call between the two suits of one colour (a blurred club and spade) either
+            # way: it must not settle one that a corner as found left torn (a plausible look at
+            # either, as ``dissents`` has it, neither clearly ahead).
+            pair = None if r.match is None else r.match.suit_scores[[suit, twin]]
+            if (
+                pair is not None
+                and float(pair.max()) >= self.settings.accept_score - DISSENT_SLACK
+                and lead_over(pair, 1) < self.settings.accept_margin
             ):
                 return UNKNOWN, 0.0
         # Grown, a face fits every registered face less plainly: where the card was found, a face
@@ -452,6 +465,11 @@ class CardDecider:
         thumb = _unramped(face_thumb(card)[None, :], self._ramps)[0]
         turned = np.ascontiguousarray(thumb[::-1])  # the same card half a turn round (a copy: BLAS)
         return np.asarray(np.maximum(self._thumbs @ thumb, self._thumbs @ turned), dtype=np.float32)
+
+
+# Each suit's twin, the other suit of its colour (suits run c d h s: clubs and spades, diamonds
+# and hearts).
+_TWIN_SUIT: Final = {0: 3, 3: 0, 1: 2, 2: 1}
 
 
 def _one_face(a: str, b: str) -> bool:
