@@ -506,10 +506,18 @@ def _frame_cut(
     comps = _glyph_comps(cleared, box, lead=lead, min_area=max(3, (w * h) // 400))
     # The suit: the blobs under the rank, in its columns, within a glyph gap; the nearest row.
     under = [c for c in comps if rank[3] <= c[1] <= rank[3] + _STACK_GAP and c[0] < rank[2] and c[2] > rank[0]]
-    if not under:
-        return None
-    first = min(under, key=lambda c: c[1])
-    suit_box = _union([c for c in under if c[1] < first[3]])
+    if under:
+        first = min(under, key=lambda c: c[1])
+        suit_box = _union([c for c in under if c[1] < first[3]])
+    else:
+        # Freed from the line and the edge, the suit may still be joined to the rank (a Q's
+        # tail): the blob holding the rank and reaching on below it is cut where the least ink
+        # crosses, as a soft index's rank and suit run together are.
+        held = [c for c in comps if c[1] <= rank[1] + 2 and c[3] > rank[3] and c[0] < rank[2] and c[2] > rank[0]]
+        split = _split_rank_suit(cleared, held[0]) if len(held) == 1 else None
+        if split is None:
+            return None
+        rank, suit_box = split
     # Rank and suit together about as tall as the registered index (the box holds every face's,
     # the tallest): a suit, not a scrap of the line or a pip below.
     if not FRAME_INDEX[0] * expect_h <= suit_box[3] - rank[1] <= FRAME_INDEX[1] * expect_h:
@@ -549,8 +557,18 @@ def _glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> 
 
 
 def _stacked(joined: list[Box]) -> bool:
-    """Whether glyph boxes (top to bottom) lie in more than one row: a rank above a suit."""
-    return any(c[1] > joined[0][3] for c in joined[1:])
+    """Whether glyph boxes (top to bottom) lie in more than one row: a rank above a suit.
+
+    Rows as :func:`_feature` makes them: a box starting below every box above it starts a row. (A
+    glyph broken in pieces, a blurred K whose arm was carved off the card's edge, has a small
+    piece first: below that piece is not below the glyph.)
+    """
+    bottom = joined[0][3]
+    for c in joined[1:]:
+        if c[1] > bottom:
+            return True
+        bottom = max(bottom, c[3])
+    return False
 
 
 def _cut_at_index(ink: ByteImage, box: IndexBox, min_area: int) -> list[Box]:

@@ -34,6 +34,8 @@ TWICE_EXTRA_SCORE: Final = 0.04
 # A face thumbnail some registered face fits at least this well is plainly seen (a clear face fits
 # its own 0.95 and more; a chip over its middle or glare leaves every fit below 0.8).
 FACE_PLAIN: Final = 0.85
+# How far below the best-fitting registered face the claimed card's may fit and still agree.
+FACE_SLACK: Final = 0.03
 # The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
 FACE_SUIT_MARGIN: Final = 0.025
 # ... and the least correlation of the face with the suit it picks (a face half hidden or
@@ -56,6 +58,9 @@ NUDGE_AGREE: Final = 2
 # (NUDGE_MOST of the 8, each with an index corner reading it on its own), none reads another card,
 # and nothing where it was found speaks against it.
 NUDGE_MOST: Final = 6
+# A lone card still unread is looked at once more with its outline grown by this factor about its
+# centre (see ``CardDecider._grown``).
+GROWN: Final = 1.04
 _NUDGES: Final = [
     np.array([dx, dy]) for dx in (-NUDGE_PX, 0.0, NUDGE_PX) for dy in (-NUDGE_PX, 0.0, NUDGE_PX) if dx or dy
 ]
@@ -98,11 +103,70 @@ class CardDecider:
         code, conf = self.read_card(image, corners, alone=True)
         if code == UNKNOWN:
             lean = self.near(image, corners)
-            if lean is not None:
-                return self._nudged(image, corners, lean)
-            if self._seen_index(image, corners):
-                return self._nudged(image, corners, None)
+            seen = lean is not None or self._seen_index(image, corners)
+            if seen:
+                code, conf = self._nudged(image, corners, lean)
+            if code == UNKNOWN and seen:
+                code, conf = self._grown(image, corners)
         return code, conf
+
+    def _grown(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+        """A lone card read again at its outline grown GROWN about its centre, by all of
+        read_card's rules: the card when that look reads it, neither index corner where the card
+        was found reads or clearly leans to another card nor leaves its suit torn with the other
+        suit of its colour, and the face there is not plainly another card's; else unknown.
+
+        An index of the cloth's colour printed against the card's edge (a red index on red
+        cloth) is cloth to the felt test, and the mask's opening takes the thin paper rim beside
+        it: the outline then runs inside the card's edge at each index, the card is drawn a few
+        per cent small, and its index corners and face are looked at a few pixels off.
+        """
+        ctr = corners.mean(axis=0)
+        code, conf = self.read_card(image, ctr + GROWN * (corners - ctr), alone=True)
+        if code == UNKNOWN:
+            return UNKNOWN, 0.0
+        at = CODES.index(code)
+        suit, twin = at % 4, _TWIN_SUIT[at % 4]
+        for k in (0, 2):
+            r = self.corners.read_index(image, corners, k)
+            if r.code not in (UNKNOWN, code) or (
+                r.best not in (None, code) and (r.match is None or self.dissents(r.match, code))
+            ):
+                return UNKNOWN, 0.0
+            # Grown, each index patch takes in a few more pixels of the card's edge, which can tip
+            # a close call between the two suits of one colour (a blurred club and spade) either
+            # way: it must not settle one that a corner as found left torn (a plausible look at
+            # either, as ``dissents`` has it, neither clearly ahead).
+            pair = None if r.match is None else r.match.suit_scores[[suit, twin]]
+            if (
+                pair is not None
+                and float(pair.max()) >= self.settings.accept_score - DISSENT_SLACK
+                and lead_over(pair, 1) < self.settings.accept_margin
+            ):
+                return UNKNOWN, 0.0
+        # Grown, a face fits every registered face less plainly: where the card was found, a face
+        # plainly another card's still refuses it (another card's face under its indices); not
+        # the same rank of the other suit of its colour, which at thumbnail size is the same face
+        # (the index tells those apart), and which a card drawn a few pixels off may fit better.
+        scores = self._thumb_scores(image, corners)
+        best = int(np.argmax(scores))
+        if (
+            scores[best] >= FACE_PLAIN
+            and float(scores[CODES.index(code)]) < scores[best] - FACE_SLACK
+            and not _one_face(CODES[best], code)
+        ):
+            return UNKNOWN, 0.0
+        return code, conf
+
+    def printed_index(self, image: ByteImage, corners: Vec) -> bool:
+        """Whether an index corner of a card reads a card on its own (at the accepting score and
+        margin), whatever the rest of the card says: a printed index is plainly there, so the
+        card is a face, though the read as a whole refused it (a chip over its middle leaves a
+        face no registered face fits). A rectangle that has the back's colours (cream paper and
+        a red chip under a red back pictured with cream cards) but contradicts the back's
+        picture in place is then an unread face, not a back.
+        """
+        return any(self.corners.read_index(image, corners, k).code != UNKNOWN for k in (0, 2))
 
     def _seen_index(self, image: ByteImage, corners: Vec) -> bool:
         """Whether either index corner of a card saw an index at all (ink matched to some card,
@@ -381,6 +445,18 @@ class CardDecider:
         lone card both of whose indices read it clearly (``twice``) is refused when its face is
         plainly seen (some registered face fits it closely) and is another card's.
         """
+        scores = self._thumb_scores(image, corners)
+        claimed = float(scores[CODES.index(code)])
+        best = float(scores.max())
+        if twice:
+            return best < FACE_PLAIN or claimed >= best - FACE_SLACK
+        if alone:
+            return claimed >= 0.5 and claimed >= best - FACE_SLACK
+        return not (best >= 0.45 and best > claimed + 0.2)
+
+    def _thumb_scores(self, image: ByteImage, corners: Vec) -> npt.NDArray[np.float32]:
+        """The card's face as a small thumbnail, its light's ramp left out, correlated with every
+        registered face's (either way up)."""
         m = cv2.getPerspectiveTransform(corners.astype(np.float32), _THUMB_DST)
         card = cv2.warpPerspective(image, m, (CARD_PX_W // 4, CARD_PX_H // 4), flags=cv2.INTER_LINEAR)
         # Light falling off across the card (a lamp to one side, a glare band's edge, a shadow) is
@@ -388,14 +464,18 @@ class CardDecider:
         # comparison, on both sides.
         thumb = _unramped(face_thumb(card)[None, :], self._ramps)[0]
         turned = np.ascontiguousarray(thumb[::-1])  # the same card half a turn round (a copy: BLAS)
-        scores = np.maximum(self._thumbs @ thumb, self._thumbs @ turned)
-        claimed = float(scores[CODES.index(code)])
-        best = float(scores.max())
-        if twice:
-            return best < FACE_PLAIN or claimed >= best - 0.03
-        if alone:
-            return claimed >= 0.5 and claimed >= best - 0.03
-        return not (best >= 0.45 and best > claimed + 0.2)
+        return np.asarray(np.maximum(self._thumbs @ thumb, self._thumbs @ turned), dtype=np.float32)
+
+
+# Each suit's twin, the other suit of its colour (suits run c d h s: clubs and spades, diamonds
+# and hearts).
+_TWIN_SUIT: Final = {0: 3, 3: 0, 1: 2, 2: 1}
+
+
+def _one_face(a: str, b: str) -> bool:
+    """Whether two codes are one rank in the two suits of one colour (clubs and spades, diamonds
+    and hearts): at a face thumbnail's size their faces are the same."""
+    return a[0] == b[0] and (a[1] in "cs") == (b[1] in "cs")
 
 
 def _ramps(width: int, height: int) -> npt.NDArray[np.float32]:

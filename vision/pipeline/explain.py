@@ -85,6 +85,9 @@ class Explainer:
                 continue
             if alone:
                 hyp.code, hyp.confidence = self.decider.read_alone(image, plane.to_frame(hyp.corners))
+                if hyp.code == UNKNOWN and hyp.back:
+                    # The back's colours, not its picture in place: a printed index makes it a face.
+                    hyp.seen = self.decider.printed_index(image, plane.to_frame(hyp.corners))
             else:
                 # Among other cards an index corner is in view only on the blob's outline: one
                 # inside it lies under a neighbour and would show the neighbour's face. A card
