@@ -344,7 +344,7 @@ def _feature(
     comps = _glyph_comps(ink, box, lead=lead, min_area=min_area)
     expect_h = (box.y1 - box.y0) * CARD_PX_H
     if frame is not None:
-        comps = _off_frame(comps, ink, frame, lead=lead, index_h=expect_h)
+        comps = _off_frame(comps, ink, frame, box=box, lead=lead, index_h=expect_h)
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
     widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
@@ -519,21 +519,25 @@ def _frame_cut(
     return _rastered(patch_bgr, gray, cleared, rank, suit_box, paper=paper, k90=k90, channels=channels, framed=True)
 
 
-def _off_frame(comps: list[Box], ink: ByteImage, frame: FrameLine, *, lead: int, index_h: float) -> list[Box]:
-    """The blobs that are not the face's frame: where the design's frame line is seen in the ink at
-    its registered place, the blobs starting at or right of its left edge, no higher than its top,
-    are the frame's or the picture's inside it, never the index's (every registered index lies
-    left of the line).
+def _off_frame(
+    comps: list[Box], ink: ByteImage, frame: FrameLine, *, box: IndexBox, lead: int, index_h: float
+) -> list[Box]:
+    """The blobs that are not the face's frame: the blobs starting at or right of the design's
+    frame line, no higher than its top, are the frame's or the picture's inside it, never the
+    index's. Where the line is seen in the ink at its registered place, from its left edge as
+    seen; elsewhere (blur and noise break a thin line, or the face has none) from its registered
+    place, but not before the registered index box ends (every registered glyph lies left of it).
 
     The frame's corner, where its top and its side meet, is thicker than either line: the border
     opening (``ink_blobs.hairlines_cut``) cuts it loose as a blob of its own, which, level with
     the rank's foot and within a glyph's reach, was joined to the rank (hershey's Ah read as a 4h).
     """
     line = frame.seen_in(ink, lead=lead, index_h=index_h)
-    if line is None:
-        return comps
-    x0, _x1, top = line
-    return [c for c in comps if c[0] < x0 - 1 or c[1] < top - FRAME_SLACK]
+    if line is not None:
+        x_from, top = line[0] - 1, line[2]
+    else:
+        x_from, top = max(frame.x0 + lead, math.ceil(box.x1 * CARD_PX_W)) - 1, frame.y0 + lead
+    return [c for c in comps if c[0] < x_from or c[1] < top - FRAME_SLACK]
 
 
 def _glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> list[Box]:
