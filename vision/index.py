@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.frame_line import FrameLine
+from vision.frame_line import FRAME_SLACK, FrameLine
 from vision.ink_blobs import SQUARE_3, border_cut, edge_piece, grown_ink
 
 # Canonical card raster: every stored face and every read works in this frame (short side x).
@@ -342,13 +342,15 @@ def _feature(
     h, w = gray.shape
     min_area = max(3, (w * h) // 400)
     comps = _glyph_comps(ink, box, lead=lead, min_area=min_area)
+    expect_h = (box.y1 - box.y0) * CARD_PX_H
+    if frame is not None:
+        comps = _off_frame(comps, ink, frame, box=box, lead=lead, index_h=expect_h)
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
     widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
     seed = (box.x0 * CARD_PX_W, box.y0 * CARD_PX_H)
     cut_out = False
     found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True, frame_lines=lead > 0)
-    expect_h = (box.y1 - box.y0) * CARD_PX_H
     if cut and (found is None or (not _stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
         # No suit under the rank (a rank alone, not rank and suit run together, which is as tall
         # as the index): a blurred suit can run into a pip or a picture beside the index
@@ -523,6 +525,27 @@ def _frame_cut(
     if not FRAME_INDEX[0] * expect_h <= suit_box[3] - rank[1] <= FRAME_INDEX[1] * expect_h:
         return None
     return _rastered(patch_bgr, gray, cleared, rank, suit_box, paper=paper, k90=k90, channels=channels, framed=True)
+
+
+def _off_frame(
+    comps: list[Box], ink: ByteImage, frame: FrameLine, *, box: IndexBox, lead: int, index_h: float
+) -> list[Box]:
+    """The blobs that are not the face's frame: the blobs starting at or right of the design's
+    frame line, no higher than its top, are the frame's or the picture's inside it, never the
+    index's. Where the line is seen in the ink at its registered place, from its left edge as
+    seen; elsewhere (blur and noise break a thin line, or the face has none) from its registered
+    place, but not before the registered index box ends (every registered glyph lies left of it).
+
+    The frame's corner, where its top and its side meet, is thicker than either line: the border
+    opening (``ink_blobs.hairlines_cut``) cuts it loose as a blob of its own, which, level with
+    the rank's foot and within a glyph's reach, was joined to the rank (hershey's Ah read as a 4h).
+    """
+    line = frame.seen_in(ink, lead=lead, index_h=index_h)
+    if line is not None:
+        x_from, top = line[0] - 1, line[2]
+    else:
+        x_from, top = max(frame.x0 + lead, math.ceil(box.x1 * CARD_PX_W)) - 1, frame.y0 + lead
+    return [c for c in comps if c[0] < x_from or c[1] < top - FRAME_SLACK]
 
 
 def _glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> list[Box]:

@@ -10,7 +10,7 @@ from drivers.camera.effects import SimChip
 from drivers.camera.sim import Optics, Scene, SimCard, TableRenderer, TableView
 from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch, match_scores
-from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.settings import RecognizerSettings
 
@@ -231,3 +231,46 @@ def test_a_clear_rank_of_a_plain_colour_is_given_its_suit_by_the_face(kennard: D
     # A face that is another rank's (a Qd's under the index read as a king): no card.
     queen, q_queen = _lone(kennard, "Qd")
     assert decider._suit_by_face(queen, q_queen, [poor_red]) is None
+
+
+def _corner_read(rank_fits: list[float], suit_fits: list[float]) -> CornerRead:
+    """A corner read as the reader makes it from its fits (ranks 2..A, suits c d h s)."""
+    match = match_scores(np.array(rank_fits), np.array(suit_fits))
+    s = RecognizerSettings()
+    sure = match.score >= s.accept_score and match.margin >= s.accept_margin
+    conf = max(0.0, min(1.0, 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)))
+    return CornerRead(match.code if sure else UNKNOWN, conf, match.code, match)
+
+
+# Held-out table 7000's lone Ah (hershey): its first corner, the rank stretched over the face's
+# frame corner, fitted the 4 at 0.79 (the A at 0.59), lead 0.27; its second corner read the Ah.
+_FIRST_4H = _corner_read(
+    [0.46, 0.42, 0.79, 0.47, 0.58, 0.18, 0.66, 0.36, 0.12, 0.25, 0.42, 0.53, 0.59], [0.0, 0.12, 0.97, 0.01]
+)
+_SECOND_AH = _corner_read([0.2, 0.2, 0.45, 0.2, 0.3, 0.1, 0.35, 0.2, 0.1, 0.2, 0.3, 0.4, 0.96], [0.0, 0.1, 0.96, 0.01])
+
+
+@pytest.mark.parametrize(
+    ("first", "read", "corners_read"),
+    [
+        (_FIRST_4H, UNKNOWN, {0, 2}),  # barely sure: the second corner names another card
+        (_corner_read([0.3] * 2 + [0.95] + [0.3] * 10, [0.0, 0.1, 0.96, 0.01]), "4h", {0}),  # plainly sure
+    ],
+)
+def test_a_lone_card_barely_sure_at_one_corner_is_read_at_its_second_too(
+    kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch, first: CornerRead, read: str, corners_read: set[int]
+) -> None:
+    # The face is left out (monkeypatched to agree): on hershey's faces an A and a 4 look alike.
+    assert first.code == "4h" and first.match is not None
+    _corners, decider = _stages(kennard)
+    asked: set[int] = set()
+
+    def read_index(image: np.ndarray, corners: np.ndarray, k: int) -> CornerRead:
+        asked.add(k)
+        return first if k == 0 else _SECOND_AH
+
+    monkeypatch.setattr(decider.corners, "read_index", read_index)
+    monkeypatch.setattr(decider, "face_agrees", lambda *_a, **_k: True)
+    quad = np.array([[100.0, 100.0], [205.0, 100.0], [205.0, 247.0], [100.0, 247.0]])
+    assert decider.read_alone(np.zeros((400, 400, 3), np.uint8), quad)[0] == read
+    assert asked == corners_read
