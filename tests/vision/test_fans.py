@@ -311,3 +311,33 @@ def test_a_fan_index_printed_close_to_its_cards_edge_is_found_beside_the_picture
     assert [table.roles[k] for k in middle] == ["fan middle"]
     assert outcomes[middle[0]] == "correct"
     assert "misread" not in outcomes
+
+
+@pytest.mark.slow
+def test_a_fans_bottom_card_drawn_along_a_few_pixels_of_an_edge_is_read_square_to_its_confirmed_side(
+    hershey: DeckProfile,
+) -> None:
+    # The benchmark's table 3018: a fan held in the hand, Jh at the bottom. Its top side is whole
+    # between two outline corners, but the rectangle proposed for it was drawn from its top-right
+    # corner along the 14 px of its right side that show before the 7s covers it, 6 degrees off:
+    # its index corner read 0.47 and the card was missed. Square to its top it reads 0.92.
+    table, outcomes = _benchmark_table(hershey, seed=3018)
+    bottom = [k for k, card in enumerate(table.scene.cards) if card.code == "Jh" and card.face_up]
+    assert [table.roles[k] for k in bottom] == ["fan bottom"]
+    assert outcomes[bottom[0]] == "correct"
+    assert "misread" not in outcomes
+
+
+@pytest.mark.slow
+def test_a_fans_bottom_card_with_a_weak_index_and_a_blank_far_corner_is_read_by_its_looks(
+    standard: DeckProfile,
+) -> None:
+    # The benchmark's table 503: two fans spread along the short side under shadows and blur, their
+    # bottom cards 5h and 3d shown with both index corners on the outline (the far one on the fan's
+    # edge, under the cards above: no index). The near index reads 0.69-0.76, under the fan's bar,
+    # and no corner was clear, so they were unknown; a pixel or two away they read steadily.
+    table, outcomes = _benchmark_table(standard, seed=503)
+    bottoms = [k for k, card in enumerate(table.scene.cards) if card.code in ("5h", "3d") and card.face_up]
+    assert [table.roles[k] for k in bottoms] == ["fan bottom", "fan bottom"]
+    assert [outcomes[k] for k in bottoms] == ["correct", "correct"]
+    assert "misread" not in outcomes

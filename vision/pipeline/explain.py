@@ -89,30 +89,19 @@ class Explainer:
                     # The back's colours, not its picture in place: a printed index makes it a face.
                     hyp.seen = self.decider.printed_index(image, plane.to_frame(hyp.corners))
             else:
-                # Among other cards an index corner is in view only on the blob's outline: one
-                # inside it lies under a neighbour and would show the neighbour's face. A card
-                # seen by one index only is read when two of its corners are the outline's (one
-                # is any hypothesis turned the wrong way about that corner).
-                exposed = [k for k in (0, 2) if on_outline(contour, hyp.corners[k], 0.06 * card_w)]
-                if len(exposed) == 2:
-                    hyp.examined = (0, 2)
-                    self.fans.read_among(image, hyp, plane)
-                elif (
-                    exposed
-                    and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
-                    and (
-                        hyp.anchors >= 2
-                        or (
-                            _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
-                            # (Its looks a pixel or two off are for an index half-read: where
-                            # the corner shows none at all, the one read is all it costs.)
-                            and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match
-                            is not None
-                        )
-                    )
-                ):
-                    hyp.examined = (exposed[0],)
-                    self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
+                self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w)
+                if hyp.code == UNKNOWN and not hyp.seen and hyp.squared is not None:
+                    # Drawn along a few pixels of an edge (a rounded corner, a fan's card side
+                    # cut short by the next card) and unread: the same card square to the side
+                    # the outline confirms is its likelier geometry, kept when it reads.
+                    drawn, examined = hyp.corners, hyp.examined
+                    hyp.corners, hyp.center, hyp.examined = hyp.squared, hyp.squared.mean(axis=0), ()
+                    self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w)
+                    if hyp.code == UNKNOWN:
+                        # (Nor is it a card seen unread there: as drawn, it was not.)
+                        self.fans.forget(hyp)
+                        hyp.corners, hyp.center, hyp.examined = drawn, drawn.mean(axis=0), examined
+                        hyp.seen, hyp.confidence, hyp.whole = False, 0.0, False
             if hyp.code != UNKNOWN:
                 read.append(hyp)
         if pierced:
@@ -223,6 +212,34 @@ class Explainer:
             gone = {id(hyp) for hyp in twice}
             chosen = [hyp for hyp in chosen if id(hyp) not in gone]
         return chosen
+
+    def _read_among(
+        self, image: ByteImage, *, plane: Plane, blob: Blob, hyp: Hypothesis, ink: ByteImage, card_w: float
+    ) -> None:
+        """Read a card among others by the index corners it shows on the blob's outline."""
+        # Among other cards an index corner is in view only on the blob's outline: one inside it
+        # lies under a neighbour and would show the neighbour's face. A card seen by one index
+        # only is read when two of its corners are the outline's (one is any hypothesis turned
+        # the wrong way about that corner).
+        exposed = [k for k in (0, 2) if on_outline(blob.contour, hyp.corners[k], 0.06 * card_w)]
+        if len(exposed) == 2:
+            hyp.examined = (0, 2)
+            self.fans.read_among(image, hyp, plane)
+        elif (
+            exposed
+            and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
+            and (
+                hyp.anchors >= 2
+                or (
+                    _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                    # (Its looks a pixel or two off are for an index half-read: where the corner
+                    # shows none at all, the one read is all it costs.)
+                    and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match is not None
+                )
+            )
+        ):
+            hyp.examined = (exposed[0],)
+            self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
 
     def _holed_backs(
         self, holed: list[Hypothesis], hyps: list[Hypothesis], *, image: ByteImage, fg: ByteImage, card_w: float

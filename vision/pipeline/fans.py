@@ -139,6 +139,33 @@ class FanReader:
             hyp.seen = True
             if len(strong) == 2:
                 self._split.append((hyp, first, second))
+        else:
+            self._read_bottom(image, hyp, plane, first=first, second=second)
+
+    def forget(self, hyp: Hypothesis) -> None:
+        """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
+        self._split = [entry for entry in self._split if entry[0] is not hyp]
+
+    def _read_bottom(
+        self, image: ByteImage, hyp: Hypothesis, plane: Plane, *, first: CornerRead, second: CornerRead
+    ) -> None:
+        """A card with both index corners on the outline, neither clear: where one shows an
+        index fairly (FAN_SEEN_SCORE) and the other none, it is the bottom card of a fan (its far
+        corner on the fan's edge, under the cards above), read by that one index as a card seen
+        by one corner is, with its looks a pixel or two off (a weak or blurred index, its corner
+        placed a pixel or two off, reads plainly or steadily close by).
+        """
+        fair = [
+            k
+            for k, r in ((0, first), (2, second))
+            if r.match is not None and r.best is not None and r.match.score >= FAN_SEEN_SCORE
+        ]
+        if len(fair) != 1:
+            return
+        other = second if fair[0] == 0 else first
+        if other.best is not None and other.match is not None and other.match.score >= FAN_INDEX_LEAST:
+            return  # the far corner shows something like an index too: not a fan's bottom card's
+        self.read_exposed(image, hyp, fair[0], plane, turn=True)
 
     def settle(self, hyps: Sequence[Hypothesis], *, card_w: float) -> None:
         """Read the cards whose two index corners showed two clear, different indices, where one

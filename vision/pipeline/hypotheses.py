@@ -23,6 +23,12 @@ PARALLEL_COS: Final = math.cos(math.radians(8.0))
 STACK_COS: Final = 0.95
 # Two cards lie across one another beyond this cosine (60 degrees): no fan turns a card so far.
 ACROSS_COS: Final = 0.5
+# An outline edge shorter than this share of a card's width gives its direction only to several
+# degrees (a rounded corner's few pixels, a side cut short by the next card of a fan): a quad
+# drawn along it and confirmed at both ends of a side is also offered square to that side (see fit_side).
+SHORT_EDGE: Final = 0.3
+# ... when the corner's other edge runs along that side within this sine (3 degrees).
+SIDE_SIN: Final = math.sin(math.radians(3.0))
 Vec = npt.NDArray[np.float64]
 ByteImage = npt.NDArray[Any]
 
@@ -56,6 +62,7 @@ class Hypothesis:
     whole: bool = False  # read at both index corners, or a back matched whole: it lies on top of its neighbours
     examined: tuple[int, ...] = ()  # which of its index corners (0, 2) were read
     hidden: bool = False  # a stack's lower back no outline corner proposed, counted by its strip in place
+    squared: Vec | None = None  # the same card square to a side the outline confirms, where likelier (see fit_side)
     center: Vec = field(init=False)  # the mean of the corners
     at: InitVar[Vec | None] = None  # the centre when already known (computed for many at once)
 
@@ -100,25 +107,45 @@ def propose(corners: list[Corner], *, card_w: float, card_h: float, alone: bool)
     snapped = np.where(close[:, :, None], seen[nearest], quads)
     complete_fourth(snapped, close, seen, 0.12 * card_w)
     square_up(snapped, close, card_w=card_w, card_h=card_h)
-    fit_side(snapped, quads, close, card_w=card_w, card_h=card_h)
+    # Each quad's drawing corner's two edges: their directions and visible lengths.
+    rows = [row // 2 for row, _run in picks]
+    edges = [(axes[k], (corners[k].x_len, corners[k].y_len)) for k in rows]
+    squared = fit_side(snapped, quads, close, edges, card_w=card_w, card_h=card_h)
     centres = snapped.mean(axis=1)
     anchors = close.sum(axis=1).tolist()
     for k, (_row, run_x) in enumerate(picks):
         if anchors[k]:
-            hyps.append(Hypothesis(corners=snapped[k], run_x=run_x, anchors=anchors[k], at=centres[k]))
+            hyps.append(
+                Hypothesis(corners=snapped[k], run_x=run_x, anchors=anchors[k], at=centres[k], squared=squared.get(k))
+            )
         else:
             hyps.append(Hypothesis(corners=quads[k], run_x=run_x))
     return merge(hyps, snapped.reshape(len(picks), 8).tolist(), card_w * 0.15)
 
 
-def fit_side(quads: Vec, drawn: Vec, close: npt.NDArray[np.bool_], *, card_w: float, card_h: float) -> None:
+def fit_side(
+    quads: Vec,
+    drawn: Vec,
+    close: npt.NDArray[np.bool_],
+    edges: list[tuple[Vec, tuple[float, float]]],
+    *,
+    card_w: float,
+    card_h: float,
+) -> dict[int, Vec]:
     """Redraw each quad confirmed at just the two ends of one side (``close``) from that side, in
     place, with the sides of the rectangle it was ``drawn`` as, scaled to the confirmed side's
     length: the card's own side measures its size where it lies, the frame's card height only on
     average (a tilted camera makes near cards bigger than far ones by several per cent, enough to
     put the far index corner off its index). A side more than about a tenth off a card's is
     not one card's side (a fan's edge) and leaves the quad as drawn.
+
+    ``edges`` holds each quad's drawing corner's two edge directions and visible lengths. Where
+    the edge the quad's other sides were drawn along is short (see SHORT_EDGE) and the corner's
+    other edge runs along the confirmed side, the quad square to that side is returned (by row)
+    as well: the card's likelier geometry, which a reader tries when the quad as drawn reads
+    nothing (the quad itself stays as drawn: stacks of backs are judged on it).
     """
+    squared: dict[int, Vec] = {}
     two = np.flatnonzero(close.sum(axis=1) == 2)
     for r in two.tolist():
         k = [j for j in range(4) if close[r, j]]
@@ -135,8 +162,28 @@ def fit_side(quads: Vec, drawn: Vec, close: npt.NDArray[np.bool_], *, card_w: fl
         if not 0.9 <= ratio <= 1.12:
             continue
         c, d = (b + 1) % 4, (a + 3) % 4
-        q[c] = q[b] + (drawn[r, c] - drawn[r, b]) * ratio
+        other = drawn[r, c] - drawn[r, b]
+        q[c] = q[b] + other * ratio
         q[d] = q[a] + (drawn[r, d] - drawn[r, a]) * ratio
+        axes, lens = edges[r]
+        along = int(np.argmax(np.abs(axes @ other)))  # the drawing corner's edge the sides follow
+        side = (q[b] - q[a]) / length
+        # (The corner's other edge runs along the confirmed side when that side is its card's,
+        # not a line between corners of two cards, as of two backs dealt a little apart.)
+        on_side = abs(float(side[0] * axes[1 - along][1] - side[1] * axes[1 - along][0])) < SIDE_SIN
+        if lens[along] >= SHORT_EDGE * card_w or not on_side:
+            continue
+        # That edge is a few pixels of a rounded corner, or the piece of a side that shows
+        # before the next card of a fan covers it: its direction is degrees off, where the
+        # confirmed side's is not. A card is a rectangle on the plane: square to that side.
+        normal = np.array((-side[1], side[0]))
+        if float(normal @ other) < 0:
+            normal = -normal
+        reach = normal * float(np.hypot(*other)) * ratio
+        square = q.copy()
+        square[c], square[d] = q[b] + reach, q[a] + reach
+        squared[r] = square
+    return squared
 
 
 def complete_fourth(quads: Vec, close: npt.NDArray[np.bool_], seen: Vec, tol: float) -> None:
@@ -209,6 +256,7 @@ def merge(hyps: list[Hypothesis], flats: list[list[float]], tol: float) -> list[
                 if hyp.anchors > other.anchors:
                     # The outline confirms more of this one's corners: its geometry is the card's.
                     other.corners, other.center, other.anchors = hyp.corners, hyp.center, hyp.anchors
+                    other.squared = hyp.squared
                 break
         else:
             merged.append((hyp, flat, cx, cy))

@@ -348,3 +348,46 @@ def test_a_fan_index_larger_drawn_that_shows_another_card_or_too_few_plain_reads
     # read outright is no start.
     assert scaled(_read("7s", 0.82), plain[:1] + [_unsure("7s", 0.7)] * 7) == UNKNOWN
     assert scaled(_unsure("7s", 0.74), plain) == UNKNOWN
+
+
+def _among(deck: DeckProfile, *, at: CornerRead, beside: list[CornerRead], far: CornerRead | None = None) -> Hypothesis:
+    """A card with both index corners on the blob's outline, read there (``read_among``): corner 0
+    reads ``at`` (``beside`` a frame pixel away each way), its far corner 2 ``far`` (default: no index).
+    """
+    settings = RecognizerSettings()
+    corners = _Scripted(deck, at=at, beside=beside, far=far)
+    fans = FanReader(
+        settings=settings, corners=corners, decider=CardDecider(deck=deck, settings=settings, corners=corners)
+    )
+    card = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    corners.origin, corners.far_origin = card.corners[0], card.corners[2]
+    plane = Plane(image=np.zeros((4, 4, 3), np.uint8), to_frame_h=np.eye(3), scale=1.0)
+    fans.read_among(np.zeros((400, 400, 3), np.uint8), card, plane)
+    fans.settle([card], card_w=W)
+    return card
+
+
+def test_a_fans_bottom_card_whose_near_index_is_weak_and_far_corner_blank_is_read_by_its_looks(
+    kennard: DeckProfile,
+) -> None:
+    # Nicu-white's fan-bottom Td (table 509), spread along its short side: both index corners lie
+    # on the outline, the far one on the fan's straight edge under the cards above, showing no
+    # index. The near index reads Td at 0.70-0.72 (under the fan's 0.76), and no corner was clear,
+    # so nothing more was tried; a pixel away each way it holds Td, as a true index does.
+    beside = [_unsure("Td", s) for s in (0.74, 0.78, 0.71, 0.75, 0.73, 0.70, 0.76)] + [CornerRead(UNKNOWN, 0.0, None)]
+    card = _among(kennard, at=_scored("Td", 0.70), beside=beside)
+    assert card.code == "Td"
+
+
+def test_a_weak_index_whose_far_corner_shows_ink_like_an_index_or_that_is_not_steady_stays_unread(
+    kennard: DeckProfile,
+) -> None:
+    beside = [_unsure("Td", s) for s in (0.74, 0.78, 0.71, 0.75, 0.73, 0.70, 0.76)] + [CornerRead(UNKNOWN, 0.0, None)]
+    # The far corner shows something fitting a card fairly: two corners with an index each, neither
+    # clear, are no fan's bottom card (which of the two is this card's is not known).
+    assert _among(kennard, at=_scored("Td", 0.70), beside=beside, far=_scored("Qs", 0.4)).code == UNKNOWN
+    # The near index changes card a pixel away.
+    torn = [_unsure("8h" if k % 2 else "Td", 0.8) for k in range(8)]
+    assert _among(kennard, at=_scored("Td", 0.70), beside=torn).code == UNKNOWN
+    # Under FAN_SEEN_SCORE at the corner: no index to look around.
+    assert _among(kennard, at=_scored("Td", 0.45), beside=beside).code == UNKNOWN

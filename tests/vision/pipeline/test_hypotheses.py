@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
 from tests.vision.pipeline.shapes import H, W, card_quad, mask_of
 from vision.pipeline.hypotheses import Hypothesis, merge, propose
-from vision.pipeline.outline import find_blobs
+from vision.pipeline.outline import Corner, find_blobs
 
 
 def _matches(hyp: Hypothesis, quad: np.ndarray, tol: float) -> bool:
@@ -58,3 +60,46 @@ def test_the_same_card_proposed_twice_is_merged_either_way_up() -> None:
     assert len(merged) == 2
     assert merged[0].support == 2 and merged[0].anchors == 4  # the better-anchored geometry kept
     assert np.allclose(merged[0].corners, b.corners)  # its corners, index corners where they were read
+
+
+def _corner(at: tuple[float, float], x_deg: float, x_len: float, y_deg: float, y_len: float) -> Corner:
+    """An outline corner whose edges leave it at these angles (degrees, image axes), this long."""
+    x, y = math.radians(x_deg), math.radians(y_deg)
+    return Corner(at, (math.cos(x), math.sin(x)), (math.cos(y), math.sin(y)), x_len, y_len)
+
+
+def test_a_card_confirmed_along_its_top_but_drawn_along_a_few_pixels_of_its_side_is_offered_square_to_it() -> None:
+    # The bottom card of a fan held in the hand (nicu-white's 2s on table 509): its top side is
+    # whole between two outline corners, but its right side shows only 13 px before the next
+    # card covers it, and that piece's fit is 10 degrees off. The rectangle drawn from that
+    # corner along it put the card's far index corner 14 px off its index; both corners
+    # confirm the top, and the card square to it is offered (read where the drawn one reads nothing).
+    card = card_quad(200, 150, 0)
+    right = _corner(tuple(card[1]), 90 + 10, 13.0, 180, W)  # down the side (10 degrees off), back along the top
+    left = _corner(tuple(card[0]), 0, W, 90, H)  # along the top, down the left side: both whole
+    hyps = propose([right, left], card_w=W, card_h=H, alone=False)
+    here = [h for h in hyps if np.hypot(*(h.center - card.mean(axis=0))) < 0.15 * W]
+    assert here
+    for h in here:
+        if not _matches(h, card, 1.0):  # the one drawn along the short piece
+            assert h.squared is not None
+            assert _matches(Hypothesis(corners=h.squared), card, 1.0)
+    assert any(h.squared is not None for h in here)
+
+
+def test_a_rectangle_drawn_along_a_whole_side_or_confirmed_between_two_cards_is_offered_no_other() -> None:
+    # Two backs dealt a few pixels apart: an outline corner of the upper one and one of the lower
+    # one's, 6 px lower, end what looks like one short side, 6 degrees off the cards'. Drawn
+    # along the upper card's whole side, the rectangle keeps that side's direction.
+    card = card_quad(200, 150, 0)
+    upper = _corner(tuple(card[1]), 90, 0.6 * H, 180, 0.6 * W)
+    lower = _corner((card[0][0], card[0][1] + 6.0), 0, 0.5 * W, 90, 0.5 * H)
+    hyps = propose([upper, lower], card_w=W, card_h=H, alone=False)
+    assert any(h.anchors == 2 for h in hyps)
+    assert all(h.squared is None for h in hyps)
+    # Drawn along a few pixels of the upper card's rounded corner instead, its other edge does not
+    # run along that line between two cards' corners: no square rectangle is offered either.
+    upper = _corner(tuple(card[1]), 90 + 10, 10.0, 180, 0.6 * W)
+    hyps = propose([upper, lower], card_w=W, card_h=H, alone=False)
+    assert any(h.anchors == 2 for h in hyps)
+    assert all(h.squared is None for h in hyps)
