@@ -159,3 +159,63 @@ def test_no_middle_card_is_counted_a_few_pixels_from_a_chosen_back_not_its_neigh
     )
     truth, found = backs_read(kennard, view, scene, seed=3004)
     assert found and no_back_where_no_card_lies(truth, found), (truth, found)
+
+
+def test_a_middle_card_dealt_tight_on_the_card_under_it_is_counted(kennard: DeckProfile) -> None:
+    # Three backs dealt 10 mm and 8 mm apart. The middle card lies 0.13 of a card's width from the
+    # rectangle of the card under it, under a top seen whole: 0.15 from every chosen back lost it
+    # (2 of 3). Moved onto the strip, the bottom card matches what shows of it worse: the strip
+    # is the middle card's, not the bottom card's own border.
+    view = TableView(
+        table_w_mm=1000.0,
+        table_h_mm=560.0,
+        roll_deg=-1.86,
+        tilt_deg=0.44,
+        distortion_k1=-0.03,
+        felt_bgr=(110, 60, 20),
+        felt_texture="printed",
+    )
+    scene = Scene(
+        cards=(
+            SimCard(code="Jh", x_mm=619.85, y_mm=176.62, angle_deg=270.77, face_up=False),
+            SimCard(code="Kd", x_mm=621.3, y_mm=186.69, angle_deg=269.42, face_up=False),
+            SimCard(code="Qc", x_mm=624.68, y_mm=193.95, angle_deg=267.35, face_up=False),
+        ),
+        lighting=Lighting(
+            brightness=0.8,
+            falloff=0.17,
+            falloff_angle_deg=180.97,
+            shadows=(
+                Shadow(x_mm=833.37, y_mm=106.36, width_mm=204.23, height_mm=73.57, angle_deg=73.61, strength=0.28),
+                Shadow(x_mm=598.5, y_mm=315.76, width_mm=163.0, height_mm=113.14, angle_deg=88.37, strength=0.34),
+            ),
+        ),
+        optics=Optics(blur_sigma_px=0.8, jpeg_quality=95, motion_px=1.53, motion_angle_deg=166.72),
+    )
+    truth, found = backs_read(kennard, view, scene, seed=3)
+    assert each_counted_once(truth, found), (truth, found)
+
+
+def test_a_middle_card_dealt_tight_is_counted_on_an_untuned_design(dondorf: DeckProfile) -> None:
+    # Dondorf's picture back, three backs: the middle one 7 mm from the bottom (0.09 of a card's
+    # width from its rectangle), the top 15 mm further on and seen whole.
+    view = TableView(
+        table_w_mm=1000.0,
+        table_h_mm=560.0,
+        roll_deg=3.0,
+        tilt_deg=5.66,
+        distortion_k1=-0.05,
+        felt_bgr=(70, 95, 60),
+        felt_texture="weave",
+    )
+    scene = Scene(
+        cards=(
+            SimCard(code="Jh", x_mm=660.02, y_mm=281.1, angle_deg=153.78, face_up=False),
+            SimCard(code="As", x_mm=655.12, y_mm=286.52, angle_deg=151.66, face_up=False),
+            SimCard(code="Qc", x_mm=641.97, y_mm=293.78, angle_deg=151.79, face_up=False),
+        ),
+        lighting=Lighting(brightness=1.08, falloff=0.21, falloff_angle_deg=191.37),
+        optics=Optics(blur_sigma_px=0.8, noise_sigma=6.0, jpeg_quality=None),
+    )
+    truth, found = backs_read(dondorf, view, scene, seed=97)
+    assert each_counted_once(truth, found), (truth, found)

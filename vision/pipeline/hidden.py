@@ -43,6 +43,14 @@ _FAR: Final = 0.45
 # from it, always ``_APART_OFF``.
 _TOP_PLACED: Final = 0.8
 _APART_OFF: Final = 0.15
+# Under a top placed right, a middle card dealt tight may lie closer than ``_APART_OFF`` to the card
+# under it (or any other chosen back), down to this (a card already counted is nearer), unless
+# that card's own border explains its strip: moved ``_NUDGE`` of a card's width onto the strip,
+# the card matches what shows of it better by more than ``_NUDGE_GAIN`` (a card placed right
+# loses or gains at most a few hundredths there; one 2-3 px off gains 0.1 or more).
+_APART_TIGHT: Final = 0.08
+_NUDGE: Final = 0.025
+_NUDGE_GAIN: Final = 0.05
 # At least this share of what shows of a lower card lies on the stack's blob (the rest is felt:
 # a rectangle off the cards, not a card's strip): ``on_stack``.
 _ON_STACK: Final = 0.85
@@ -205,8 +213,13 @@ class _Stack:
             return None
         centres = quads.mean(axis=1)
         near = [np.hypot(*(centres - o.center).T) / card_w for o in (top, bottom)]
-        apart = _APART if self.whole(top) >= _TOP_PLACED else _APART_OFF
-        reach = (near[0] >= apart) & (near[1] >= _APART_OFF) & (near[0] <= _FAR) & (near[1] <= _FAR)
+        # Next to a top placed right (seen whole), nothing hides the top and its own border does
+        # not show: a strip beside it is the middle card's, and the middle may lie tight on the
+        # card under it (whose own border is ruled out below). Else 0.15 from both.
+        placed_top = self.whole(top) >= _TOP_PLACED
+        apart = _APART if placed_top else _APART_OFF
+        tight = _APART_TIGHT if placed_top else _APART_OFF
+        reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
         scores = np.where(reach, scores, -1.0)
         best = int(np.argmax(scores))
         if scores[best] < _HOPE:
@@ -229,10 +242,14 @@ class _Stack:
         if not on_stack(mid, solid=self.solid, hiding=above, least=0.04 * card_w * self.card_h):
             return None
         centre = mid.mean(axis=0)
-        if any(float(np.hypot(*(centre - o.center))) < _APART_OFF * card_w for o in self.chosen if o is not top):
+        for o in self.chosen:
+            if o is top:
+                continue
+            gap = float(np.hypot(*(centre - o.center))) / card_w
             # A card already counted, or that card a few pixels off: a chosen back's rectangle
             # a little off it leaves its own border showing beside it as a strip.
-            return None
+            if gap < tight or (gap < _APART_OFF and self._own_border(o, centre)):
+                return None
         if float(np.hypot(*(centre - top.center))) < apart * self.card_w:
             return None  # a strip this thin is as much the top card's own edge, drawn a little off
         # Two backs dealt far apart leave the lower one's picture there: a middle card must
@@ -253,6 +270,18 @@ class _Stack:
         hyp = Hypothesis(corners=mid)
         hyp.back, hyp.back_score = True, score
         return hyp
+
+    def _own_border(self, card: Hypothesis, toward: Vec) -> bool:
+        """Whether a strip at ``toward`` is ``card``'s own border, its rectangle drawn a few pixels
+        off: moved a little onto the strip, the card matches what shows of it clearly better (one
+        placed right matches worse or the same)."""
+        hiding = np.zeros(self.covered.shape, np.uint8)
+        for o in self.chosen:
+            if o is not card:
+                cv2.fillConvexPoly(hiding, np.round(o.corners).astype(np.int32), 255)
+        moved = card.corners + _NUDGE * self.card_w * unit(toward - card.center)
+        here = self.likeness(Hypothesis(corners=card.corners), hiding)
+        return self.likeness(Hypothesis(corners=moved), hiding) > here + _NUDGE_GAIN
 
     def _judged(self, corners: Vec) -> Hypothesis | None:
         """A lower back at ``corners`` when it may lie there (under backs only, parallel, none of
