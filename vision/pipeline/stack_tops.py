@@ -85,14 +85,14 @@ def shifted_tops(
         # A card's size: an outline drawn round two cards a few mm apart may be a rectangle of neither's.
         card = _card_sized(low.corners, card_w=card_w, card_h=card_h)
         sized = _card_shaped(low.corners, card)
+        if whole_of(low) >= _PLACED:
+            continue  # placed right on a card showing whole: nothing lies on it
         # (A rectangle that is no one card's, drawn round two, is itself the sign of a second card:
-        # it may cover both, leaving nothing beside it, and match the back whole fairly well.)
+        # it may cover both, leaving nothing of the blob beside it.)
         if sized:
             around = shrink(low.corners, 1.0 + 2.0 * _REACH)
             if share(solid, around, exclude=covered) * area(around) < 0.04 * card_w * card_h:
                 continue  # no card's part beside it that no chosen card explains: no card on it unseen
-            if whole_of(low) >= _PLACED:
-                continue  # placed right on a card showing whole: nothing lies on it
         scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
         if not len(scores) or float(scores.max()) < _MATCH:
             continue  # (true tops score 0.8 or more at that size)
