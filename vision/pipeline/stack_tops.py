@@ -62,20 +62,22 @@ def shifted_tops(
     ones, and the rectangle drawn from it may lie on the lower card, or between the two, with no
     rectangle proposed for the card on top: one card is counted for two. The card on top shows
     whole, so the back slid over the picture around the chosen rectangle (``BackTester.slide``,
-    nothing hidden, then ``fit_whole``) matches best where it lies. Looked for only around a
-    chosen back that does not match the back whole (0.8) with some of the blob beside it that no
-    chosen card explains (4 % of a card), and not when the slide's best place is the chosen
-    rectangle itself (a card's size, within 0.04 of a card's width). Taken when it matches the back
-    as a whole card (0.6) and 0.05 better than the chosen rectangle, lies wholly on the blob and
-    only on backs lying parallel. The chosen rectangle stays as the card under it when what the
-    new top leaves of it lies on the stack (not on felt) and, nearer the top than 0.15 of a card's
-    width, is a strip of the back in place (0.6, the strip bar); else (between the two cards, or
-    the top itself a few pixels off) the top takes its place, and the lower card's strip is left
-    for the stack's later steps (``hidden.hidden_backs``). A chosen rectangle of one card's shape
-    (the plane card's, evenly scaled: ``_card_shaped``) is a card and is never moved: nearer the fit
-    than 0.08 of a card's width the fit is that card placed a pixel or two better (a card in a
-    barrelled corner shows larger than the plane card), and it is left alone; farther, the top is
-    only ever added beside it. Run after the stack's other steps (``backs.stack_backs``).
+    nothing hidden, then ``fit_whole``) matches best where it lies. Looked for only around a chosen
+    back that does not match the back whole (0.8) and, when it is one card's rectangle, with some of
+    the blob beside it that no chosen card explains (4 % of a card), and not when the slide's best
+    place is the chosen rectangle itself (a card's size, within 0.04 of a card's width). Taken when
+    it matches the back as a whole card (0.6) and 0.05 better than the chosen rectangle, lies wholly
+    on the blob and only on backs lying parallel. The chosen rectangle stays as the card under it
+    when what the new top leaves of it lies on the stack (not on felt) and, nearer the top than 0.15
+    of a card's width, is a strip of the back in place (0.6, the strip bar); else (between the two
+    cards, or the top itself a few pixels off) the top takes its place, and the lower card's strip
+    is left for the stack's later steps (``hidden.hidden_backs``), or, where the chosen rectangle
+    was drawn round both cards, looked for beside the top at once (``_under_top``). A chosen
+    rectangle of one card's shape (the plane card's, evenly scaled: ``_card_shaped``) is a card and
+    is never moved: nearer the fit than 0.08 of a card's width the fit is that card placed a pixel
+    or two better (a card in a barrelled corner shows larger than the plane card), and it is left
+    alone; farther, the top is only ever added beside it. Run after the stack's other steps
+    (``backs.stack_backs``).
     """
     blank = tester.blank(image)
     whole_of = tester.whole_likeness(image)
