@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
 import cv2
@@ -9,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.geometry import aligned, area, overlap_area, share, shrink, unit
-from vision.pipeline.hidden import on_stack
+from vision.pipeline.hidden import on_stack, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 if TYPE_CHECKING:
@@ -34,6 +35,14 @@ _SAME: Final = 0.08
 # lower one; nearer, a rectangle a few pixels off the top card leaves its own border showing as a
 # strip (``hidden._APART_OFF``), so the lower card must show the back in place there.
 _APART: Final = 0.15
+# The card under a top fitted to the back lies at least this far from it (card widths): the fit
+# leaves no more than a pixel of the top's own border beside it.
+_UNDER: Final = 0.1
+# That place is refined in steps of this (card widths), then of half of it.
+_STEP: Final = 0.025
+# The card under a top is looked for up to this far from it (card widths: two backs dealt
+# farther apart leave the lower one's own outline corners).
+_FAR: Final = 0.2
 
 
 def shifted_tops(
@@ -53,33 +62,39 @@ def shifted_tops(
     ones, and the rectangle drawn from it may lie on the lower card, or between the two, with no
     rectangle proposed for the card on top: one card is counted for two. The card on top shows
     whole, so the back slid over the picture around the chosen rectangle (``BackTester.slide``,
-    nothing hidden, then ``fit_whole``) matches best where it lies. Looked for only around a
-    chosen back that does not match the back whole (0.8) with some of the blob beside it that no
-    chosen card explains (4 % of a card), and not when the slide's best place is the chosen
-    rectangle itself (a card's size, within 0.04 of a card's width). Taken when it matches the back
-    as a whole card (0.6) and 0.05 better than the chosen rectangle, lies wholly on the blob and
-    only on backs lying parallel. The chosen rectangle stays as the card under it when what the
-    new top leaves of it lies on the stack (not on felt) and, nearer the top than 0.15 of a card's
-    width, is a strip of the back in place (0.6, the strip bar); else (between the two cards, or
-    the top itself a few pixels off) the top takes its place, and the lower card's strip is left
-    for the stack's later steps (``hidden.hidden_backs``). A chosen rectangle of one card's shape
-    (the plane card's, evenly scaled: ``_card_shaped``) is a card and is never moved: nearer the fit
-    than 0.08 of a card's width the fit is that card placed a pixel or two better (a card in a
-    barrelled corner shows larger than the plane card), and it is left alone; farther, the top is
-    only ever added beside it. Run after the stack's other steps (``backs.stack_backs``).
+    nothing hidden, then ``fit_whole``) matches best where it lies. Looked for only around a chosen
+    back that does not match the back whole (0.8) and, when it is one card's rectangle, with some of
+    the blob beside it that no chosen card explains (4 % of a card), and not when the slide's best
+    place is the chosen rectangle itself (a card's size, within 0.04 of a card's width). Taken when
+    it matches the back as a whole card (0.6) and 0.05 better than the chosen rectangle, lies wholly
+    on the blob and only on backs lying parallel. The chosen rectangle stays as the card under it
+    when what the new top leaves of it lies on the stack (not on felt) and, nearer the top than 0.15
+    of a card's width, is a strip of the back in place (0.6, the strip bar); else (between the two
+    cards, or the top itself a few pixels off) the top takes its place, and the lower card's strip
+    is left for the stack's later steps (``hidden.hidden_backs``), or, where the chosen rectangle
+    was drawn round both cards, looked for beside the top at once (``_under_top``). A chosen
+    rectangle of one card's shape (the plane card's, evenly scaled: ``_card_shaped``) is a card and
+    is never moved: nearer the fit than 0.08 of a card's width the fit is that card placed a pixel
+    or two better (a card in a barrelled corner shows larger than the plane card), and it is left
+    alone; farther, the top is only ever added beside it. Run after the stack's other steps
+    (``backs.stack_backs``).
     """
     blank = tester.blank(image)
     whole_of = tester.whole_likeness(image)
 
     added: list[Hypothesis] = []
     for low in [o for o in chosen if o.code == BACK and not o.whole and not o.hidden]:
-        around = shrink(low.corners, 1.0 + 2.0 * _REACH)
-        if share(solid, around, exclude=covered) * area(around) < 0.04 * card_w * card_h:
-            continue  # no card's part beside it that no chosen card explains: no card on it unseen
-        if whole_of(low) >= _PLACED:
-            continue  # placed right on a card showing whole: nothing lies on it
         # A card's size: an outline drawn round two cards a few mm apart may be a rectangle of neither's.
         card = _card_sized(low.corners, card_w=card_w, card_h=card_h)
+        sized = _card_shaped(low.corners, card)
+        if whole_of(low) >= _PLACED:
+            continue  # placed right on a card showing whole: nothing lies on it
+        # (A rectangle that is no one card's, drawn round two, is itself the sign of a second card:
+        # it may cover both, leaving nothing of the blob beside it.)
+        if sized:
+            around = shrink(low.corners, 1.0 + 2.0 * _REACH)
+            if share(solid, around, exclude=covered) * area(around) < 0.04 * card_w * card_h:
+                continue  # no card's part beside it that no chosen card explains: no card on it unseen
         scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
         if not len(scores) or float(scores.max()) < _MATCH:
             continue  # (true tops score 0.8 or more at that size)
@@ -95,7 +110,6 @@ def shifted_tops(
         if score < _MATCH or score < whole_of(low) + _BETTER or share(solid, top.corners) < 0.95:
             continue
         gap = float(np.hypot(*(top.center - low.center)))
-        sized = _card_shaped(low.corners, card)
         if sized and gap < _SAME * card_w:
             continue  # a card's rectangle a pixel or two off the fit: the same card, left where it was chosen
         over = [o for o in chosen if o is not low and overlap_area(top.corners, o.corners) > 1.0]
@@ -129,7 +143,133 @@ def shifted_tops(
         cv2.fillConvexPoly(covered, np.round(low.corners).astype(np.int32), 0)
         for o in chosen:
             cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
+        # The rectangle it replaces was drawn round it and the card under it (no one card's shape):
+        # that card's strip lies beside the top, too thin for the outline to propose it.
+        under = _under_top(top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w, card_h=card_h)
+        if under is not None:
+            chosen.append(under)
+            added.append(under)
+            cv2.fillConvexPoly(covered, np.round(under.corners).astype(np.int32), 255)
     return added
+
+
+def _under_top(
+    top: Hypothesis,
+    *,
+    chosen: list[Hypothesis],
+    solid: ByteImage,
+    tester: BackTester,
+    image: ByteImage,
+    card_w: float,
+    card_h: float,
+) -> Hypothesis | None:
+    """The card under ``top`` whose strip shows beside it, or None.
+
+    Two backs dealt 6-10 mm apart leave the lower one a strip of 0.1-0.2 of a card's width along
+    their offset, too thin for the outline to propose a rectangle and for a coarse slide of the
+    back to find. The top shifted along its sides until they reach the outer edges of what of the
+    stack no chosen card explains beside it (turned a few degrees each way) is refined by the
+    back's look in place (steps of 2.5 % then 1.25 % of a card's width, turns of 0.75 and 1.5
+    degrees). It is the card under the top when what shows of it matches the back in place (0.6),
+    lies on the stack, under backs only and parallel to them, at least ``_UNDER`` of a card's
+    width from the top (fitted to the back: its own border shows no wider than a pixel) and
+    ``_APART`` from every other chosen card.
+    """
+    # The top placed to a fraction of a pixel (the fit's steps are the back's template pixels,
+    # 1.5 plane pixels: a strip 6 px wide beside a top 1.5 px off shows a third of itself).
+    blank = tester.blank(image)
+
+    def whole(quad: npt.NDArray[np.float64]) -> tuple[float, npt.NDArray[np.float64]]:
+        return tester.strip_likeness(Hypothesis(corners=quad), image, blank), quad
+
+    c = _polished(top.corners, whole, card_w=card_w)
+    hiding = np.zeros(solid.shape[:2], np.uint8)
+    for o in chosen:
+        cv2.fillConvexPoly(hiding, np.round(c if o is top else o.corners).astype(np.int32), 255)
+    a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
+    w, h = float(np.hypot(*(c[1] - c[0]))), float(np.hypot(*(c[3] - c[0])))
+    reach = _FAR * card_w
+    x0, y0, bw, bh = cv2.boundingRect(np.round(shrink(c, 1.0 + 2.0 * reach / w)).astype(np.int32))
+    x0, y0 = max(x0, 0), max(y0, 0)
+    rest = cv2.bitwise_and(solid[y0 : y0 + bh, x0 : x0 + bw], cv2.bitwise_not(hiding[y0 : y0 + bh, x0 : x0 + bw]))
+    # (Less the slivers along the drawn edges: the top placed to a pixel leaves one at most.)
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    ys, xs = np.nonzero(rest)
+    rel = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64) - c[0]
+    u, v = rel @ a, rel @ b
+    # How far the stack reaches beyond each side of the top, along the side: the card under it
+    # shows along the whole side its offset faces (a chip against the stack along a part of it).
+    su = _beyond(u - w, v, h, reach) or -_beyond(-u, v, h, reach)
+    sv = _beyond(v - h, u, w, reach) or -_beyond(-v, u, w, reach)
+    if float(np.hypot(su, sv)) < _SAME * card_w:
+        return None  # no strip beside it wider than the top's own edge: no card under it seen
+
+    def placed(quad: npt.NDArray[np.float64]) -> tuple[float, npt.NDArray[np.float64]]:
+        if float(np.hypot(*(quad.mean(axis=0) - top_centre))) < _SAME * card_w:
+            return -1.0, quad  # the top itself, a pixel or two off
+        return tester.strip_likeness(Hypothesis(corners=quad), image, hiding), quad
+
+    top_centre = c.mean(axis=0)
+    start = max((placed(turned(c + su * a + sv * b, t)) for t in (0.0, -2.0, 2.0)), key=_first)[1]
+    quad = _polished(start, placed, card_w=card_w, steps=(_STEP, 0.5 * _STEP), turns=(-1.5, -0.75, 0.75, 1.5))
+    score = placed(quad)[0]
+    centre = quad.mean(axis=0)
+    if score < _MATCH or any(float(np.hypot(*(centre - o.center))) < _APART * card_w for o in chosen if o is not top):
+        return None
+    if not on_stack(quad, solid=solid, hiding=hiding, least=0.04 * card_w * card_h):
+        return None  # what shows of it is partly felt: no card's strip
+    if any(
+        o.code != BACK or not parallel(quad, o.corners, within=STACK_COS)
+        for o in chosen
+        if overlap_area(quad, o.corners) > 1.0
+    ):
+        return None  # under a face, or across a card: no back of the stack
+    hyp = Hypothesis(corners=quad)
+    hyp.code, hyp.confidence, hyp.back, hyp.back_score = BACK, 0.5 + 0.5 * score, True, score
+    hyp.hidden = True
+    top.corners, top.center = c, c.mean(axis=0)
+    return hyp
+
+
+def _polished(
+    quad: npt.NDArray[np.float64],
+    score: Callable[[npt.NDArray[np.float64]], tuple[float, npt.NDArray[np.float64]]],
+    *,
+    card_w: float,
+    steps: tuple[float, ...] = (0.5 * _STEP,),
+    turns: tuple[float, ...] = (-0.5, 0.5),
+) -> npt.NDArray[np.float64]:
+    """``quad`` moved along its sides by each of ``steps`` (card widths) while that scores better,
+    then turned by the best of ``turns`` (degrees) when that scores better still."""
+    a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
+    best = score(quad)
+    for step in steps:
+        for _ in range(3):
+            moved = [best[1] + (du * a + dv * b) * step * card_w for du in (-1, 0, 1) for dv in (-1, 0, 1) if du or dv]
+            better = max((score(q) for q in moved), key=_first)
+            if better[0] <= best[0]:
+                break
+            best = better
+    best = max([best, *(score(turned(best[1], t)) for t in turns)], key=_first)
+    return best[1]
+
+
+def _beyond(out: npt.NDArray[np.float64], along: npt.NDArray[np.float64], length: float, reach: float) -> float:
+    """How far (plane pixels) the points ``out`` beyond a side of ``length`` reach past it along
+    three quarters of the side (each pixel column's farthest, the lower quartile over the side's
+    columns): a card under the top shows along the whole side its offset faces, a chip against
+    the stack or a neighbour's corner along a part of it."""
+    keep = (out > 0) & (out <= reach) & (along >= 0) & (along < length)
+    if np.count_nonzero(keep) < 0.75 * length:
+        return 0.0
+    far = np.zeros(int(length) + 1, np.float64)
+    np.maximum.at(far, along[keep].astype(np.int64), out[keep])
+    return float(np.percentile(far, 25))
+
+
+def _first(pair: tuple[float, object]) -> float:
+    """A (score, thing) pair's score: the key that ranks such pairs by score alone."""
+    return pair[0]
 
 
 def _card_sized(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> npt.NDArray[np.float64]:
@@ -153,6 +293,8 @@ def _card_shaped(quad: npt.NDArray[np.float64], card: npt.NDArray[np.float64]) -
     (a card in a barrelled corner shows up to a tenth larger): one card's rectangle, not one drawn
     round two cards a few mm apart (longer along their offset only)."""
     ratio = np.hypot(*(np.roll(quad, -1, 0) - quad).T) / np.hypot(*(np.roll(card, -1, 0) - card).T)
+    if abs(ratio[0] / ratio[2] - 1.0) > 0.03 or abs(ratio[1] / ratio[3] - 1.0) > 0.03:
+        return False  # one side longer than its opposite: drawn from corners of two cards
     across, along = float(ratio[0] + ratio[2]) / 2, float(ratio[1] + ratio[3]) / 2
     return abs(across / along - 1.0) <= 0.03 and 0.9 <= (across + along) / 2 <= 1.1
 

@@ -86,3 +86,15 @@ def test_a_card_shaped_rectangle_is_the_plane_card_scaled_evenly(wide: float, ta
     card = _card(0.0, 0.0).corners
     quad = card * np.array([wide, tall]) + 40.0
     assert _card_shaped(quad, card) is one_card
+
+
+def test_a_rectangle_with_one_side_longer_than_its_opposite_is_no_card_shape() -> None:
+    # Seed 3000's two backs 6.5 mm apart: the rectangle drawn from their outline's corners is
+    # [62, 87, 59, 82] px round, 3 % larger on average both ways (as a card in a barrelled corner),
+    # but a card's opposite sides are equally long: it is drawn from corners of two cards.
+    card = _card(0.0, 0.0).corners
+    quad = card.copy()
+    quad[1] += (CARD_W * 0.06, 0.0)  # the top side 6 % longer than the bottom one
+    quad[2] += (0.0, CARD_H * 0.06)  # the right side 6 % longer than the left one
+    assert _card_shaped(card * 1.03, card)
+    assert not _card_shaped(quad, card)
