@@ -36,8 +36,6 @@ FOLLOW_COL: Final = 2.0
 FOLLOW_DROP: Final = 0.08
 FOLLOW_SEEN: Final = 5
 FOLLOW_LEAST: Final = 0.3
-# How many frame pixels before an index's ink its faint leading stroke may start (index_starts).
-FAINT_LEAD: Final = 4
 # A contour point (x, y) as one integer, to find approxPolyDP's vertices among the contour's points.
 _POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 # Where along a visible edge paper_along looks (shares of its length).
@@ -154,19 +152,12 @@ def index_starts(
     edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
     # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's leading
     # edge (or a pip's: its read fails).
-    counts = np.add.reduce(dark < math.ceil(0.6 * paper), axis=0, dtype=np.uint8)
-    ink = (counts >= 2).tolist()
-    # A blurred glyph's thin leading stroke leaves one dark pixel a column: the index starts
-    # at the first of those just before its ink (a patch placed past it cuts the glyph).
-    faint = (counts >= 1).tolist()
+    ink = (np.add.reduce(dark < math.ceil(0.6 * paper), axis=0, dtype=np.uint8) >= 2).tolist()
     starts = []
     clear = 0
     for t, is_ink in enumerate(ink):
         if is_ink and clear >= gap:
-            u = t
-            while u > 0 and t - u < FAINT_LEAD and faint[u - 1] and clear - (t - u) > gap:
-                u -= 1
-            starts.append(max(0, u - lead))
+            starts.append(max(0, t - lead))
         clear = 0 if is_ink else clear + 1
     return [*edges, *starts]
 

@@ -1,4 +1,4 @@
-"""Fan edges: the paper test (a band's median grey ratio, without np.median), index starts, a side followed."""
+"""Fan edges: the paper test (a band's median grey ratio, without np.median), and a side followed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pipeline.fan_edges import PAPER_GREY, Walk, follow_side, grey, index_starts
+from vision.pipeline.fan_edges import PAPER_GREY, Walk, follow_side, grey
 from vision.pipeline.plane import Plane
 
 
@@ -98,39 +98,3 @@ def test_an_edge_that_shows_nothing_over_the_card_below_keeps_its_line() -> None
     frame, plane, start, d = _fanned_edge(shadow=False)
     walk = _walk_off(start, d, -5.0)
     assert follow_side(frame, plane, walk, reach=54.0) is walk
-
-
-def _band_starts(faint_x: range) -> list[int]:
-    """index_starts along a strip of white paper holding a glyph at frame x 60-70 and a thin
-    stroke one sampled row high over ``faint_x`` (frame pixels; band column = x - 20)."""
-    frame = np.full((100, 200, 3), 250, np.uint8)
-    frame[30:51, 60:71] = 20
-    for x in faint_x:
-        frame[39:42, x] = 20
-    plane = Plane(image=cv2.resize(frame, None, fx=0.5, fy=0.5), to_frame_h=np.diag([2.0, 2.0, 1.0]), scale=0.5)
-    return index_starts(
-        frame,
-        plane,
-        origin=np.array((10.0, 10.0)),
-        step=np.array((0.5, 0.0)),
-        across=np.array((0.0, 20.0)),
-        rows=(0.0, 1.0),
-        length=90,
-        gap=2,
-        lead=0,
-    )
-
-
-def test_an_index_starts_at_its_blurred_glyphs_faint_leading_stroke() -> None:
-    # Blur leaves a glyph's thin leading stroke (the foot of an A) one dark pixel a column: the
-    # index starts there, not where its ink fills two; a patch placed from the later column cut
-    # the glyph and read nothing (standard's fan-middle Ac).
-    assert _band_starts(range(56, 60)) == [36]
-    assert _band_starts(range(0)) == [40]
-
-
-def test_faint_ink_apart_from_the_glyph_does_not_move_its_start() -> None:
-    # A speck with paper between it and the glyph is not the glyph's stroke; nor is a stroke
-    # further back than a few pixels.
-    assert _band_starts(range(56, 58)) == [40]
-    assert _band_starts(range(50, 60)) == [36]
