@@ -36,6 +36,8 @@ FOLLOW_COL: Final = 2.0
 FOLLOW_DROP: Final = 0.08
 FOLLOW_SEEN: Final = 5
 FOLLOW_LEAST: Final = 0.3
+# A followed line less than this many degrees off the drawn one leaves the walk as drawn.
+FOLLOW_KEEP_DEG: Final = 1.0
 # A contour point (x, y) as one integer, to find approxPolyDP's vertices among the contour's points.
 _POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 # Where along a visible edge paper_along looks (shares of its length).
@@ -349,8 +351,9 @@ def follow_side(image: ByteImage, plane: Plane, walk: Walk, *, reach: float) -> 
     slope = _line(u_all, v_all + np.clip(shift, -0.5, 0.5))[0]
     along = a * su + n * rs * slope
     along /= float(np.hypot(*along))
-    if abs(math.degrees(math.atan2(float(along @ n), float(along @ a)))) > FOLLOW_TURN_DEG:
-        return walk
+    turned = abs(math.degrees(math.atan2(float(along @ n), float(along @ a))))
+    if turned > FOLLOW_TURN_DEG or turned < FOLLOW_KEEP_DEG:
+        return walk  # (within a degree the outline's own fit is as good: the walk is kept)
     inward = np.array((-along[1], along[0]))
     if float(inward @ n) < 0:
         inward = -inward
