@@ -341,3 +341,32 @@ def test_a_fans_bottom_card_with_a_weak_index_and_a_blank_far_corner_is_read_by_
     assert [table.roles[k] for k in bottoms] == ["fan bottom", "fan bottom"]
     assert [outcomes[k] for k in bottoms] == ["correct", "correct"]
     assert "misread" not in outcomes
+
+
+@pytest.mark.parametrize(("design", "seed", "code"), [("dondorf", 3000, "6d"), ("standard", 3012, "Kd")])
+def test_a_fan_middle_whose_visible_edge_is_short_is_placed_along_its_whole_side(
+    design: str, seed: int, code: str, request: pytest.FixtureRequest
+) -> None:
+    # Fans held in the hand: the middle card shows only a short piece of its top edge between
+    # its neighbours (15-16 plane pixels), and the line fitted to it was 3-6.5 degrees off, so
+    # its index corner, a card's width back along it over the card below, was placed 5-12 frame
+    # pixels off its index and never read. The edge goes on over the card below as the step to
+    # the shadow it casts there: followed, the line is within a degree.
+    deck: DeckProfile = request.getfixturevalue(design)
+    table, outcomes = _benchmark_table(deck, seed=seed)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == code and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes
+
+
+def test_ink_of_the_card_below_seen_beside_a_fanned_index_does_not_hide_it(dondorf: DeckProfile) -> None:
+    # The benchmark's table 3004: along the middle 5d's top edge, followed over the 4s below, the
+    # fan scan first met the 4s's big pip, which fits some card fairly (seen, unread), and passed
+    # over the 5d's own index beside it as that index's own glyph. A start beside one only seen
+    # is still read, and a card read there replaces it.
+    table, outcomes = _benchmark_table(dondorf, seed=3004)
+    fan = [k for k, card in enumerate(table.scene.cards) if card.code in ("4s", "5d", "2c") and card.face_up]
+    assert [table.roles[k] for k in fan] == ["fan bottom", "fan middle", "fan top"]
+    assert [outcomes[k] for k in fan] == ["correct"] * 3
+    assert "misread" not in outcomes

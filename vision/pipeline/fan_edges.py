@@ -24,6 +24,20 @@ EDGE_BEYOND: Final = 0.9
 EDGE_SLACK: Final = 0.12
 # The least ratio of the darkest to the brightest colour channel of a face's paper.
 PAPER_GREY: Final = 0.55
+# A walk's line is followed on over the card below (follow_side): the lines through its visible
+# edge turned up to FOLLOW_TURN_DEG either way in steps of FOLLOW_STEP_DEG are tried, on a band
+# sampled FOLLOW_ROW frame pixels across and FOLLOW_COL along; the card's side shows where the
+# paper drops by at least FOLLOW_DROP of its level within a frame pixel outward. The visible edge
+# must show it in FOLLOW_SEEN columns, and the line taken over FOLLOW_LEAST of the reach.
+FOLLOW_TURN_DEG: Final = 8.0
+FOLLOW_STEP_DEG: Final = 0.5
+FOLLOW_ROW: Final = 1.0
+FOLLOW_COL: Final = 2.0
+FOLLOW_DROP: Final = 0.08
+FOLLOW_SEEN: Final = 5
+FOLLOW_LEAST: Final = 0.3
+# A followed line less than this many degrees off the drawn one leaves the walk as drawn.
+FOLLOW_KEEP_DEG: Final = 1.0
 # A contour point (x, y) as one integer, to find approxPolyDP's vertices among the contour's points.
 _POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 # Where along a visible edge paper_along looks (shares of its length).
@@ -255,3 +269,105 @@ def paper_along(image: ByteImage, walk: Walk, *, across: Vec, rows: tuple[float,
     px = image[ys, xs]
     b, g, r = px[:, 0], px[:, 1], px[:, 2]
     return grey(np.minimum(np.minimum(b, g), r), np.maximum(np.maximum(b, g), r))
+
+
+def follow_side(image: ByteImage, plane: Plane, walk: Walk, *, reach: float) -> Walk:
+    """The walk with its line followed from the visible edge on over the card below for ``reach``
+    plane pixels before its start (``image`` the frame): there the card's side shows as the step
+    from its paper to the darker shadow it casts. A short visible piece of a side (a fan's card
+    turned about a corner shows only a little of its top edge between its neighbours) gives its
+    line a few degrees off, which puts an index corner a side's length away several pixels off
+    its index; the side's whole visible run fixes it. The walk as it was when the side cannot be
+    followed far enough.
+    """
+    s = plane.scale
+    su = FOLLOW_COL * s  # plane pixels per band column ...
+    rs = FOLLOW_ROW * s  # ... and per band row
+    half = reach * math.tan(math.radians(FOLLOW_TURN_DEG)) + 1.0
+    cols = int((reach + walk.length) / su)
+    rows = int(2 * half / rs) + 1
+    if cols < 8 or rows < 7:
+        return walk
+    # Band pixel (u, v) -> plane point origin + along (u su - reach) + inward (v rs - half) -> frame.
+    a, n, o = walk.along, walk.inward, walk.origin
+    to_plane = np.array(
+        [
+            [a[0] * su, n[0] * rs, o[0] - a[0] * reach - n[0] * half],
+            [a[1] * su, n[1] * rs, o[1] - a[1] * reach - n[1] * half],
+            [0.0, 0.0, 1.0],
+        ]
+    )
+    if plane.rectified:
+        m = plane.to_frame_h @ to_plane
+        band = cv2.warpPerspective(image, m, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    else:
+        band = cv2.warpAffine(image, to_plane[:2] / s, (cols, rows), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+    b, g, r = cv2.split(band)
+    dark = cv2.min(cv2.min(b, g), r).astype(np.int16)
+    few = dark[::2].ravel()
+    top = max(1, few.size // 10)
+    paper = float(np.partition(few, -top)[-top])  # (the brightest tenth: the paper's level)
+    if paper <= 0:
+        return walk
+    # The drop from the card's paper (inward, higher rows) to what lies outside it, over a frame
+    # pixel either side of each row (row v of ``drop`` is band row v + 1).
+    drop = dark[2:] - dark[:-2]
+    least = FOLLOW_DROP * paper
+    line = round(half / rs) - 1  # the row of the walk's own line
+    start = round(reach / su)
+    # The visible edge itself, away from its ends (rounded corners, the notches beside it).
+    u0, u1 = start + round(0.15 * walk.length / su), start + round(0.85 * walk.length / su)
+    near = drop[line - 2 : line + 3, u0:u1]
+    best = near.argmax(axis=0)
+    hit = near[best, np.arange(u1 - u0)] >= least
+    if np.count_nonzero(hit) < FOLLOW_SEEN:
+        return walk
+    us = np.flatnonzero(hit) + u0
+    vs = best[hit] + line - 2
+    slope, icpt = _line(us, vs)
+    # Then on over the card below: of the lines through the visible edge's middle turned up to
+    # FOLLOW_TURN_DEG either way, the one along which the step shows furthest (within a frame
+    # pixel of it).
+    mid = 0.5 * (u0 + u1)
+    ext = np.arange(start)
+    turns = np.tan(np.radians(np.arange(-FOLLOW_TURN_DEG, FOLLOW_TURN_DEG + 1e-9, FOLLOW_STEP_DEG))) * (su / rs)
+    at = np.rint(icpt + slope * mid + (slope + turns)[:, None] * (ext - mid)).astype(np.int64)
+    at = np.clip(at, 1, len(drop) - 2)
+    steps = np.maximum(np.maximum(drop[at - 1, ext], drop[at, ext]), drop[at + 1, ext]) >= least
+    counts = np.count_nonzero(steps, axis=1)
+    pick = int(np.argmax(counts))
+    if counts[pick] * su < FOLLOW_LEAST * reach:
+        return walk
+    # The line fitted to the visible edge and to the step where it shows along the one picked,
+    # each at its steepest row (to a fraction of a row).
+    cols_at = ext[steps[pick]]
+    rows_at = at[pick, steps[pick]]
+    found = rows_at - 1 + np.stack([drop[rows_at + d, cols_at] for d in (-1, 0, 1)]).argmax(axis=0)
+    u_all, v_all = np.concatenate([us, cols_at]), np.concatenate([vs, found])
+    v_all = np.clip(v_all, 1, len(drop) - 2)
+    lo_, mid_, hi_ = (drop[v_all + d, u_all].astype(np.float64) for d in (-1, 0, 1))
+    curve = lo_ - 2 * mid_ + hi_
+    shift = np.divide(0.5 * (lo_ - hi_), curve, out=np.zeros_like(curve), where=curve < 0)
+    slope = _line(u_all, v_all + np.clip(shift, -0.5, 0.5))[0]
+    along = a * su + n * rs * slope
+    along /= float(np.hypot(*along))
+    turned = abs(math.degrees(math.atan2(float(along @ n), float(along @ a))))
+    if turned > FOLLOW_TURN_DEG or turned < FOLLOW_KEEP_DEG:
+        return walk  # (within a degree the outline's own fit is as good: the walk is kept)
+    inward = np.array((-along[1], along[0]))
+    if float(inward @ n) < 0:
+        inward = -inward
+    # The outline places the visible edge (where the card's paper ends against the felt, as every
+    # other walk's): the line keeps that place at the visible piece's middle, turned to the side's
+    # direction, and the walk starts where it passes its start.
+    middle = o + a * (mid * su - reach)
+    origin = middle + along * float((o - middle) @ along)
+    return Walk(origin, along, inward, walk.length, walk.short, walk.open_start, walk.open_end)
+
+
+def _line(u: npt.NDArray[Any], v: npt.NDArray[Any]) -> tuple[float, float]:
+    """The least-squares line v = intercept + slope u (slope, intercept); level where u is one value."""
+    du = u - u.mean()
+    den = float(du @ du)
+    slope = float(du @ (v - v.mean())) / den if den > 0 else 0.0
+    return slope, float(v.mean()) - slope * float(u.mean())

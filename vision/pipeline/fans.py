@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, index_frame
 from vision.pipeline.decide import CardDecider
-from vision.pipeline.fan_edges import Walk, index_starts, outline_edges, paper_along, walks
+from vision.pipeline.fan_edges import EDGE_BEYOND, Walk, follow_side, index_starts, outline_edges, paper_along, walks
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
@@ -37,6 +37,8 @@ FAN_NUDGE: Final = 0.03
 FAN_EARLY: Final = 0.015
 # Outline edges scanned for fanned cards are at least this share of a card's width long.
 EDGE_LEAST: Final = 0.2
+# ... and one shorter than this share of its side is followed on over the card below (follow_side).
+FOLLOW_SHORT: Final = 0.5
 # The least share of a fanned card within the blob's outline, judged at a grid of points (shares
 # of its width and height) over it.
 FAN_FILL: Final = 0.9
@@ -473,6 +475,11 @@ class FanReader:
                     continue  # one card's side from corner to corner: no other card starts there
                 if not paper_along(plane.image, walk, across=across, rows=rows):
                     continue  # no face along this edge (a back, a chip): no index to find
+                if walk.short and walk.open_start and walk.length < FOLLOW_SHORT * side:
+                    # The side runs on over the card below from a short visible piece, and a line
+                    # fitted to a few pixels of edge is a few degrees off: it is taken from all of it.
+                    walk = follow_side(image, plane, walk, reach=EDGE_BEYOND * side)  # noqa: PLW2901
+                    rows, lead, across = walk.band(box, card_w=card_w, card_h=card_h)
                 length = int((hi - lo + lead) / scale)
                 if length < 4:
                     continue
@@ -492,12 +499,16 @@ class FanReader:
                 self.bands += 1
                 reach = ((box.x1 if walk.short else box.y1) + 0.03) * (card_w if walk.short else card_h)
                 taken: list[float] = []
+                # Cards seen here but not read: the ink of the card below beside an index (a pip,
+                # a glyph) fits some card fairly too, and the index beside it may still read.
+                unsure: list[tuple[float, Hypothesis]] = []
                 for start in starts:
                     t = lo + start * scale
                     # A start within an index already found is that index's own glyph (its suit,
                     # the "0" of a ten): the next card's index begins past this one's width.
                     if not lo <= t <= hi or any(abs(t - u) < reach for u in taken):
                         continue
+                    near = [u for u in unsure if abs(t - u[0]) < reach]
                     quad = walk.card(t, card_w=card_w, card_h=card_h)
                     # An index corner already read (a card's own, or a card read) is not read again.
                     if examined and float(np.hypot(*(np.array(examined) - quad[0]).T).min()) < 0.1 * card_w:
@@ -512,10 +523,20 @@ class FanReader:
                         # little past its corner, onto the next card's index): a start a little
                         # further on may still find it whole.
                         continue
-                    # An index was there: another start close by is the same index.
+                    if fanned.code == UNKNOWN:
+                        if not near:
+                            unsure.append((t, fanned))
+                        continue
+                    # An index read there: another start close by is the same index, and one
+                    # seen but not read beside it was ink beside it.
+                    for u in near:
+                        unsure.remove(u)
                     taken.append(t)
                     found.append(fanned)
                     examined.append(fanned.corners[0])
+                for _, card in unsure:
+                    found.append(card)
+                    examined.append(card.corners[0])
         return found
 
     def _may_lie(self, quad: Vec, inside: tuple[ByteImage, int, int]) -> bool:

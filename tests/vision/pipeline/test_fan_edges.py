@@ -1,11 +1,15 @@
-"""Fan edges' paper test: the median of a band's grey ratios, taken without np.median."""
+"""Fan edges: the paper test (a band's median grey ratio, without np.median), and a side followed."""
 
 from __future__ import annotations
 
+import math
+
+import cv2
 import numpy as np
 import pytest
 
-from vision.pipeline.fan_edges import PAPER_GREY, grey
+from vision.pipeline.fan_edges import PAPER_GREY, Walk, follow_side, grey
+from vision.pipeline.plane import Plane
 
 
 def _by_median(dark: np.ndarray, bright: np.ndarray) -> bool:
@@ -40,3 +44,57 @@ def test_grey_agrees_with_numpys_median_on_any_pixels() -> None:
 
 def test_no_pixels_are_no_paper() -> None:
     assert grey(np.zeros(0, np.uint8), np.zeros(0, np.uint8)) is False
+
+
+def _fanned_edge(*, shadow: bool) -> tuple[np.ndarray, Plane, np.ndarray, np.ndarray]:
+    """A frame (2 frame pixels per plane pixel) where a card's top edge, turned -10 degrees, runs
+    from its index corner over a card below and then past it over the felt; with ``shadow`` the
+    edge casts a thin shadow on the card below, as a card's edge does. Returns the frame, its
+    plane, where the edge leaves the card below and the edge's direction (plane pixels).
+    """
+    frame = np.full((320, 420, 3), (40, 90, 40), np.uint8)
+    cv2.rectangle(frame, (60, 100), (190, 360), (226, 226, 226), cv2.FILLED)
+    a = math.radians(-10.0)
+    d, n = np.array((math.cos(a), math.sin(a))), np.array((-math.sin(a), math.cos(a)))
+    corner = np.array((100.0, 150.0))
+    quad = np.array([corner, corner + 120 * d, corner + 120 * d + 170 * n, corner + 170 * n])
+    if shadow:
+        ends = np.round([corner - 1.5 * n, corner + 120 * d - 1.5 * n]).astype(int).tolist()
+        cv2.line(frame, tuple(ends[0]), tuple(ends[1]), (150, 150, 150), 2)
+    cv2.fillConvexPoly(frame, np.round(quad).astype(np.int32), (234, 234, 234))
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
+    plane = Plane(image=cv2.resize(frame, None, fx=0.5, fy=0.5), to_frame_h=np.diag([2.0, 2.0, 1.0]), scale=0.5)
+    leaves = corner + (190 - corner[0]) / d[0] * d  # where the edge leaves the card below (frame)
+    return frame, plane, leaves * 0.5, d
+
+
+def _walk_off(start: np.ndarray, d: np.ndarray, turn_deg: float) -> Walk:
+    """The edge's 16 plane pixels past ``start`` as the outline fits them: through their middle,
+    turned ``turn_deg``."""
+    t = math.radians(turn_deg)
+    along = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]]) @ d
+    middle = start + 8.0 * d
+    return Walk(middle - 8.0 * along, along, np.array((-along[1], along[0])), 16.0, True, True, False)
+
+
+@pytest.mark.parametrize("turn", [-5.0, 4.0])
+def test_a_short_edges_line_is_followed_over_the_card_below(turn: float) -> None:
+    # A fan's card turned about a corner shows a short piece of its top edge between its
+    # neighbours: a line fitted to that piece can be a few degrees off, and the index corner a
+    # card's width back along it then lies several pixels off its index.
+    frame, plane, start, d = _fanned_edge(shadow=True)
+    walk = _walk_off(start, d, turn)
+    followed = follow_side(frame, plane, walk, reach=54.0)
+    error = math.degrees(math.acos(min(1.0, float(followed.along @ d))))
+    assert error < 1.0
+    # The index corner, 54 plane pixels back, lies on the followed line within a pixel.
+    corner = np.array((50.0, 75.0))
+    assert abs(float((corner - followed.origin) @ followed.inward)) < 1.0
+    assert abs(float((corner - walk.origin) @ walk.inward)) > 3.0
+
+
+def test_an_edge_that_shows_nothing_over_the_card_below_keeps_its_line() -> None:
+    # Paper on paper without a shadow (or a blurred one): nothing to follow, the walk is kept.
+    frame, plane, start, d = _fanned_edge(shadow=False)
+    walk = _walk_off(start, d, -5.0)
+    assert follow_side(frame, plane, walk, reach=54.0) is walk
