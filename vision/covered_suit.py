@@ -17,7 +17,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.index import Box, IndexFeature, index_feature
+from vision.card_raster import Box
+from vision.index import IndexFeature, index_feature
 from vision.index_match import IndexMatch, match_scores
 
 if TYPE_CHECKING:

@@ -17,17 +17,11 @@ import numpy.typing as npt
 
 from controller.cards import DECK
 from vision.back_signature import BackSignature, learn_back_signature
+from vision.card_raster import CARD_PX_H, CARD_PX_W, IndexBox
 from vision.errors import DeckError, ImageError
 from vision.frame_line import FRAME_RUN, FRAME_WIDE, FrameLine, frame_columns
-from vision.index import (
-    CARD_PX_H,
-    CARD_PX_W,
-    INK_LEVELS,
-    IndexBox,
-    IndexFeature,
-    glyph_bounds,
-    index_feature,
-)
+from vision.index import INK_LEVELS, IndexFeature, index_feature
+from vision.index_glyphs import glyph_bounds
 from vision.index_match import match_index
 from vision.ink_blobs import hairlines_cut
 

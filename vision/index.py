@@ -11,24 +11,26 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.frame_line import FRAME_SLACK, FrameLine
-from vision.ink_blobs import SQUARE_3, border_cut, edge_piece, grown_ink
+from vision.card_raster import CARD_PX_H, CARD_PX_W, Box, IndexBox
+from vision.frame_line import FrameLine
+from vision.index_glyphs import (
+    INDEX_WIDTH,
+    STACK_GAP,
+    cut_at_index,
+    glyph_bounds,
+    glyph_comps,
+    off_frame,
+    split_rank_suit,
+    stacked,
+    union,
+)
+from vision.ink_blobs import grown_ink
 
-# Canonical card raster: every stored face and every read works in this frame (short side x).
-CARD_PX_W: Final = 160
-CARD_PX_H: Final = 224
-# How far past the registered index box the search patch reaches, as a fraction of the card.
-SEARCH_MARGIN: Final = 0.05
 # The normalised index glyph raster (width, height): rank above suit.
 RANK_W: Final = 16
 RANK_H: Final = 20
 SUIT_W: Final = 16
 SUIT_H: Final = 16
-# An ink blob at most this wide (share of the card width) and shorter than this share of the
-# index box is a sliver of a hairline, not a glyph (a glyph's thinnest part, the "1" of a "10",
-# is tall).
-SLIVER_WIDTH: Final = 0.02
-SLIVER_HEIGHT: Final = 0.25
 # Ink thresholds tried in turn, as a share of the paper's brightness (in the sharpened patch).
 INK_LEVELS: Final = (0.62, 0.8)
 # Past this blur of the suit's edges (sigma, canonical pixels) the ink at the usual level is grown
@@ -37,8 +39,6 @@ INK_LEVELS: Final = (0.62, 0.8)
 GROW_SOFTNESS: Final = 1.5
 # A single glyph row shorter than this share of the registered index is a rank without its suit.
 RANK_ALONE: Final = 0.8
-# A blob at least this many times taller than wide, right of an index's glyphs, is a frame line.
-FRAME_TALL: Final = 4.0
 # Columns cleared beside the card's edge when a suit is cut off a frame line (see ``_frame_cut``).
 EDGE_CLEAR: Final = 2
 FRAME_INDEX: Final = (0.6, 1.15)
@@ -46,82 +46,6 @@ FRAME_INDEX: Final = (0.6, 1.15)
 FloatArray = npt.NDArray[np.float32]
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
 ByteImage = npt.NDArray[Any]
-
-
-@dataclass(frozen=True, slots=True)
-class IndexBox:
-    """Where the rank and suit sit in the top-left corner, as fractions of card width and height."""
-
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-
-    def search_size(self) -> tuple[int, int]:
-        """Pixel size (w, h) of the search patch in the canonical card raster."""
-        w = round((self.x1 + SEARCH_MARGIN) * CARD_PX_W)
-        h = round((self.y1 + SEARCH_MARGIN) * CARD_PX_H)
-        return max(w, 8), max(h, 8)
-
-
-Box = tuple[int, int, int, int]  # x0, y0, x1, y1 (exclusive)
-
-
-# glyph_bounds' distances in canonical pixels: how near the seed the first blob lies, how far
-# beside and below what is joined so far a blob may start, and how wide an index can be.
-_SEED_DX: Final = 0.06 * CARD_PX_W * 1.5
-_SEED_DY: Final = 0.07 * CARD_PX_H
-_SIDE_SLACK: Final = 0.03 * CARD_PX_W
-_STACK_GAP: Final = 0.06 * CARD_PX_H
-_INDEX_WIDTH: Final = 0.2 * CARD_PX_W
-
-
-def glyph_bounds(
-    comps: list[Box],
-    *,
-    seed: tuple[float, float],
-    limit: tuple[int, int],
-    max_width: float = _INDEX_WIDTH,
-    stacked_overlap: bool = False,
-    frame_lines: bool = False,
-) -> tuple[Box, list[Box]] | None:
-    """Bounds of the index: the ink blob nearest ``seed`` plus the blobs stacked with it.
-
-    Rank and suit sit one above the other (a "10" side by side), so blobs are joined while they
-    share columns with what is joined so far and the vertical gap stays small; artwork beside the
-    index shares no columns and is left out. With ``stacked_overlap`` a blob above or below what
-    is joined (no rows in common) must share real columns with it, not only come within the side
-    slack: a suit lies under its rank, where a pip or picture a few pixels to the side of the
-    index's column, which a patch cut a little off the card's corner brings within the slack,
-    does not. With ``frame_lines`` a tall thin blob beside what is joined, to its right and
-    sharing no real columns with it, is not joined: a court picture's frame line running down
-    beside the index, broken by the blur (no glyph right of the rank's first is a bar).
-    """
-    sx, sy = seed
-    near = [c for c in comps if abs(c[0] - sx) < _SEED_DX and abs(c[1] - sy) < _SEED_DY]
-    if not near:
-        return None
-    start = min(near, key=lambda c: abs(c[0] - sx) + abs(c[1] - sy))
-    x0, y0, x1, y1 = start
-    joined = {start}
-    grew = True
-    while grew:
-        grew = False
-        for c in comps:
-            if c in joined:
-                continue
-            gap = max(c[1] - y1, y0 - c[3], 0)
-            slack = 0.0 if stacked_overlap and (c[1] >= y1 or c[3] <= y0) else _SIDE_SLACK
-            shares_columns = c[0] < x1 + slack and c[2] > x0 - slack
-            if frame_lines and c[0] >= x1 and c[3] - c[1] >= FRAME_TALL * (c[2] - c[0]):
-                continue
-            if shares_columns and gap <= _STACK_GAP and c[2] - x0 < max_width:
-                joined.add(c)
-                x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
-                grew = True
-    if x1 > limit[0] or y1 > limit[1]:
-        return None
-    return (x0, y0, x1, y1), sorted(joined, key=lambda c: c[1])
 
 
 # Weight of the ink colour beside the suit raster's pixels (before whitening, which rescales it).
@@ -137,7 +61,7 @@ class IndexFeature:
     chroma: FloatArray  # ink colour relative to the paper, (b, g, r) summing to 1
     pale: bool = False  # found only at the paler ink level (a soft image): reads need more
     softness: float = 0.0  # the blur of the suit's edges, as a Gaussian sigma in canonical pixels
-    trimmed: bool = False  # its suit was cut from ink running on past the index (see _cut_at_index)
+    trimmed: bool = False  # its suit was cut from ink running on past the index (see cut_at_index)
     framed: bool = False  # its suit was cut from the court picture's frame line (see _frame_cut)
     # Where the rank and the suit were cut out (patch pixels): a suit partly under the next card
     # is matched on its uncovered part from there (``vision.covered_suit``).
@@ -149,13 +73,6 @@ class IndexFeature:
         shape, a heart and a spade always in colour.
         """
         return np.concatenate([self.suit, CHROMA_WEIGHT * self.chroma]).astype(np.float32)
-
-
-def _union(boxes: list[Box]) -> Box:
-    x0, y0, x1, y1 = boxes[0]
-    for c in boxes[1:]:  # one loop, not four generators: these lists hold a box or two
-        x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
-    return x0, y0, x1, y1
 
 
 def _raster(gray: ByteImage, box: Box, paper: float, size: tuple[int, int]) -> FloatArray | None:
@@ -173,29 +90,6 @@ def _raster(gray: ByteImage, box: Box, paper: float, size: tuple[int, int]) -> F
     return vec
 
 
-def _split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
-    """Rank and suit boxes of an index whose glyphs ran together: the row of least ink in the
-    middle of the blob is the gap between them; each part is then trimmed to its own ink.
-    """
-    x0, y0, x1, y1 = box
-    h = y1 - y0
-    if h < 6:
-        return None
-    profile = ink[y0:y1, x0:x1].sum(axis=1).astype(np.float32)
-    lo, hi = int(0.35 * h), int(0.7 * h)
-    if hi <= lo:
-        return None
-    cut = y0 + lo + int(np.argmin(profile[lo:hi]))
-    parts = []
-    for top, bottom in ((y0, cut), (cut + 1, y1)):
-        sub = ink[top:bottom, x0:x1]
-        ys, xs = np.nonzero(sub)
-        if len(ys) < 3:
-            return None
-        parts.append((x0 + int(xs.min()), top + int(ys.min()), x0 + int(xs.max()) + 1, top + int(ys.max()) + 1))
-    return parts[0], parts[1]
-
-
 def index_feature(
     patch_bgr: ByteImage,
     box: IndexBox,
@@ -208,7 +102,7 @@ def index_feature(
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
     With ``cut`` (a read at the table), ink that ran from the index on past its registered right
-    edge is cut there when no suit was found under the rank (see ``_cut_at_index``). The deck's
+    edge is cut there when no suit was found under the rank (see ``cut_at_index``). The deck's
     classifier learns without it, so it is the same classifier and a read the cut does not
     touch is the same read.
 
@@ -341,30 +235,30 @@ def _feature(
     """
     h, w = gray.shape
     min_area = max(3, (w * h) // 400)
-    comps = _glyph_comps(ink, box, lead=lead, min_area=min_area)
+    comps = glyph_comps(ink, box, lead=lead, min_area=min_area)
     expect_h = (box.y1 - box.y0) * CARD_PX_H
     if frame is not None:
-        comps = _off_frame(comps, ink, frame, box=box, lead=lead, index_h=expect_h)
+        comps = off_frame(comps, ink, frame, box=box, lead=lead, index_h=expect_h)
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
-    widest = max(_INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
+    widest = max(INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
     seed = (box.x0 * CARD_PX_W, box.y0 * CARD_PX_H)
     cut_out = False
     found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True, frame_lines=lead > 0)
-    if cut and (found is None or (not _stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
+    if cut and (found is None or (not stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
         # No suit under the rank (a rank alone, not rank and suit run together, which is as tall
         # as the index): a blurred suit can run into a pip or a picture beside the index
         # (dondorf's 8c and 9c), and the two, joined to the patch border, were dropped. Cut at the
         # registered index's right edge, the part of such a blob on the index's side is the suit.
         trimmed = glyph_bounds(
-            comps + _cut_at_index(ink, box, min_area),
+            comps + cut_at_index(ink, box, min_area),
             seed=seed,
             limit=(w, h),
             max_width=widest,
             stacked_overlap=True,
             frame_lines=lead > 0,
         )
-        if trimmed is not None and _stacked(trimmed[1]):
+        if trimmed is not None and stacked(trimmed[1]):
             found, cut_out = trimmed, True
         elif frame is not None and found is not None:
             framed = _frame_cut(
@@ -395,11 +289,11 @@ def _feature(
         else:
             rows.append([c])
     if len(rows) >= 2:
-        suit_box = _union(rows[-1])
-        rank_box = _union([c for row in rows[:-1] for c in row])
+        suit_box = union(rows[-1])
+        rank_box = union([c for row in rows[:-1] for c in row])
     else:
         # A soft camera runs rank and suit into one blob: cut it where the least ink crosses.
-        split = _split_rank_suit(ink, (x0, y0, x1, y1))
+        split = split_rank_suit(ink, (x0, y0, x1, y1))
         if split is None:
             return None
         rank_box, suit_box = split
@@ -505,18 +399,18 @@ def _frame_cut(
     # printed close to it (standard's, 2 px in), and the edge too runs on to the border.
     cleared[:, : lead + EDGE_CLEAR] = 0
     h, w = ink.shape
-    comps = _glyph_comps(cleared, box, lead=lead, min_area=max(3, (w * h) // 400))
+    comps = glyph_comps(cleared, box, lead=lead, min_area=max(3, (w * h) // 400))
     # The suit: the blobs under the rank, in its columns, within a glyph gap; the nearest row.
-    under = [c for c in comps if rank[3] <= c[1] <= rank[3] + _STACK_GAP and c[0] < rank[2] and c[2] > rank[0]]
+    under = [c for c in comps if rank[3] <= c[1] <= rank[3] + STACK_GAP and c[0] < rank[2] and c[2] > rank[0]]
     if under:
         first = min(under, key=lambda c: c[1])
-        suit_box = _union([c for c in under if c[1] < first[3]])
+        suit_box = union([c for c in under if c[1] < first[3]])
     else:
         # Freed from the line and the edge, the suit may still be joined to the rank (a Q's
         # tail): the blob holding the rank and reaching on below it is cut where the least ink
         # crosses, as a soft index's rank and suit run together are.
         held = [c for c in comps if c[1] <= rank[1] + 2 and c[3] > rank[3] and c[0] < rank[2] and c[2] > rank[0]]
-        split = _split_rank_suit(cleared, held[0]) if len(held) == 1 else None
+        split = split_rank_suit(cleared, held[0]) if len(held) == 1 else None
         if split is None:
             return None
         rank, suit_box = split
@@ -525,89 +419,6 @@ def _frame_cut(
     if not FRAME_INDEX[0] * expect_h <= suit_box[3] - rank[1] <= FRAME_INDEX[1] * expect_h:
         return None
     return _rastered(patch_bgr, gray, cleared, rank, suit_box, paper=paper, k90=k90, channels=channels, framed=True)
-
-
-def _off_frame(
-    comps: list[Box], ink: ByteImage, frame: FrameLine, *, box: IndexBox, lead: int, index_h: float
-) -> list[Box]:
-    """The blobs that are not the face's frame: the blobs starting at or right of the design's
-    frame line, no higher than its top, are the frame's or the picture's inside it, never the
-    index's. Where the line is seen in the ink at its registered place, from its left edge as
-    seen; elsewhere (blur and noise break a thin line, or the face has none) from its registered
-    place, but not before the registered index box ends (every registered glyph lies left of it).
-
-    The frame's corner, where its top and its side meet, is thicker than either line: the border
-    opening (``ink_blobs.hairlines_cut``) cuts it loose as a blob of its own, which, level with
-    the rank's foot and within a glyph's reach, was joined to the rank (hershey's Ah read as a 4h).
-    """
-    line = frame.seen_in(ink, lead=lead, index_h=index_h)
-    if line is not None:
-        x_from, top = line[0] - 1, line[2]
-    else:
-        x_from, top = max(frame.x0 + lead, math.ceil(box.x1 * CARD_PX_W)) - 1, frame.y0 + lead
-    return [c for c in comps if c[0] < x_from or c[1] < top - FRAME_SLACK]
-
-
-def _glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> list[Box]:
-    """The ink mask's blobs that may be glyphs: clear of the patch border, no hairline sliver, no
-    piece of the card's edge (see ``ink_blobs.edge_piece``).
-    """
-    h, w = ink.shape
-    # 16-bit labels (a patch has far fewer than 65536 blobs): the same blobs, half the label memory
-    # to write, which is a third of the call's time at this size.
-    count, labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8, ltype=cv2.CV_16U)
-    stats, carved = border_cut(ink, labels, stats[:count], min_area=min_area)
-    count = len(stats)
-    # Touching the patch border means felt, a neighbour's edge or artwork running on past the
-    # index: none of it is part of the index.
-    # Short slivers at the index's right edge are the pieces a blurred hairline (an artwork frame
-    # beside the index) breaks into at the ink level; stacked under the suit they would pass for
-    # a row of the index. (Further left, slivers are a thin glyph's broken strokes: kept.)
-    sliver_w, sliver_h = SLIVER_WIDTH * CARD_PX_W, SLIVER_HEIGHT * (box.y1 - box.y0) * CARD_PX_H
-    sliver_x = (box.x0 + 0.75 * (box.x1 - box.x0)) * CARD_PX_W
-    # Plain ints: indexing numpy rows one value at a time costs more than the whole filter.
-    return [
-        (s[0], s[1], s[0] + s[2], s[1] + s[3])
-        for i, s in enumerate(stats[1:count].tolist(), 1)
-        if s[4] >= min_area
-        and s[0] > 0
-        and s[1] > 0
-        and s[0] + s[2] < w
-        and s[1] + s[3] < h
-        and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
-        and not edge_piece(s, carved=i >= carved, lead=lead, thin=sliver_w, short=sliver_h)
-    ]
-
-
-def _stacked(joined: list[Box]) -> bool:
-    """Whether glyph boxes (top to bottom) lie in more than one row: a rank above a suit.
-
-    Rows as :func:`_feature` makes them: a box starting below every box above it starts a row. (A
-    glyph broken in pieces, a blurred K whose arm was carved off the card's edge, has a small
-    piece first: below that piece is not below the glyph.)
-    """
-    bottom = joined[0][3]
-    for c in joined[1:]:
-        if c[1] > bottom:
-            return True
-        bottom = max(bottom, c[3])
-    return False
-
-
-def _cut_at_index(ink: ByteImage, box: IndexBox, min_area: int) -> list[Box]:
-    """Ink blobs cut at the registered index's right edge that ran on past it to the patch's right
-    border (and touch no other border): each one's part on the index's side.
-    """
-    h, w = ink.shape
-    edge = min(w - 1, math.ceil(box.x1 * CARD_PX_W) + 1)
-    # Opened as hairlines_cut opens a blob on the border: a blurred suit's tip can touch the rank.
-    part = cv2.morphologyEx(np.ascontiguousarray(ink[:, :edge]), cv2.MORPH_OPEN, SQUARE_3)
-    count, _labels, stats, _c = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_16U)
-    return [
-        (s[0], s[1], s[0] + s[2], s[1] + s[3])
-        for s in stats[1:count].tolist()
-        if s[4] >= min_area and s[0] > 0 and s[1] > 0 and s[1] + s[3] < h and s[0] + s[2] == edge
-    ]
 
 
 def _kth(values: ByteImage, k: int) -> int:

@@ -11,9 +11,9 @@ import pytest
 
 from drivers.camera.sim import Lighting, Scene, SimCard, TableRenderer, TableView
 from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features, learn_back_signature
+from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, DeckProfile
 from vision.errors import DeckError
-from vision.index import CARD_PX_H, CARD_PX_W
 from vision.recognize import BACK, Recognizer
 from vision.synth import score_reading
 

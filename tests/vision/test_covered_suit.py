@@ -12,9 +12,9 @@ import pytest
 
 import vision.pipeline.corners as corners_module
 from tests.vision.bench_tables import read_at_true_corner
+from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.covered_suit import covered_match, covered_suit, suit_fits
 from vision.deck import DeckProfile
-from vision.index import CARD_PX_H, CARD_PX_W
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.settings import RecognizerSettings
 from vision.tools.kde_decks import kde_deck

@@ -12,7 +12,8 @@ import pytest
 from vision.back_signature import PATCH_H, PATCH_W, features
 from vision.deck import CODES, DeckProfile, load_deck, register_deck, save_deck
 from vision.errors import DeckError, ImageError
-from vision.index import _split_rank_suit, index_feature
+from vision.index import index_feature
+from vision.index_glyphs import split_rank_suit
 from vision.index_match import match_index
 from vision.recognize import RecognizerSettings
 
@@ -124,7 +125,7 @@ def test_rank_and_suit_run_together_are_cut_at_the_least_ink() -> None:
     ink[5:18, 4:14] = 1  # the rank
     ink[21:33, 5:15] = 1  # the suit
     ink[18:21, 9:10] = 1  # blur's thin bridge between them
-    split = _split_rank_suit(ink, (4, 5, 15, 33))
+    split = split_rank_suit(ink, (4, 5, 15, 33))
     assert split is not None
     rank, suit = split
     assert rank[1] == 5 and rank[3] <= 21 and suit[1] >= 18 and suit[3] == 33

@@ -11,8 +11,10 @@ import pytest
 
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
 from tests.vision.bench_tables import read_at_true_corner
+from vision.card_raster import CARD_PX_H, CARD_PX_W, IndexBox
 from vision.deck import CODES, DeckProfile, frame_line
-from vision.index import CARD_PX_H, CARD_PX_W, IndexBox, glyph_bounds, index_feature
+from vision.index import index_feature
+from vision.index_glyphs import glyph_bounds
 from vision.index_match import match_index
 from vision.ink_blobs import edge_piece
 from vision.pipeline.corners import CORNER_LEAD, _led

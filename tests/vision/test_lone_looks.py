@@ -9,8 +9,9 @@ import pytest
 
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
 from vision.calibration import Calibration
+from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import DeckProfile
-from vision.index import CARD_PX_H, CARD_PX_W, _stacked
+from vision.index_glyphs import stacked
 from vision.pipeline.corners import UNKNOWN
 from vision.pipeline.decide import GROWN, CardDecider
 from vision.recognize import Recognizer
@@ -90,9 +91,9 @@ def test_a_grown_look_does_not_settle_a_suit_torn_where_the_card_was_found(kenna
 
 def test_glyph_pieces_in_one_row_are_not_a_rank_over_a_suit() -> None:
     # A blurred K carved off the card's edge: its arm, the whole K, its foot (sorted by top).
-    assert not _stacked([(21, 14, 28, 21), (10, 14, 28, 43), (10, 35, 17, 43)])
-    assert _stacked([(10, 14, 28, 43), (8, 49, 31, 69)])  # a rank over its suit
-    assert _stacked([(21, 14, 28, 21), (10, 14, 28, 43), (8, 49, 31, 69)])
+    assert not stacked([(21, 14, 28, 21), (10, 14, 28, 43), (10, 35, 17, 43)])
+    assert stacked([(10, 14, 28, 43), (8, 49, 31, 69)])  # a rank over its suit
+    assert stacked([(21, 14, 28, 21), (10, 14, 28, 43), (8, 49, 31, 69)])
 
 
 def test_an_index_broken_on_the_cards_edge_is_read(standard: DeckProfile) -> None:

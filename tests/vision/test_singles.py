@@ -11,8 +11,8 @@ import pytest
 from drivers.camera.effects import GlareBand, Shadow
 from drivers.camera.sim import Glare, Lighting, Optics, Scene, SimCard, TableRenderer, TableView
 from vision.calibration import Calibration
+from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import DeckProfile
-from vision.index import CARD_PX_H, CARD_PX_W
 from vision.pipeline.corners import UNKNOWN
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.hypotheses import propose

@@ -11,8 +11,8 @@ from drivers.camera.effects import GlareBand, SimChip
 from drivers.camera.sim import Glare, Lighting, Optics, Scene, SimCard, TableRenderer, TableView
 from tests.vision.test_back_signature import with_back
 from vision.calibration import Calibration
+from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, DeckProfile
-from vision.index import CARD_PX_H, CARD_PX_W
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 from vision.recognize import BACK, FrameReading, Recognizer, Trace

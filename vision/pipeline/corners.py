@@ -9,9 +9,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.card_raster import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, IndexBox
 from vision.covered_suit import covered_match
 from vision.deck import DeckProfile
-from vision.index import CARD_PX_H, CARD_PX_W, SEARCH_MARGIN, IndexBox, index_feature
+from vision.index import index_feature
 from vision.index_match import IndexMatch, match_index
 from vision.pipeline.geometry import local_poly, share
 from vision.pipeline.settings import RecognizerSettings

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, THUMB_H, THUMB_W, DeckProfile, face_thumb
-from vision.index import CARD_PX_H, CARD_PX_W
 from vision.index_match import IndexMatch, lead_over, match_scores
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.settings import RecognizerSettings

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.index import IndexBox
+from vision.card_raster import IndexBox
 from vision.pipeline.outline import collinear, fit_edge
 from vision.pipeline.plane import Plane
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import default_deck
-from vision.index import CARD_PX_H, CARD_PX_W
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 
