@@ -8,8 +8,8 @@ The recognizer is a pipeline of stages, each its own module in :mod:`vision.pipe
 4. ``hypotheses``: the card rectangles those corners propose, fitted to the outline;
 5. ``corners`` and ``decide``: index reads against the deck's own learnt classifier, and the
    decision with its confidence (whole-face checks);
-6. ``fans`` and ``backs``: cards among others (fans, overlaps) and face-down cards (by the deck's
-   back signature), stacks included;
+6. ``fans`` (with ``fan_looks`` and ``fan_scan``) and ``backs``: cards among others (fans, overlaps)
+   and face-down cards (by the deck's back signature), stacks included;
 7. ``explain``: which hypotheses are the blob's cards.
 
 ``Recognizer.read(frame, trace=Trace())`` keeps every stage's output for
@@ -33,6 +33,7 @@ from vision.pipeline.back_tester import BackTester
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.explain import Explainer
+from vision.pipeline.fan_scan import FanScanner
 from vision.pipeline.fans import FanReader
 from vision.pipeline.hypotheses import BACK, Hypothesis
 from vision.pipeline.masks import MaskMaker, Masks
@@ -141,6 +142,7 @@ class Recognizer:
             corners=self.corners,
             decider=decider,
             fans=self.fans,
+            fan_scan=FanScanner(corners=self.corners, reader=self.fans),
             backs=BackTester(signature=deck.back_signature, back=deck.back),
         )
 

@@ -13,6 +13,7 @@ from vision.pipeline.back_tester import BackTester
 from vision.pipeline.backs import card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.decide import CardDecider
+from vision.pipeline.fan_scan import FanScanner
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import area, on_outline, quad_shares, share
 from vision.pipeline.hypotheses import BACK, PARALLEL_COS, Hypothesis, across, parallel, propose, same_card
@@ -36,6 +37,7 @@ class Explainer:
     corners: CornerReader
     decider: CardDecider
     fans: FanReader
+    fan_scan: FanScanner
     backs: BackTester
 
     def explain(
@@ -109,7 +111,7 @@ class Explainer:
             hyps = [hyp for hyp in hyps if id(hyp) not in unread]
         # Fans: cards whose index corner is in view but not on the outline, found along its edges.
         if not alone:
-            hyps.extend(self.fans.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
+            hyps.extend(self.fan_scan.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
             self.fans.settle(hyps, card_w=card_w)
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.

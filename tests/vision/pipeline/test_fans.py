@@ -12,7 +12,8 @@ from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
-from vision.pipeline.fans import _STEPS, FAN_LOOK_STEP, FAN_SEEN_SCORE, FanReader
+from vision.pipeline.fan_looks import _STEPS, FAN_LOOK_STEP, FAN_SEEN_SCORE
+from vision.pipeline.fans import FanReader
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings

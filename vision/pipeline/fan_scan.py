@@ -1,0 +1,200 @@
+"""The fan scan: cards whose index corner is in view but no outline corner, found along a blob's straight edges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.fan_edges import EDGE_BEYOND, Walk, follow_side, index_starts, outline_edges, paper_along, walks
+from vision.pipeline.fan_looks import FAN_SEEN_SCORE
+from vision.pipeline.fans import FAN_INDEX_LEAST, FAN_RETRY_SCORE, FanReader
+from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.plane import Plane
+
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# A scanned fan card whose index matches FAN_RETRY_SCORE but not enough is read again this share
+# of a card's width either side (where an index starts is only known to a few pixels).
+FAN_NUDGE: Final = 0.03
+# A card placed from where its index's ink starts is placed this share of its side early: a glyph
+# starts at or after the deck's leftmost index ink (a narrow rank further in), and a patch that
+# cuts into a glyph reads nothing where one a little wide reads it.
+FAN_EARLY: Final = 0.015
+# Outline edges scanned for fanned cards are at least this share of a card's width long.
+EDGE_LEAST: Final = 0.2
+# ... and one shorter than this share of its side is followed on over the card below (follow_side).
+FOLLOW_SHORT: Final = 0.5
+# The least share of a fanned card within the blob's outline, judged at a grid of points (shares
+# of its width and height) over it.
+FAN_FILL: Final = 0.9
+_GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
+
+
+class FanScanner:
+    """Scans a blob's straight outline edges for index starts and reads each as a fanned card's
+    index corner (by the fan reader's one-index read)."""
+
+    def __init__(self, *, corners: CornerReader, reader: FanReader) -> None:
+        self.corners = corners
+        self.reader = reader
+        self.bands = 0  # fan edges scanned since the scanner was made
+
+    def scan_blob(
+        self,
+        image: ByteImage,
+        plane: Plane,
+        *,
+        contour: ByteImage,
+        hyps: Sequence[Hypothesis],
+        card_w: float,
+        card_h: float,
+    ) -> list[Hypothesis]:
+        """Cards of a blob of several whose index corner is in view but no outline corner (plane
+        pixels): a fan's middle card, whose top edge runs in line with its neighbours' (cards
+        spread along their side) or shows only between them, its index corner over the card
+        below (cards turned about a corner, as held in the hand).
+
+        Every straight outline edge is part of some card's side, its card on the blob's side of
+        it; walked one way it is a short side, the other way a long one. Along its line, and on
+        past an end where the line runs on into the blob, an index is looked for where one starts
+        in the band the indices occupy; each place is read as that card's index corner, strictly
+        (one index, no face to check it by). ``hyps`` are the blob's cards read already: their
+        index corners are not read again. (A card read at both its indices need not lie on top:
+        the bottom card of a fan spread the other way shows both, and the top card's index lies
+        over it.)
+        """
+        box = self.corners.deck.index_box
+        scale = plane.scale
+        known = [h for h in hyps if h.code != UNKNOWN or h.seen]
+        examined = [h.corners[k] for h in hyps for k in h.examined]
+        examined += [h.corners[k] for h in known for k in (0, 2)]
+        found: list[Hypothesis] = []
+        x0, y0, bw, bh = cv2.boundingRect(contour)
+        filled = np.zeros((bh, bw), np.uint8)
+        cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
+        inside = (filled, x0, y0)
+        for edge in outline_edges(contour, least=EDGE_LEAST * card_w):
+            for walk in walks(edge, contour, probe=0.08 * card_w):
+                side = card_w if walk.short else card_h
+                rows, lead, across = walk.band(box, card_w=card_w, card_h=card_h)
+                lo, hi = walk.span(side)
+                if hi < lo:
+                    continue  # one card's side from corner to corner: no other card starts there
+                if not paper_along(plane.image, walk, across=across, rows=rows):
+                    continue  # no face along this edge (a back, a chip): no index to find
+                if walk.short and walk.open_start and walk.length < FOLLOW_SHORT * side:
+                    # The side runs on over the card below from a short visible piece, and a line
+                    # fitted to a few pixels of edge is a few degrees off: it is taken from all of it.
+                    walk = follow_side(image, plane, walk, reach=EDGE_BEYOND * side)  # noqa: PLW2901
+                    rows, lead, across = walk.band(box, card_w=card_w, card_h=card_h)
+                length = int((hi - lo + lead) / scale)
+                if length < 4:
+                    continue
+                starts = index_starts(
+                    image,
+                    plane,
+                    origin=walk.origin + walk.along * lo,
+                    step=walk.along * scale,
+                    across=across,
+                    rows=rows,
+                    length=length,
+                    # (A deck printing its index closer to the card's edge than that shows less
+                    # paper between the card below's ink and the index: standard's 2 px.)
+                    gap=max(2, int(min(0.03 * card_w, lead) / scale)),
+                    lead=round((lead + FAN_EARLY * side) / scale),
+                )
+                self.bands += 1
+                reach = ((box.x1 if walk.short else box.y1) + 0.03) * (card_w if walk.short else card_h)
+                taken: list[float] = []
+                # Cards seen here but not read: the ink of the card below beside an index (a pip,
+                # a glyph) fits some card fairly too, and the index beside it may still read.
+                unsure: list[tuple[float, Hypothesis]] = []
+                for start in starts:
+                    t = lo + start * scale
+                    # A start within an index already found is that index's own glyph (its suit,
+                    # the "0" of a ten): the next card's index begins past this one's width.
+                    if not lo <= t <= hi or any(abs(t - u) < reach for u in taken):
+                        continue
+                    near = [u for u in unsure if abs(t - u[0]) < reach]
+                    quad = walk.card(t, card_w=card_w, card_h=card_h)
+                    # An index corner already read (a card's own, or a card read) is not read again.
+                    if examined and float(np.hypot(*(np.array(examined) - quad[0]).T).min()) < 0.1 * card_w:
+                        taken.append(t)
+                        continue
+                    if not self._may_lie(quad, inside):
+                        continue
+                    fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h)
+                    if fanned is None or not _found(fanned):
+                        # No index here (or ink that fits no card at all: the edge of the card
+                        # below cut into the patch), or only part of one (the patch reaches a
+                        # little past its corner, onto the next card's index): a start a little
+                        # further on may still find it whole.
+                        continue
+                    if fanned.code == UNKNOWN:
+                        if not near:
+                            unsure.append((t, fanned))
+                        continue
+                    # An index read there: another start close by is the same index, and one
+                    # seen but not read beside it was ink beside it.
+                    for u in near:
+                        unsure.remove(u)
+                    taken.append(t)
+                    found.append(fanned)
+                    examined.append(fanned.corners[0])
+                for _, card in unsure:
+                    found.append(card)
+                    examined.append(card.corners[0])
+        return found
+
+    def _may_lie(self, quad: Vec, inside: tuple[ByteImage, int, int]) -> bool:
+        """Whether a card may lie at ``quad``: it lies within the blob's outline (a card sticking
+        out past the blob is the face of the card whose edge this is), judged at a grid of points
+        over it. (The outline filled, not the felt mask: a red card's pips on a red cloth are
+        felt-coloured.) ``inside`` is the filled outline and its box's top-left corner.
+        """
+        filled, x0, y0 = inside
+        pts = quad[0] + _GRID @ np.stack([quad[1] - quad[0], quad[3] - quad[0]])
+        xy = np.round(pts).astype(np.int64) - (x0, y0)
+        h, w = filled.shape
+        ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+        hits = int(np.count_nonzero(filled[xy[ok, 1], xy[ok, 0]]))
+        return bool(hits >= FAN_FILL * len(pts))
+
+    def _read_fanned(
+        self, image: ByteImage, plane: Plane, walk: Walk, t: float, *, card_w: float, card_h: float
+    ) -> Hypothesis | None:
+        """The card whose index corner lies ``t`` along ``walk``, read by that index; None when
+        no index is there (ink fitting no card at all).
+        """
+        fanned = Hypothesis(corners=walk.card(t, card_w=card_w, card_h=card_h), fill=1.0)
+        score = self.reader.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
+        if score is None or score < FAN_INDEX_LEAST:
+            return None
+        if fanned.code == UNKNOWN:
+            # An index that falls short: its start is a few pixels off (a shadow, a glyph that
+            # begins further in than the deck's leftmost ink, so the corner was put late); it is
+            # read again a little earlier, and a fair match later too.
+            side = card_w if walk.short else card_h
+            nudges = (-FAN_NUDGE, FAN_NUDGE) if score >= FAN_RETRY_SCORE else (-FAN_NUDGE,)
+            base = walk.card(t, card_w=card_w, card_h=card_h)
+            shifts = [walk.along * nudge * side for nudge in nudges]
+            if score >= FAN_RETRY_SCORE:
+                shifts += [walk.inward * s * card_w for s in (-FAN_NUDGE, FAN_NUDGE)]
+            for shift in shifts:
+                nudged = Hypothesis(corners=base + shift, fill=1.0)
+                self.reader.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
+                if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
+                    fanned = nudged
+                if fanned.code != UNKNOWN:
+                    break
+        return fanned
+
+
+def _found(card: Hypothesis) -> bool:
+    """Whether a card placed by the fan scan was read or seen (an index matching some card fairly)."""
+    return card.code != UNKNOWN or card.seen
