@@ -6,8 +6,8 @@ The recognizer is a pipeline of stages, each its own module in :mod:`vision.pipe
 2. ``masks``: felt, white paper, ink;
 3. ``outline``: the blobs of not-felt and their right-angled outline corners;
 4. ``hypotheses``: the card rectangles those corners propose, fitted to the outline;
-5. ``corners`` and ``decide``: index reads against the deck's own learnt classifier, and the
-   decision with its confidence (whole-face checks);
+5. ``corners``, ``decide`` and ``face_check``: index reads against the deck's own learnt
+   classifier, and the decision with its confidence (whole-face checks);
 6. ``fans`` and ``backs``: cards among others (fans, overlaps) and face-down cards (by the deck's
    back signature), stacks included;
 7. ``explain``: which hypotheses are the blob's cards.

@@ -116,12 +116,12 @@ def test_the_face_check_knows_a_card_in_shadow_and_glare_and_refuses_others(
     frame = renderer.render(scene, seed=2)
     recognizer = Recognizer(deck=kennard)
     quad = renderer.card_quad_px(card).astype(np.float64)
-    assert recognizer.decider.face_agrees(frame, quad, code, alone=True)
+    assert recognizer.decider.face.agrees(frame, quad, code, alone=True)
     # (Not the same rank of the other suit of its colour: at thumbnail size those faces are one;
     # the index tells them apart.)
     for other in ("Ks", "Qc", "9s", "Jd", "2c", "Ah"):
         if other != code:
-            assert not recognizer.decider.face_agrees(frame, quad, other, alone=True)
+            assert not recognizer.decider.face.agrees(frame, quad, other, alone=True)
 
 
 def _corner(point: tuple[float, float], x_dir: tuple[float, float], x_len: float, y_len: float) -> Corner:

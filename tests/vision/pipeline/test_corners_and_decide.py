@@ -106,8 +106,8 @@ def test_a_face_that_is_not_the_index_card_is_refused(kennard: DeckProfile) -> N
     _corners, decider = _stages(kennard)
     renderer, frame = _frame(kennard)
     q = renderer.card_quad_px(CARDS[0])  # a Qh: its face is no 8d's
-    assert decider.face_agrees(frame, q, "Qh", alone=True)
-    assert not decider.face_agrees(frame, q, "8d", alone=True)
+    assert decider.face.agrees(frame, q, "Qh", alone=True)
+    assert not decider.face.agrees(frame, q, "8d", alone=True)
 
 
 def test_a_blurred_index_gives_unknown_never_another_card(kennard: DeckProfile) -> None:
@@ -182,7 +182,7 @@ def _lone(deck: DeckProfile, code: str, *, chips: tuple[SimChip, ...] = ()) -> t
 def test_a_lone_card_whose_face_a_chip_hides_is_read_by_two_clear_indices(kennard: DeckProfile, code: str) -> None:
     _corners, decider = _stages(kennard)
     frame, q = _lone(kennard, code, chips=(SimChip(x_mm=400, y_mm=260, stack=2),))
-    assert not decider.face_agrees(frame, q, code, alone=True)  # the face confirms nothing
+    assert not decider.face.agrees(frame, q, code, alone=True)  # the face confirms nothing
     assert decider.read_alone(frame, q)[0] == code
 
 
@@ -222,15 +222,15 @@ def test_a_clear_rank_of_a_plain_colour_is_given_its_suit_by_the_face(kennard: D
     _corners, decider = _stages(kennard)
     poor_red = _index(0.8, (0.16, 0.48, 0.45, 0.15), of="Kd")
     frame, q = _lone(kennard, "Kd")
-    assert decider._suit_by_face(frame, q, [poor_red]) is not None
-    assert decider._suit_by_face(frame, q, [poor_red])[0] == "Kd"
+    assert decider.face.suit_by_face(frame, q, [poor_red]) is not None
+    assert decider.face.suit_by_face(frame, q, [poor_red])[0] == "Kd"
     heart, q_heart = _lone(kennard, "Kh")
-    assert decider._suit_by_face(heart, q_heart, [poor_red])[0] == "Kh"  # the face, not the index, picks
+    assert decider.face.suit_by_face(heart, q_heart, [poor_red])[0] == "Kh"  # the face, not the index, picks
     # The colour not plain (a black suit as close as the second red one): no suit.
-    assert decider._suit_by_face(frame, q, [_index(0.8, (0.44, 0.48, 0.45, 0.15), of="Kd")]) is None
+    assert decider.face.suit_by_face(frame, q, [_index(0.8, (0.44, 0.48, 0.45, 0.15), of="Kd")]) is None
     # A face that is another rank's (a Qd's under the index read as a king): no card.
     queen, q_queen = _lone(kennard, "Qd")
-    assert decider._suit_by_face(queen, q_queen, [poor_red]) is None
+    assert decider.face.suit_by_face(queen, q_queen, [poor_red]) is None
 
 
 def _corner_read(rank_fits: list[float], suit_fits: list[float]) -> CornerRead:
@@ -270,7 +270,7 @@ def test_a_lone_card_barely_sure_at_one_corner_is_read_at_its_second_too(
         return first if k == 0 else _SECOND_AH
 
     monkeypatch.setattr(decider.corners, "read_index", read_index)
-    monkeypatch.setattr(decider, "face_agrees", lambda *_a, **_k: True)
+    monkeypatch.setattr(decider.face, "agrees", lambda *_a, **_k: True)
     quad = np.array([[100.0, 100.0], [205.0, 100.0], [205.0, 247.0], [100.0, 247.0]])
     assert decider.read_alone(np.zeros((400, 400, 3), np.uint8), quad)[0] == read
     assert asked == corners_read
