@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
@@ -108,3 +109,11 @@ def _lead(best: float, second: float) -> float:
         return 0.0
     gap = -_FIT_SCALE * math.log(max(second, 1e-300) / best)  # the extra distance of ``other``
     return 1.0 - math.exp(-gap / _LEAD_SCALE)
+
+
+def pooled(fits: Sequence[npt.NDArray[np.floating[Any]]]) -> npt.NDArray[np.float64]:
+    """Several looks' fits pooled as their geometric mean: a fit is exp(-distance), so this is the
+    fit at the looks' mean distance (independent looks at one index average out their noise).
+    """
+    logs = np.log(np.maximum(np.stack(fits).astype(np.float64), 1e-300))
+    return np.asarray(np.exp(logs.mean(axis=0)), dtype=np.float64)

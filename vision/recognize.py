@@ -6,8 +6,9 @@ The recognizer is a pipeline of stages, each its own module in :mod:`vision.pipe
 2. ``masks``: felt, white paper, ink;
 3. ``outline``: the blobs of not-felt and their right-angled outline corners;
 4. ``hypotheses``: the card rectangles those corners propose, fitted to the outline;
-5. ``corners`` and ``decide``: index reads against the deck's own learnt classifier, and the
-   decision with its confidence (whole-face checks);
+5. ``corners``, ``decide``, ``face_check`` and ``lone_card``: index reads against the deck's own
+   learnt classifier, and the decision with its confidence (whole-face checks; a lone card's
+   second looks);
 6. ``fans`` (with ``fan_looks`` and ``fan_scan``) and ``backs``: cards among others (fans, overlaps)
    and face-down cards (by the deck's back signature), stacks included;
 7. ``explain``: which hypotheses are the blob's cards.
@@ -36,6 +37,7 @@ from vision.pipeline.explain import Explainer
 from vision.pipeline.fan_scan import FanScanner
 from vision.pipeline.fans import FanReader
 from vision.pipeline.hypotheses import BACK, Hypothesis
+from vision.pipeline.lone_card import LoneCardReader
 from vision.pipeline.masks import MaskMaker, Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob, find_blobs, vote_height, vote_height_few
 from vision.pipeline.plane import Plane, make_plane
@@ -136,11 +138,12 @@ class Recognizer:
         self._masks = MaskMaker(felt_hue=self.settings.felt_hue, back=deck.back, faces=deck.faces)
         self.corners = CornerReader(deck=deck, settings=self.settings)
         self.decider = decider = CardDecider(deck=deck, settings=self.settings, corners=self.corners)
+        self.lone = LoneCardReader(decider=decider)
         self.fans = FanReader(settings=self.settings, corners=self.corners, decider=decider)
         self._explainer = Explainer(
             settings=self.settings,
             corners=self.corners,
-            decider=decider,
+            lone=self.lone,
             fans=self.fans,
             fan_scan=FanScanner(corners=self.corners, reader=self.fans),
             backs=BackTester(signature=deck.back_signature, back=deck.back),

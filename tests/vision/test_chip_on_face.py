@@ -88,7 +88,7 @@ def test_no_back_is_counted_on_a_face_drawn_small_lying_over_a_back_with_a_chip_
     # The same Qs 10 mm over the back, the chip further in. The Qs's rectangle contradicts the
     # back in place, so its index is tried; where found it read nothing and the rectangle was
     # then counted by its colours. Its outline runs a little inside the card: grown 4 %, it
-    # reads Qs (see CardDecider._grown).
+    # reads Qs (see LoneCardReader._grown).
     truth, read = _fan_with_chip(bottom_face_up=False, codes=("4h", "Qs"), apart=10.0, chip_x=340.0)
     assert not any(code == BACK and math.dist(at, truth["Qs"]) < 22 for code, at in read), (truth, read)
     assert all(code in (BACK, "unknown", "Qs") for code, _ in read), read

@@ -12,8 +12,7 @@ import pytest
 from drivers.camera.sim import TableRenderer, TableView
 from vision.deck import CODES, DeckProfile, _fit_discriminant, load_deck, save_deck
 from vision.index import index_feature
-from vision.index_match import IndexMatch, match_index, match_scores
-from vision.pipeline.decide import pooled as _pooled
+from vision.index_match import IndexMatch, match_index, match_scores, pooled
 from vision.recognize import UNKNOWN, Recognizer, RecognizerSettings
 from vision.synth import Conditions, random_scene
 
@@ -134,7 +133,7 @@ def test_modes_of_one_class_share_its_distance() -> None:
 def test_pooled_looks_average_distances() -> None:
     a = np.exp(-np.array([1.0, 4.0, 9.0]))
     b = np.exp(-np.array([3.0, 2.0, 9.0]))
-    assert np.allclose(_pooled([a, b]), np.exp(-np.array([2.0, 3.0, 9.0])))
+    assert np.allclose(pooled([a, b]), np.exp(-np.array([2.0, 3.0, 9.0])))
 
 
 def test_lead_grows_with_the_runner_up_distance() -> None:
@@ -164,7 +163,7 @@ def test_whole_face_names_the_rank_of_a_blurred_index(kennard: DeckProfile) -> N
                 for k in (0, 2)
             ]
             matches = [r.match for r in reads if r.match is not None]
-            by_face = recognizer.decider.rank_by_face(frame, quad, matches)
+            by_face = recognizer.decider.face.rank_by_face(frame, quad, matches)
             if by_face is not None:
                 assert by_face[0] == card.code
                 named += 1
@@ -186,8 +185,8 @@ def test_whole_face_settles_disagreeing_corners_only_for_the_card_shown(kennard:
         quad = renderer.card_quad_px(card).astype(np.float64)
         at = CODES.index(card.code)
         other = CODES[(at + 4 * 5) % 52]  # five ranks away, the same suit
-        assert not recognizer.decider.face_settles(frame, quad, other, [card.code, other])
-        settled += recognizer.decider.face_settles(frame, quad, card.code, [card.code, other])
+        assert not recognizer.decider.face.settles(frame, quad, other, [card.code, other])
+        settled += recognizer.decider.face.settles(frame, quad, card.code, [card.code, other])
     assert settled >= 15, settled
 
 

@@ -14,8 +14,8 @@ from vision.calibration import Calibration
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import DeckProfile
 from vision.pipeline.corners import UNKNOWN
-from vision.pipeline.decide import CardDecider
 from vision.pipeline.hypotheses import propose
+from vision.pipeline.lone_card import LoneCardReader
 from vision.pipeline.outline import CARD_ASPECT, Corner
 from vision.recognize import Recognizer, Trace
 from vision.scenes import random_table, render_table, view_calibration
@@ -116,12 +116,12 @@ def test_the_face_check_knows_a_card_in_shadow_and_glare_and_refuses_others(
     frame = renderer.render(scene, seed=2)
     recognizer = Recognizer(deck=kennard)
     quad = renderer.card_quad_px(card).astype(np.float64)
-    assert recognizer.decider.face_agrees(frame, quad, code, alone=True)
+    assert recognizer.decider.face.agrees(frame, quad, code, alone=True)
     # (Not the same rank of the other suit of its colour: at thumbnail size those faces are one;
     # the index tells them apart.)
     for other in ("Ks", "Qc", "9s", "Jd", "2c", "Ah"):
         if other != code:
-            assert not recognizer.decider.face_agrees(frame, quad, other, alone=True)
+            assert not recognizer.decider.face.agrees(frame, quad, other, alone=True)
 
 
 def _corner(point: tuple[float, float], x_dir: tuple[float, float], x_len: float, y_len: float) -> Corner:
@@ -176,19 +176,19 @@ def _lone(deck: DeckProfile, code: str) -> tuple[np.ndarray, np.ndarray]:
     return renderer.render(scene, seed=3), renderer.card_quad_px(scene.cards[0]).astype(np.float64)
 
 
-def _decider(deck: DeckProfile) -> CardDecider:
+def _lone_reader(deck: DeckProfile) -> LoneCardReader:
     view = TableView(tilt_deg=12.0)
-    return Recognizer(deck=deck, calibration=Calibration(homography=view.homography(), rms_px=0.0)).decider
+    return Recognizer(deck=deck, calibration=Calibration(homography=view.homography(), rms_px=0.0)).lone
 
 
 def test_a_lone_card_whose_outline_is_a_few_pixels_off_is_read_by_a_nudge(kennard: DeckProfile) -> None:
     # A blurred Q's index corners fall just short of a read when the outline found lies 3 px off
     # the card; read again with the outline moved 2 px each way, the poses that read agree on it.
     frame, quad = _lone(kennard, "Qd")
-    decider = _decider(kennard)
+    lone = _lone_reader(kennard)
     off = quad + np.array([3.0, 0.0])
-    assert decider.read_card(frame, off, alone=True)[0] == UNKNOWN  # the pose as found reads nothing
-    assert decider.read_alone(frame, off)[0] == "Qd"
+    assert lone.decider.read_card(frame, off, alone=True)[0] == UNKNOWN  # the pose as found reads nothing
+    assert lone.read_alone(frame, off)[0] == "Qd"
 
 
 def test_a_nudged_read_still_needs_the_face_to_agree(kennard: DeckProfile) -> None:
@@ -204,11 +204,11 @@ def test_a_nudged_read_still_needs_the_face_to_agree(kennard: DeckProfile) -> No
     to_frame = cv2.getPerspectiveTransform(canon, quad.astype(np.float32))
     middle = cv2.warpPerspective(band, to_frame, (frame.shape[1], frame.shape[0])) > 127
     mixed = np.where(middle[..., None], other, frame)
-    decider = _decider(kennard)
+    lone = _lone_reader(kennard)
     off = quad + np.array([3.0, 0.0])
-    assert decider.near(frame, off) == "Qd"  # the card itself is nudged
-    assert decider.near(mixed, off) is None
-    assert decider.read_alone(mixed, off)[0] == UNKNOWN
+    assert lone.near(frame, off) == "Qd"  # the card itself is nudged
+    assert lone.near(mixed, off) is None
+    assert lone.read_alone(mixed, off)[0] == UNKNOWN
 
 
 # The benchmark's table 509 (kennard): a lone Jh as the pipeline's outline fit found it, its index
@@ -216,27 +216,27 @@ def test_a_nudged_read_still_needs_the_face_to_agree(kennard: DeckProfile) -> No
 _JH_509 = np.array([[1343.4, 302.9], [1306.5, 196.1], [1457.9, 149.8], [1498.8, 254.3]])
 
 
-def _table_509(deck: DeckProfile) -> tuple[np.ndarray, CardDecider]:
+def _table_509(deck: DeckProfile) -> tuple[np.ndarray, LoneCardReader]:
     table = random_table(np.random.default_rng(509))
     _, frame = render_table(deck, table, seed=509)
-    return frame, Recognizer(deck=deck, calibration=view_calibration(table.view)).decider
+    return frame, Recognizer(deck=deck, calibration=view_calibration(table.view)).lone
 
 
 def test_a_lone_card_whose_index_reads_garbage_where_found_is_read_by_most_nudges(kennard: DeckProfile) -> None:
     # Corner 2's patch reads "2c 0.29" where found (its edge cuts the J), corner 0 "Jh 0.50" (a
     # thin J): no corner is near a read, so the near nudge does not run. Moved 2 px each way, the
     # card reads Jh at most poses by every rule (corner 2 plain, corner 0 leaning to it, the face).
-    frame, decider = _table_509(kennard)
-    assert decider.read_card(frame, _JH_509, alone=True)[0] == UNKNOWN
-    assert decider.near(frame, _JH_509) is None
-    assert decider.read_alone(frame, _JH_509)[0] == "Jh"
+    frame, lone = _table_509(kennard)
+    assert lone.decider.read_card(frame, _JH_509, alone=True)[0] == UNKNOWN
+    assert lone.near(frame, _JH_509) is None
+    assert lone.read_alone(frame, _JH_509)[0] == "Jh"
 
 
 def test_a_lone_card_nudged_from_garbage_still_needs_its_face(kennard: DeckProfile) -> None:
     # The same Jh with its middle half another card's face (an 8d's, pasted over it): the index
     # corners are as before, and the card as found reads nothing and is near nothing, but the face
     # is not the Jh's, so no nudge names it.
-    frame, decider = _table_509(kennard)
+    frame, lone = _table_509(kennard)
     other, eight = _lone(kennard, "8d")
     canon = np.array([[0, 0], [CARD_PX_W, 0], [CARD_PX_W, CARD_PX_H], [0, CARD_PX_H]], np.float32)
     face = cv2.warpPerspective(
@@ -248,6 +248,6 @@ def test_a_lone_card_nudged_from_garbage_still_needs_its_face(kennard: DeckProfi
     size = (frame.shape[1], frame.shape[0])
     middle = cv2.warpPerspective(band, to_frame, size) > 127
     mixed = np.where(middle[..., None], cv2.warpPerspective(face, to_frame, size), frame)
-    assert decider.read_card(mixed, _JH_509, alone=True)[0] == UNKNOWN
-    assert decider.near(mixed, _JH_509) is None
-    assert decider.read_alone(mixed, _JH_509)[0] == UNKNOWN
+    assert lone.decider.read_card(mixed, _JH_509, alone=True)[0] == UNKNOWN
+    assert lone.near(mixed, _JH_509) is None
+    assert lone.read_alone(mixed, _JH_509)[0] == UNKNOWN

@@ -85,8 +85,8 @@ class CornerReader:
         """Read the index at one corner (full-resolution vectors spanning the whole card), once a frame.
 
         Reads are most of a frame's cost and a corner can be asked for twice (a lone card's first
-        corner alone, then again by _read_card when it was unsure), so each is remembered, keyed by
-        the frame and the patch.
+        corner alone, then again by CardDecider.read_card when it was unsure), so each is
+        remembered, keyed by the frame and the patch.
 
         Without ``pale`` an index is not looked for at the paler ink level alone (see
         ``index_feature``): at a place that is only a guess (a fan scan's start), where such ink

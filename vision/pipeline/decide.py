@@ -1,18 +1,16 @@
-"""Deciding a card from its index corners and its whole face: the rules that turn reads into one code."""
+"""Deciding a card from its two index corners, one read or both pooled, with its face as a second opinion."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any, Final
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.card_raster import CARD_PX_H, CARD_PX_W
-from vision.deck import CODES, THUMB_H, THUMB_W, DeckProfile, face_thumb
-from vision.index_match import IndexMatch, lead_over, match_scores
+from vision.deck import CODES, DeckProfile
+from vision.index_match import IndexMatch, lead_over, match_scores, pooled
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
+from vision.pipeline.face_check import FaceCheck
 from vision.pipeline.settings import RecognizerSettings
 
 ByteImage = npt.NDArray[Any]
@@ -24,56 +22,9 @@ COMBINED_FLOOR: Final = 1.0
 # How far below the accepting score a corner's best rank or suit may fit and still speak against
 # the other corner's read.
 DISSENT_SLACK: Final = 0.22
-# A card lying alone whose first index corner clears the accepting score by this much, and the
-# margin by this factor, is not read at its second corner (its whole face still has to agree).
-# Nearer the bar its second corner, in plain view too, is read as well (the two must not name two
-# cards): a rank stretched over ink beside it (hershey's frame corner) read an Ah as a 4h at 0.79,
-# lead 0.27, on a face too plain to tell the two, where its second corner read Ah at 0.96. On
-# development tables 3.7 % of lone cards' sure reads lie in the band between 0.76 / 0.255 and these
-# bars (59 of 1574, all right: 50 confirmed by the second corner, none contradicted), so about one
-# lone card in 27 costs a second corner read.
-SURE_EXTRA_SCORE: Final = 0.08
-SURE_MARGIN_FACTOR: Final = 1.75
 # What each of a lone card's two index corners must add to the accepting score for its face to
 # be only a veto (the bar of a fan's card read by one index and no face, fans.FAN_EXTRA_SCORE).
 TWICE_EXTRA_SCORE: Final = 0.04
-# A face thumbnail some registered face fits at least this well is plainly seen (a clear face fits
-# its own 0.95 and more; a chip over its middle or glare leaves every fit below 0.8).
-FACE_PLAIN: Final = 0.85
-# How far below the best-fitting registered face the claimed card's may fit and still agree.
-FACE_SLACK: Final = 0.03
-# The lead the whole face must give one of two same-coloured suits to settle a torn index suit.
-FACE_SUIT_MARGIN: Final = 0.025
-# ... and the least correlation of the face with the suit it picks (a face half hidden or
-# mislocated matches neither well and settles nothing).
-FACE_SUIT_LEAST: Final = 0.8
-# The lead the whole face must give one card over every other to name a blurred index's rank,
-# the least correlation it needs, and how many ranks the index may fit better than that one.
-FACE_RANK_MARGIN: Final = 0.03
-FACE_RANK_LEAST: Final = 0.9
-FACE_RANK_AMONG: Final = 3
-# A lone card none of whose rules read it, with a corner whose best fit is within NEAR_SLACK of
-# the accepting score (and clear of the rest), is read again with its outline moved NUDGE_PX
-# pixels each way.
-NEAR_SLACK: Final = 0.1
-NUDGE_PX: Final = 2.0
-NUDGE_AGREE: Final = 2
-# ... and one with no corner that close, but one whose index was seen at all (a pose whose patch
-# edge cuts through a glyph, or takes in the card's blurred edge, reads garbage where the same
-# index read 2 px away is plain), is read again so too: it is named only when most poses read it
-# (NUDGE_MOST of the 8, each with an index corner reading it on its own), none reads another card,
-# and nothing where it was found speaks against it.
-NUDGE_MOST: Final = 6
-# A lone card still unread is looked at once more with its outline grown by this factor about its
-# centre (see ``CardDecider._grown``).
-GROWN: Final = 1.04
-_NUDGES: Final = [
-    np.array([dx, dy]) for dx in (-NUDGE_PX, 0.0, NUDGE_PX) for dy in (-NUDGE_PX, 0.0, NUDGE_PX) if dx or dy
-]
-# The corners of the small face image face_agrees warps a card to.
-_THUMB_DST: Final = np.array(
-    [[0, 0], [CARD_PX_W // 4, 0], [CARD_PX_W // 4, CARD_PX_H // 4], [0, CARD_PX_H // 4]], np.float32
-)
 
 
 class CardDecider:
@@ -83,175 +34,11 @@ class CardDecider:
         self.deck = deck
         self.settings = settings
         self.corners = corners
-        self._face_size = (CARD_PX_W // 2, CARD_PX_H // 2)
-        self._faces = np.stack(
-            [face_vector(cv2.resize(face, self._face_size, interpolation=cv2.INTER_AREA)) for face in deck.faces]
-        )
-        self._ramps = _ramps(THUMB_W, THUMB_H)
-        self._thumbs = _unramped(deck.thumbs, self._ramps)
-
-    def read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
-        """Read a card lying alone: one index corner when it is sure, else both (reads are most of
-        a frame's cost, and most cards are plain to read at the first corner).
-        """
-        first = self.corners.read_index(image, corners, 0)
-        s = self.settings
-        match = first.match
-        if (
-            first.code != UNKNOWN
-            and match is not None
-            and match.score >= s.accept_score + SURE_EXTRA_SCORE
-            and match.margin >= s.accept_margin * SURE_MARGIN_FACTOR
-            and self.face_agrees(image, corners, first.code, alone=True)
-        ):
-            return first.code, first.confidence
-        # (A face that does not confirm the first corner may still be read at both: see _twice.)
-        code, conf = self.read_card(image, corners, alone=True)
-        if code == UNKNOWN:
-            lean = self.near(image, corners)
-            seen = lean is not None or self._seen_index(image, corners)
-            if seen:
-                code, conf = self._nudged(image, corners, lean)
-            if code == UNKNOWN and seen:
-                code, conf = self._grown(image, corners)
-        return code, conf
-
-    def _grown(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
-        """A lone card read again at its outline grown GROWN about its centre, by all of
-        read_card's rules: the card when that look reads it, neither index corner where the card
-        was found reads or clearly leans to another card nor leaves its suit torn with the other
-        suit of its colour, and the face there is not plainly another card's; else unknown.
-
-        An index of the cloth's colour printed against the card's edge (a red index on red
-        cloth) is cloth to the felt test, and the mask's opening takes the thin paper rim beside
-        it: the outline then runs inside the card's edge at each index, the card is drawn a few
-        per cent small, and its index corners and face are looked at a few pixels off.
-        """
-        ctr = corners.mean(axis=0)
-        code, conf = self.read_card(image, ctr + GROWN * (corners - ctr), alone=True)
-        if code == UNKNOWN:
-            return UNKNOWN, 0.0
-        at = CODES.index(code)
-        suit, twin = at % 4, _TWIN_SUIT[at % 4]
-        for k in (0, 2):
-            r = self.corners.read_index(image, corners, k)
-            if r.code not in (UNKNOWN, code) or (
-                r.best not in (None, code) and (r.match is None or self.dissents(r.match, code))
-            ):
-                return UNKNOWN, 0.0
-            # Grown, each index patch takes in a few more pixels of the card's edge, which can tip
-            # a close call between the two suits of one colour (a blurred club and spade) either
-            # way: it must not settle one that a corner as found left torn (a plausible look at
-            # either, as ``dissents`` has it, neither clearly ahead).
-            pair = None if r.match is None else r.match.suit_scores[[suit, twin]]
-            if (
-                pair is not None
-                and float(pair.max()) >= self.settings.accept_score - DISSENT_SLACK
-                and lead_over(pair, 1) < self.settings.accept_margin
-            ):
-                return UNKNOWN, 0.0
-        # Grown, a face fits every registered face less plainly: where the card was found, a face
-        # plainly another card's still refuses it (another card's face under its indices); not
-        # the same rank of the other suit of its colour, which at thumbnail size is the same face
-        # (the index tells those apart), and which a card drawn a few pixels off may fit better.
-        scores = self._thumb_scores(image, corners)
-        best = int(np.argmax(scores))
-        if (
-            scores[best] >= FACE_PLAIN
-            and float(scores[CODES.index(code)]) < scores[best] - FACE_SLACK
-            and not _one_face(CODES[best], code)
-        ):
-            return UNKNOWN, 0.0
-        return code, conf
-
-    def printed_index(self, image: ByteImage, corners: Vec) -> bool:
-        """Whether an index corner of a card reads a card on its own (at the accepting score and
-        margin), whatever the rest of the card says: a printed index is plainly there, so the
-        card is a face, though the read as a whole refused it (a chip over its middle leaves a
-        face no registered face fits). A rectangle that has the back's colours (cream paper and
-        a red chip under a red back pictured with cream cards) but contradicts the back's
-        picture in place is then an unread face, not a back.
-        """
-        return any(self.corners.read_index(image, corners, k).code != UNKNOWN for k in (0, 2))
-
-    def _seen_index(self, image: ByteImage, corners: Vec) -> bool:
-        """Whether either index corner of a card saw an index at all (ink matched to some card,
-        however poorly): a corner with none is no index a pose a little off would read."""
-        return any(self.corners.read_index(image, corners, k).match is not None for k in (0, 2))
-
-    def near(self, image: ByteImage, corners: Vec) -> str | None:
-        """The card a lone card's index corners came close to reading, or None: one corner's best
-        card fits within NEAR_SLACK of the accepting score, clearly ahead of every other, and
-        neither corner reads or clearly leans to another card (two corners naming two cards are
-        never a read, however the card is nudged), and its whole face, where it was found, agrees
-        with that card. A pose a pixel or two off the index costs such a read its last few
-        hundredths.
-        """
-        s = self.settings
-        reads = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
-        lean = next(
-            (
-                r.best
-                for r in reads
-                if r.best is not None
-                and r.match is not None
-                and r.match.score >= s.accept_score - NEAR_SLACK
-                and r.match.margin >= s.accept_margin
-            ),
-            None,
-        )
-        if lean is None or not self._may_be(image, corners, lean):
-            return None
-        return lean
-
-    def _may_be(self, image: ByteImage, corners: Vec, lean: str) -> bool:
-        """Whether a lone card found at ``corners`` may be ``lean``: neither index corner reads or
-        clearly leans to another card (two corners naming two cards are never a read, however the
-        card is nudged), and its whole face, where it was found, agrees with that card."""
-        reads = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
-        for r in reads:
-            if r.code not in (UNKNOWN, lean) or (
-                r.best not in (None, lean) and (r.match is None or self.dissents(r.match, lean))
-            ):
-                return False
-        # The face is judged where the card was found, as for any lone card read at one corner:
-        # a nudge moves the index patches, and must not soften the face's veto (a face seen 2 px
-        # off fits every registered face less plainly).
-        return self.face_agrees(image, corners, lean, alone=True)
-
-    def _nudged(self, image: ByteImage, corners: Vec, lean: str | None) -> tuple[str, float]:
-        """A lone card read again with its whole outline moved NUDGE_PX each way, by all of
-        read_card's rules (both corners, dissent, the whole face): ``lean`` when at least
-        NUDGE_AGREE poses read it and no pose reads another card, else unknown. With no ``lean``
-        (no corner came close), the card the poses read, when NUDGE_MOST of them do, none reads
-        another and the card as found may be it (see ``_may_be``).
-        """
-        need = NUDGE_AGREE if lean is not None else NUDGE_MOST
-        confs: list[float] = []
-        misses = 0
-        for step in _NUDGES:
-            moved = corners + step
-            if need == NUDGE_MOST and all(self.corners.read_index(image, moved, k).code == UNKNOWN for k in (0, 2)):
-                # Without a lean, a pose counts only where an index corner reads the card on its own
-                # (the face's own reads of a blurred rank or suit cost a frame most of all).
-                code, conf = UNKNOWN, 0.0
-            else:
-                code, conf = self.read_card(image, moved, alone=True)
-            if code != UNKNOWN and lean is None:
-                lean = code
-            if code not in (UNKNOWN, lean):
-                return UNKNOWN, 0.0
-            if code == lean:
-                confs.append(conf)
-                continue
-            misses += 1
-            if misses > len(_NUDGES) - need:
-                return UNKNOWN, 0.0  # too few poses left to agree (one lucky pose is no read)
-        if lean is None or (need == NUDGE_MOST and not self._may_be(image, corners, lean)):
-            return UNKNOWN, 0.0
-        return lean, min(confs)
+        self.face = FaceCheck(deck=deck, settings=settings)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
+        """The card both index corners name (one read, or both pooled; ``alone``: the card lies
+        alone, both corners in view), when its face does not refuse it; else unknown."""
         first = self.corners.read_index(image, corners, 0)
         second = self.corners.read_index(image, corners, 2)
         reads = [r for r in (first, second) if r.code != UNKNOWN]
@@ -273,7 +60,7 @@ class CardDecider:
                 alone
                 and leans_away
                 and (both is None or both[0] != code)
-                and not self.face_settles(image, corners, code, [r.best for r in (first, second) if r.best])
+                and not self.face.settles(image, corners, code, [r.best for r in (first, second) if r.best])
             ):
                 return UNKNOWN, 0.0
         elif both is not None:
@@ -282,20 +69,20 @@ class CardDecider:
             code, conf = both
         else:
             matches = [r.match for r in (first, second) if r.match is not None]
-            by_face = self._suit_by_face(image, corners, matches) if alone else None
+            by_face = self.face.suit_by_face(image, corners, matches) if alone else None
             if by_face is None:
-                by_face = self.rank_by_face(image, corners, matches)
+                by_face = self.face.rank_by_face(image, corners, matches)
             if by_face is None:
                 return UNKNOWN, max(first.confidence, second.confidence)
             code, conf = by_face
-        if not self.face_agrees(image, corners, code, alone=alone, twice=alone and self._twice(first, second, code)):
+        if not self.face.agrees(image, corners, code, alone=alone, twice=alone and self._twice(first, second, code)):
             return UNKNOWN, 0.0
         return code, conf
 
     def _twice(self, first: CornerRead, second: CornerRead, code: str) -> bool:
         """Whether both index corners read ``code`` on their own, each clearing the bar of a fan's
         card read by one index with no face at all: then the face is only a veto where it is
-        plainly seen (see ``face_agrees``), not a needed confirmation. A chip or a hand over the
+        plainly seen (see ``FaceCheck.agrees``), not a needed confirmation. A chip or a hand over the
         middle, or a face with little ink (a court card drawn as a thin frame round a big letter)
         under blur and noise, fits no face well and confirms nothing, where two printed indices
         agreeing do.
@@ -318,7 +105,7 @@ class CardDecider:
         far = self.corners.read_index(image, corners, 2)
         if far.code == UNKNOWN or far.code != near.best:
             return None
-        if not self.face_agrees(image, corners, far.code, alone=False):
+        if not self.face.agrees(image, corners, far.code, alone=False):
             return None
         return far.code, far.confidence
 
@@ -347,174 +134,3 @@ class CardDecider:
             float(fits.max()) >= s.accept_score - DISSENT_SLACK and lead_over(fits, own) >= s.accept_margin
             for fits, own in ((match.rank_scores, at // 4), (match.suit_scores, at % 4))
         )
-
-    def _suit_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
-        """A clear rank whose small index suit is torn between the two suits of one colour (a
-        blurred heart and diamond, club and spade), or fits either poorly though its colour is
-        plain (warm light and a glare band over a diamond): the card's face, whose pips or court
-        picture are many times the index's size, picks between them, and must fit the card it
-        picks best of all. Only for a card lying alone: a strip of a card fanned under others
-        proved no safe guide (its pips misled in tests).
-        """
-        if not matches:
-            return None
-        s = self.settings
-        rank_scores = pooled([m.rank_scores for m in matches])
-        suit_scores = pooled([m.suit_scores for m in matches])
-        r_order = np.argsort(rank_scores)[::-1]
-        rank = int(r_order[0])
-        if rank_scores[rank] < s.accept_score or lead_over(rank_scores, int(r_order[1])) < s.accept_margin:
-            return None
-        s_order = [int(k) for k in np.argsort(suit_scores)[::-1]]
-        pair = s_order[:2]
-        # Both candidates of one colour (suits run c d h s: c and s black, d and h red), each
-        # well clear of the other two suits.
-        if {pair[0], pair[1]} not in ({0, 3}, {1, 2}):
-            return None
-        # (How well the index fits either red or black suit does not matter: warm light, glare
-        # or blur can leave both poor fits, while the colour stays plain.)
-        if lead_over(suit_scores[[pair[1], s_order[2]]], 1) < s.accept_margin:
-            return None
-        faces = self._face_scores(image, corners)
-        scores = [float(faces[rank * 4 + k]) for k in pair]
-        lead = scores[0] - scores[1]
-        if abs(lead) < FACE_SUIT_MARGIN or max(scores) < FACE_SUIT_LEAST:
-            return None
-        suit = pair[0] if lead > 0 else pair[1]
-        # The face must fit the card it picks best of all 52 (a face seen through glare can lean
-        # anywhere).
-        if int(np.argmax(faces)) != rank * 4 + suit:
-            return None
-        return CODES[rank * 4 + suit], min(1.0, 0.5 * abs(lead) / FACE_SUIT_MARGIN)
-
-    def rank_by_face(self, image: ByteImage, corners: Vec, matches: Sequence[IndexMatch]) -> tuple[str, float] | None:
-        """A clear suit whose index rank is lost to blur (a thin 8, 9, 6 or Q at 150 px): the
-        card's face, its pips' count and layout or its court picture, names the rank, but only a
-        rank the index itself leans to. A card read at both index corners among others (the top
-        card of a fan) shows its face too; one partly covered correlates too little to name any.
-        """
-        if not matches:
-            return None
-        s = self.settings
-        suit_scores = pooled([m.suit_scores for m in matches])
-        suit, other = (int(k) for k in np.argsort(suit_scores)[::-1][:2])
-        if suit_scores[suit] < s.accept_score or lead_over(suit_scores, other) < s.accept_margin:
-            return None
-        rank_scores = pooled([m.rank_scores for m in matches])
-        faces = self._face_scores(image, corners)
-        same = faces[suit::4]
-        order = np.argsort(same)[::-1]
-        rank = int(order[0])
-        lead = float(same[rank] - same[int(order[1])])
-        best = rank * 4 + suit
-        among = int(np.sum(rank_scores > rank_scores[rank]))
-        # The face must name one rank of the index's suit clearly, no card of another suit may
-        # look more like it (a face seen through glare can lean anywhere), and the index itself
-        # must rank that rank among its best few.
-        if int(np.argmax(faces)) != best or same[rank] < FACE_RANK_LEAST or lead < FACE_RANK_MARGIN:
-            return None
-        if among >= FACE_RANK_AMONG:
-            return None
-        return CODES[best], min(1.0, 0.5 * lead / FACE_RANK_MARGIN)
-
-    def _face_scores(self, image: ByteImage, corners: Vec) -> npt.NDArray[np.float32]:
-        """The card's whole face at half the canonical size correlated with every registered face
-        (either way up: the two index corners look alike).
-        """
-        w, h = self._face_size
-        dst = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-        m = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
-        card = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR)
-        face = face_vector(np.asarray(card))
-        # (A reversed view is multiplied element by element, eight times slower than a copy by BLAS.)
-        turned = np.ascontiguousarray(face[::-1])
-        return np.asarray(np.maximum(self._faces @ face, self._faces @ turned), dtype=np.float32)
-
-    def face_settles(self, image: ByteImage, corners: Vec, code: str, named: Sequence[str]) -> bool:
-        """Whether a lone card's whole face settles two index corners that name different cards
-        (a blurred 5 whose second index passes for an 8) in favour of ``code``: the face must fit
-        that card best of its suit (a design's clubs and spades pips can look alike blurred; the
-        index's suit is the clear part), clearly better than every card the corners named.
-        """
-        faces = self._face_scores(image, corners)
-        at = CODES.index(code)
-        if float(faces[at % 4 :: 4].max()) > faces[at] or faces[at] < FACE_RANK_LEAST:
-            return False
-        return all(faces[at] - faces[CODES.index(other)] >= FACE_RANK_MARGIN for other in named if other != code)
-
-    def face_agrees(self, image: ByteImage, corners: Vec, code: str, *, alone: bool, twice: bool = False) -> bool:
-        """Second opinion from the whole face: it must not look more like another card.
-
-        An index blurred past reading can pass for a neighbour's (a K for a 6); the picture or the
-        pips in the middle of the card cannot. A card lying alone must match its own face; a card
-        partly under others is only refused when its visible face clearly is another card's; a
-        lone card both of whose indices read it clearly (``twice``) is refused when its face is
-        plainly seen (some registered face fits it closely) and is another card's.
-        """
-        scores = self._thumb_scores(image, corners)
-        claimed = float(scores[CODES.index(code)])
-        best = float(scores.max())
-        if twice:
-            return best < FACE_PLAIN or claimed >= best - FACE_SLACK
-        if alone:
-            return claimed >= 0.5 and claimed >= best - FACE_SLACK
-        return not (best >= 0.45 and best > claimed + 0.2)
-
-    def _thumb_scores(self, image: ByteImage, corners: Vec) -> npt.NDArray[np.float32]:
-        """The card's face as a small thumbnail, its light's ramp left out, correlated with every
-        registered face's (either way up)."""
-        m = cv2.getPerspectiveTransform(corners.astype(np.float32), _THUMB_DST)
-        card = cv2.warpPerspective(image, m, (CARD_PX_W // 4, CARD_PX_H // 4), flags=cv2.INTER_LINEAR)
-        # Light falling off across the card (a lamp to one side, a glare band's edge, a shadow) is
-        # a brightness ramp over the whole face that no registered face has: it is left out of the
-        # comparison, on both sides.
-        thumb = _unramped(face_thumb(card)[None, :], self._ramps)[0]
-        turned = np.ascontiguousarray(thumb[::-1])  # the same card half a turn round (a copy: BLAS)
-        return np.asarray(np.maximum(self._thumbs @ thumb, self._thumbs @ turned), dtype=np.float32)
-
-
-# Each suit's twin, the other suit of its colour (suits run c d h s: clubs and spades, diamonds
-# and hearts).
-_TWIN_SUIT: Final = {0: 3, 3: 0, 1: 2, 2: 1}
-
-
-def _one_face(a: str, b: str) -> bool:
-    """Whether two codes are one rank in the two suits of one colour (clubs and spades, diamonds
-    and hearts): at a face thumbnail's size their faces are the same."""
-    return a[0] == b[0] and (a[1] in "cs") == (b[1] in "cs")
-
-
-def _ramps(width: int, height: int) -> npt.NDArray[np.float32]:
-    """Two orthonormal brightness ramps (left to right, top to bottom) over a row-major thumbnail,
-    each of zero mean."""
-    ys, xs = np.mgrid[0:height, 0:width].astype(np.float64)
-    xs, ys = xs.reshape(-1) - xs.mean(), ys.reshape(-1) - ys.mean()
-    xs /= np.linalg.norm(xs)
-    ys -= (ys @ xs) * xs
-    ys /= np.linalg.norm(ys)
-    return np.stack([xs, ys]).astype(np.float32)
-
-
-def _unramped(thumbs: npt.NDArray[np.float32], ramps: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
-    """Unit thumbnails (rows) with their part along ``ramps`` taken out, made unit again."""
-    flat = thumbs - (thumbs @ ramps.T) @ ramps
-    norms = np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
-    return np.ascontiguousarray(flat / norms, dtype=np.float32)
-
-
-def pooled(fits: Sequence[npt.NDArray[np.floating[Any]]]) -> npt.NDArray[np.float64]:
-    """Several looks' fits pooled as their geometric mean: a fit is exp(-distance), so this is the
-    fit at the looks' mean distance (independent looks at one index average out their noise).
-    """
-    logs = np.log(np.maximum(np.stack(fits).astype(np.float64), 1e-300))
-    return np.asarray(np.exp(logs.mean(axis=0)), dtype=np.float64)
-
-
-def face_vector(card_bgr: ByteImage) -> npt.NDArray[np.float32]:
-    """A card face in the canonical frame at half size as a soft grey unit vector (row-major, so
-    the vector reversed is the same face half a turn round).
-    """
-    gray = cv2.GaussianBlur(cv2.cvtColor(card_bgr, cv2.COLOR_BGR2GRAY), (0, 0), 1.2).astype(np.float32)
-    gray -= gray.mean()
-    gray /= max(float(np.linalg.norm(gray)), 1e-6)
-    return np.asarray(gray.reshape(-1), dtype=np.float32)

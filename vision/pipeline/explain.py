@@ -12,11 +12,11 @@ import numpy.typing as npt
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.backs import card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
-from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_scan import FanScanner
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import area, on_outline, quad_shares, share
 from vision.pipeline.hypotheses import BACK, PARALLEL_COS, Hypothesis, across, parallel, propose, same_card
+from vision.pipeline.lone_card import LoneCardReader
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins
@@ -35,7 +35,7 @@ class Explainer:
 
     settings: RecognizerSettings
     corners: CornerReader
-    decider: CardDecider
+    lone: LoneCardReader
     fans: FanReader
     fan_scan: FanScanner
     backs: BackTester
@@ -86,10 +86,10 @@ class Explainer:
                 # the back's colour on it has the back's make-up, not its picture in place.)
                 continue
             if alone:
-                hyp.code, hyp.confidence = self.decider.read_alone(image, plane.to_frame(hyp.corners))
+                hyp.code, hyp.confidence = self.lone.read_alone(image, plane.to_frame(hyp.corners))
                 if hyp.code == UNKNOWN and hyp.back:
                     # The back's colours, not its picture in place: a printed index makes it a face.
-                    hyp.seen = self.decider.printed_index(image, plane.to_frame(hyp.corners))
+                    hyp.seen = self.lone.printed_index(image, plane.to_frame(hyp.corners))
             else:
                 self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w)
                 if hyp.code == UNKNOWN and not hyp.seen and hyp.squared is not None:

@@ -12,6 +12,7 @@ from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch, match_scores
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader
 from vision.pipeline.decide import CardDecider
+from vision.pipeline.lone_card import LoneCardReader
 from vision.pipeline.settings import RecognizerSettings
 
 VIEW = TableView(tilt_deg=15.0)
@@ -22,10 +23,11 @@ CARDS = (
 )
 
 
-def _stages(deck: DeckProfile) -> tuple[CornerReader, CardDecider]:
+def _stages(deck: DeckProfile) -> tuple[CornerReader, LoneCardReader]:
+    """The corner reader and the lone-card reader over a card decider (``lone.decider``)."""
     settings = RecognizerSettings()
     corners = CornerReader(deck=deck, settings=settings)
-    return corners, CardDecider(deck=deck, settings=settings, corners=corners)
+    return corners, LoneCardReader(decider=CardDecider(deck=deck, settings=settings, corners=corners))
 
 
 def _frame(deck: DeckProfile, *, optics: Optics | None = None) -> tuple[TableRenderer, np.ndarray]:
@@ -35,16 +37,16 @@ def _frame(deck: DeckProfile, *, optics: Optics | None = None) -> tuple[TableRen
 
 
 @pytest.fixture(params=["kennard", "hershey"])
-def read_on(request: pytest.FixtureRequest) -> tuple[CornerReader, CardDecider, TableRenderer, np.ndarray]:
+def read_on(request: pytest.FixtureRequest) -> tuple[CornerReader, LoneCardReader, TableRenderer, np.ndarray]:
     """Both stages for one design, and its frame of CARDS."""
     deck: DeckProfile = request.getfixturevalue(request.param)
     return (*_stages(deck), *_frame(deck))
 
 
 def test_both_index_corners_of_a_card_read_its_code(
-    read_on: tuple[CornerReader, CardDecider, TableRenderer, np.ndarray],
+    read_on: tuple[CornerReader, LoneCardReader, TableRenderer, np.ndarray],
 ) -> None:
-    corners, _decider, renderer, frame = read_on
+    corners, _lone_reader, renderer, frame = read_on
     for card in CARDS:
         q = renderer.card_quad_px(card)  # clockwise from the printed top-left: an index corner
         assert corners.read(frame, q[0], q[1] - q[0], q[3] - q[0]).code == card.code
@@ -67,7 +69,7 @@ def test_a_guessed_corner_takes_no_index_from_the_paler_ink_alone(kennard: DeckP
     # Read without the paler ink level (a fan scan's start, a guess), ink that holds no piece at
     # the usual level is no index: at such places it is a pip's, a picture's or a back's pale
     # side far more often. A washed-out index (a quarter of its contrast) is such ink.
-    corners, _decider = _stages(kennard)
+    corners, _lone_reader = _stages(kennard)
     origin, x_vec, y_vec = np.array([100.0, 100.0]), np.array([160.0, 0.0]), np.array([0.0, 224.0])
     faint = _washed_out_card(kennard, "5s", 0.25)
     assert corners.read(faint, origin, x_vec, y_vec, pale=False).match is None
@@ -81,7 +83,7 @@ def test_a_guessed_corner_takes_no_index_from_the_paler_ink_alone(kennard: DeckP
 
 
 def test_a_corner_is_read_once_a_frame(kennard: DeckProfile) -> None:
-    corners, _decider = _stages(kennard)
+    corners, _lone_reader = _stages(kennard)
     renderer, frame = _frame(kennard)
     q = renderer.card_quad_px(CARDS[0])
     for _ in range(3):
@@ -93,27 +95,27 @@ def test_a_corner_is_read_once_a_frame(kennard: DeckProfile) -> None:
 
 
 def test_the_decider_names_each_card_and_agrees_with_its_face(
-    read_on: tuple[CornerReader, CardDecider, TableRenderer, np.ndarray],
+    read_on: tuple[CornerReader, LoneCardReader, TableRenderer, np.ndarray],
 ) -> None:
-    _corners, decider, renderer, frame = read_on
+    _corners, lone, renderer, frame = read_on
     for card in CARDS:
-        code, confidence = decider.read_alone(frame, renderer.card_quad_px(card))
+        code, confidence = lone.read_alone(frame, renderer.card_quad_px(card))
         assert code == card.code and confidence >= 0.5
 
 
 def test_a_face_that_is_not_the_index_card_is_refused(kennard: DeckProfile) -> None:
     """The face check: the index says one card, the face shows another: never a read."""
-    _corners, decider = _stages(kennard)
+    _corners, lone = _stages(kennard)
     renderer, frame = _frame(kennard)
     q = renderer.card_quad_px(CARDS[0])  # a Qh: its face is no 8d's
-    assert decider.face_agrees(frame, q, "Qh", alone=True)
-    assert not decider.face_agrees(frame, q, "8d", alone=True)
+    assert lone.face.agrees(frame, q, "Qh", alone=True)
+    assert not lone.face.agrees(frame, q, "8d", alone=True)
 
 
 def test_a_blurred_index_gives_unknown_never_another_card(kennard: DeckProfile) -> None:
-    _corners, decider = _stages(kennard)
+    _corners, lone = _stages(kennard)
     renderer, frame = _frame(kennard, optics=Optics(blur_sigma_px=3.0))
-    codes = [decider.read_alone(frame, renderer.card_quad_px(card))[0] for card in CARDS]
+    codes = [lone.read_alone(frame, renderer.card_quad_px(card))[0] for card in CARDS]
     assert all(code in (card.code, UNKNOWN) for code, card in zip(codes, CARDS, strict=True))
     assert UNKNOWN in codes  # this blur is past what the deck's classifier learnt from
 
@@ -135,7 +137,7 @@ def test_a_soft_index_the_ink_mask_missed_still_counts_as_ink(kennard: DeckProfi
     # A small black index blurred at detection scale is grey: the ink mask took it for paper (or
     # under a warm lamp on red cloth, for cloth), and a fan's bottom card showing only that index
     # was never read. Against the box's own paper it is a clear step darker.
-    corners, _decider = _stages(kennard)
+    corners, _lone_reader = _stages(kennard)
     no_ink = np.zeros((140, 120), np.uint8)
     image, quad = _plane_card(ink=70)
     assert not corners.inked(no_ink, quad, 0)
@@ -149,12 +151,13 @@ def test_a_soft_index_the_ink_mask_missed_still_counts_as_ink(kennard: DeckProfi
 
 
 def test_a_card_placed_from_one_index_is_read_at_its_far_index_only_when_that_shows_it(
-    read_on: tuple[CornerReader, CardDecider, TableRenderer, np.ndarray],
+    read_on: tuple[CornerReader, LoneCardReader, TableRenderer, np.ndarray],
 ) -> None:
     """A fan's top card shows both indices: the far one reads it and the near one leans to the
     same card. A card under it shows the top card's paper and pips at its far corner: no read.
     """
-    corners, decider, renderer, _frame_of_cards = read_on
+    corners, lone, renderer, _frame_of_cards = read_on
+    decider = lone.decider
     fan = tuple(
         SimCard(code=code, x_mm=400 + 14 * k, y_mm=260, angle_deg=8) for k, code in enumerate(("5c", "9h", "Kd"))
     )
@@ -180,15 +183,15 @@ def _lone(deck: DeckProfile, code: str, *, chips: tuple[SimChip, ...] = ()) -> t
 
 @pytest.mark.parametrize("code", ["7c", "5s"])
 def test_a_lone_card_whose_face_a_chip_hides_is_read_by_two_clear_indices(kennard: DeckProfile, code: str) -> None:
-    _corners, decider = _stages(kennard)
+    _corners, lone = _stages(kennard)
     frame, q = _lone(kennard, code, chips=(SimChip(x_mm=400, y_mm=260, stack=2),))
-    assert not decider.face_agrees(frame, q, code, alone=True)  # the face confirms nothing
-    assert decider.read_alone(frame, q)[0] == code
+    assert not lone.face.agrees(frame, q, code, alone=True)  # the face confirms nothing
+    assert lone.read_alone(frame, q)[0] == code
 
 
 def test_two_clear_indices_on_another_card_s_face_are_never_a_read(kennard: DeckProfile) -> None:
     """The face stays a veto: a 7c's indices printed on an 8d's face (its pips plain) read nothing."""
-    corners, decider = _stages(kennard)
+    corners, lone = _stages(kennard)
     frame, q = _lone(kennard, "7c")
     other, _q = _lone(kennard, "8d")
     # The 8d's frame with the 7c's two index corners (a quarter of the card's width and height
@@ -204,7 +207,7 @@ def test_two_clear_indices_on_another_card_s_face_are_never_a_read(kennard: Deck
     corners.new_frame()
     assert corners.read(other, q[0], q[1] - q[0], q[3] - q[0]).code == "7c"
     assert corners.read(other, q[2], q[3] - q[2], q[1] - q[2]).code == "7c"
-    assert decider.read_alone(other, q)[0] == UNKNOWN
+    assert lone.read_alone(other, q)[0] == UNKNOWN
 
 
 def _index(rank: float, suits: tuple[float, float, float, float], *, of: str) -> IndexMatch:
@@ -219,18 +222,19 @@ def test_a_clear_rank_of_a_plain_colour_is_given_its_suit_by_the_face(kennard: D
     """Warm light and glare can leave a red index suit a poor fit to both red suits: the colour is
     plain, and the face (a Kd's picture) names the suit; it must fit that card best of all 52.
     """
-    _corners, decider = _stages(kennard)
+    _corners, lone = _stages(kennard)
+    face = lone.face
     poor_red = _index(0.8, (0.16, 0.48, 0.45, 0.15), of="Kd")
     frame, q = _lone(kennard, "Kd")
-    assert decider._suit_by_face(frame, q, [poor_red]) is not None
-    assert decider._suit_by_face(frame, q, [poor_red])[0] == "Kd"
+    assert face.suit_by_face(frame, q, [poor_red]) is not None
+    assert face.suit_by_face(frame, q, [poor_red])[0] == "Kd"
     heart, q_heart = _lone(kennard, "Kh")
-    assert decider._suit_by_face(heart, q_heart, [poor_red])[0] == "Kh"  # the face, not the index, picks
+    assert face.suit_by_face(heart, q_heart, [poor_red])[0] == "Kh"  # the face, not the index, picks
     # The colour not plain (a black suit as close as the second red one): no suit.
-    assert decider._suit_by_face(frame, q, [_index(0.8, (0.44, 0.48, 0.45, 0.15), of="Kd")]) is None
+    assert face.suit_by_face(frame, q, [_index(0.8, (0.44, 0.48, 0.45, 0.15), of="Kd")]) is None
     # A face that is another rank's (a Qd's under the index read as a king): no card.
     queen, q_queen = _lone(kennard, "Qd")
-    assert decider._suit_by_face(queen, q_queen, [poor_red]) is None
+    assert face.suit_by_face(queen, q_queen, [poor_red]) is None
 
 
 def _corner_read(rank_fits: list[float], suit_fits: list[float]) -> CornerRead:
@@ -262,15 +266,15 @@ def test_a_lone_card_barely_sure_at_one_corner_is_read_at_its_second_too(
 ) -> None:
     # The face is left out (monkeypatched to agree): on hershey's faces an A and a 4 look alike.
     assert first.code == "4h" and first.match is not None
-    _corners, decider = _stages(kennard)
+    _corners, lone = _stages(kennard)
     asked: set[int] = set()
 
     def read_index(image: np.ndarray, corners: np.ndarray, k: int) -> CornerRead:
         asked.add(k)
         return first if k == 0 else _SECOND_AH
 
-    monkeypatch.setattr(decider.corners, "read_index", read_index)
-    monkeypatch.setattr(decider, "face_agrees", lambda *_a, **_k: True)
+    monkeypatch.setattr(lone.corners, "read_index", read_index)
+    monkeypatch.setattr(lone.face, "agrees", lambda *_a, **_k: True)
     quad = np.array([[100.0, 100.0], [205.0, 100.0], [205.0, 247.0], [100.0, 247.0]])
-    assert decider.read_alone(np.zeros((400, 400, 3), np.uint8), quad)[0] == read
+    assert lone.read_alone(np.zeros((400, 400, 3), np.uint8), quad)[0] == read
     assert asked == corners_read

@@ -1,0 +1,225 @@
+"""Reading a card lying alone: its first index corner when sure, else every rule, then second looks."""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numpy as np
+
+from vision.deck import CODES
+from vision.index_match import lead_over
+from vision.pipeline.corners import UNKNOWN
+from vision.pipeline.decide import DISSENT_SLACK, ByteImage, CardDecider, Vec
+from vision.pipeline.face_check import FACE_PLAIN, FACE_SLACK
+
+# A card lying alone whose first index corner clears the accepting score by this much, and the
+# margin by this factor, is not read at its second corner (its whole face still has to agree).
+# Nearer the bar its second corner, in plain view too, is read as well (the two must not name two
+# cards): a rank stretched over ink beside it (hershey's frame corner) read an Ah as a 4h at 0.79,
+# lead 0.27, on a face too plain to tell the two, where its second corner read Ah at 0.96. On
+# development tables 3.7 % of lone cards' sure reads lie in the band between 0.76 / 0.255 and these
+# bars (59 of 1574, all right: 50 confirmed by the second corner, none contradicted), so about one
+# lone card in 27 costs a second corner read.
+SURE_EXTRA_SCORE: Final = 0.08
+SURE_MARGIN_FACTOR: Final = 1.75
+# A lone card none of whose rules read it, with a corner whose best fit is within NEAR_SLACK of
+# the accepting score (and clear of the rest), is read again with its outline moved NUDGE_PX
+# pixels each way.
+NEAR_SLACK: Final = 0.1
+NUDGE_PX: Final = 2.0
+NUDGE_AGREE: Final = 2
+# ... and one with no corner that close, but one whose index was seen at all (a pose whose patch
+# edge cuts through a glyph, or takes in the card's blurred edge, reads garbage where the same
+# index read 2 px away is plain), is read again so too: it is named only when most poses read it
+# (NUDGE_MOST of the 8, each with an index corner reading it on its own), none reads another card,
+# and nothing where it was found speaks against it.
+NUDGE_MOST: Final = 6
+# A lone card still unread is looked at once more with its outline grown by this factor about its
+# centre (see ``LoneCardReader._grown``).
+GROWN: Final = 1.04
+_NUDGES: Final = [
+    np.array([dx, dy]) for dx in (-NUDGE_PX, 0.0, NUDGE_PX) for dy in (-NUDGE_PX, 0.0, NUDGE_PX) if dx or dy
+]
+
+
+class LoneCardReader:
+    """Reads a card lying alone (frame pixels), both index corners in view: a sure first corner,
+    else the card decider's rules, then the card looked at again a little moved or grown."""
+
+    def __init__(self, *, decider: CardDecider) -> None:
+        self.decider = decider
+        self.settings = decider.settings
+        self.corners = decider.corners
+        self.face = decider.face
+
+    def read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+        """Read a card lying alone: one index corner when it is sure, else both (reads are most of
+        a frame's cost, and most cards are plain to read at the first corner).
+        """
+        first = self.corners.read_index(image, corners, 0)
+        s = self.settings
+        match = first.match
+        if (
+            first.code != UNKNOWN
+            and match is not None
+            and match.score >= s.accept_score + SURE_EXTRA_SCORE
+            and match.margin >= s.accept_margin * SURE_MARGIN_FACTOR
+            and self.face.agrees(image, corners, first.code, alone=True)
+        ):
+            return first.code, first.confidence
+        # (A face that does not confirm the first corner may still be read at both: see CardDecider._twice.)
+        code, conf = self.decider.read_card(image, corners, alone=True)
+        if code == UNKNOWN:
+            lean = self.near(image, corners)
+            seen = lean is not None or self._seen_index(image, corners)
+            if seen:
+                code, conf = self._nudged(image, corners, lean)
+            if code == UNKNOWN and seen:
+                code, conf = self._grown(image, corners)
+        return code, conf
+
+    def _grown(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+        """A lone card read again at its outline grown GROWN about its centre, by all of
+        read_card's rules: the card when that look reads it, neither index corner where the card
+        was found reads or clearly leans to another card nor leaves its suit torn with the other
+        suit of its colour, and the face there is not plainly another card's; else unknown.
+
+        An index of the cloth's colour printed against the card's edge (a red index on red
+        cloth) is cloth to the felt test, and the mask's opening takes the thin paper rim beside
+        it: the outline then runs inside the card's edge at each index, the card is drawn a few
+        per cent small, and its index corners and face are looked at a few pixels off.
+        """
+        ctr = corners.mean(axis=0)
+        code, conf = self.decider.read_card(image, ctr + GROWN * (corners - ctr), alone=True)
+        if code == UNKNOWN:
+            return UNKNOWN, 0.0
+        at = CODES.index(code)
+        suit, twin = at % 4, _TWIN_SUIT[at % 4]
+        for k in (0, 2):
+            r = self.corners.read_index(image, corners, k)
+            if r.code not in (UNKNOWN, code) or (
+                r.best not in (None, code) and (r.match is None or self.decider.dissents(r.match, code))
+            ):
+                return UNKNOWN, 0.0
+            # Grown, each index patch takes in a few more pixels of the card's edge, which can tip
+            # a close call between the two suits of one colour (a blurred club and spade) either
+            # way: it must not settle one that a corner as found left torn (a plausible look at
+            # either, as ``dissents`` has it, neither clearly ahead).
+            pair = None if r.match is None else r.match.suit_scores[[suit, twin]]
+            if (
+                pair is not None
+                and float(pair.max()) >= self.settings.accept_score - DISSENT_SLACK
+                and lead_over(pair, 1) < self.settings.accept_margin
+            ):
+                return UNKNOWN, 0.0
+        # Grown, a face fits every registered face less plainly: where the card was found, a face
+        # plainly another card's still refuses it (another card's face under its indices); not
+        # the same rank of the other suit of its colour, which at thumbnail size is the same face
+        # (the index tells those apart), and which a card drawn a few pixels off may fit better.
+        scores = self.face.thumb_scores(image, corners)
+        best = int(np.argmax(scores))
+        if (
+            scores[best] >= FACE_PLAIN
+            and float(scores[CODES.index(code)]) < scores[best] - FACE_SLACK
+            and not _one_face(CODES[best], code)
+        ):
+            return UNKNOWN, 0.0
+        return code, conf
+
+    def printed_index(self, image: ByteImage, corners: Vec) -> bool:
+        """Whether an index corner of a card reads a card on its own (at the accepting score and
+        margin), whatever the rest of the card says: a printed index is plainly there, so the
+        card is a face, though the read as a whole refused it (a chip over its middle leaves a
+        face no registered face fits). A rectangle that has the back's colours (cream paper and
+        a red chip under a red back pictured with cream cards) but contradicts the back's
+        picture in place is then an unread face, not a back.
+        """
+        return any(self.corners.read_index(image, corners, k).code != UNKNOWN for k in (0, 2))
+
+    def _seen_index(self, image: ByteImage, corners: Vec) -> bool:
+        """Whether either index corner of a card saw an index at all (ink matched to some card,
+        however poorly): a corner with none is no index a pose a little off would read."""
+        return any(self.corners.read_index(image, corners, k).match is not None for k in (0, 2))
+
+    def near(self, image: ByteImage, corners: Vec) -> str | None:
+        """The card a lone card's index corners came close to reading, or None: one corner's best
+        card fits within NEAR_SLACK of the accepting score, clearly ahead of every other, and
+        neither corner reads or clearly leans to another card (two corners naming two cards are
+        never a read, however the card is nudged), and its whole face, where it was found, agrees
+        with that card. A pose a pixel or two off the index costs such a read its last few
+        hundredths.
+        """
+        s = self.settings
+        reads = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
+        lean = next(
+            (
+                r.best
+                for r in reads
+                if r.best is not None
+                and r.match is not None
+                and r.match.score >= s.accept_score - NEAR_SLACK
+                and r.match.margin >= s.accept_margin
+            ),
+            None,
+        )
+        if lean is None or not self._may_be(image, corners, lean):
+            return None
+        return lean
+
+    def _may_be(self, image: ByteImage, corners: Vec, lean: str) -> bool:
+        """Whether a lone card found at ``corners`` may be ``lean``: neither index corner reads or
+        clearly leans to another card (two corners naming two cards are never a read, however the
+        card is nudged), and its whole face, where it was found, agrees with that card."""
+        reads = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
+        for r in reads:
+            if r.code not in (UNKNOWN, lean) or (
+                r.best not in (None, lean) and (r.match is None or self.decider.dissents(r.match, lean))
+            ):
+                return False
+        # The face is judged where the card was found, as for any lone card read at one corner:
+        # a nudge moves the index patches, and must not soften the face's veto (a face seen 2 px
+        # off fits every registered face less plainly).
+        return self.face.agrees(image, corners, lean, alone=True)
+
+    def _nudged(self, image: ByteImage, corners: Vec, lean: str | None) -> tuple[str, float]:
+        """A lone card read again with its whole outline moved NUDGE_PX each way, by all of
+        read_card's rules (both corners, dissent, the whole face): ``lean`` when at least
+        NUDGE_AGREE poses read it and no pose reads another card, else unknown. With no ``lean``
+        (no corner came close), the card the poses read, when NUDGE_MOST of them do, none reads
+        another and the card as found may be it (see ``_may_be``).
+        """
+        need = NUDGE_AGREE if lean is not None else NUDGE_MOST
+        confs: list[float] = []
+        misses = 0
+        for step in _NUDGES:
+            moved = corners + step
+            if need == NUDGE_MOST and all(self.corners.read_index(image, moved, k).code == UNKNOWN for k in (0, 2)):
+                # Without a lean, a pose counts only where an index corner reads the card on its own
+                # (the face's own reads of a blurred rank or suit cost a frame most of all).
+                code, conf = UNKNOWN, 0.0
+            else:
+                code, conf = self.decider.read_card(image, moved, alone=True)
+            if code != UNKNOWN and lean is None:
+                lean = code
+            if code not in (UNKNOWN, lean):
+                return UNKNOWN, 0.0
+            if code == lean:
+                confs.append(conf)
+                continue
+            misses += 1
+            if misses > len(_NUDGES) - need:
+                return UNKNOWN, 0.0  # too few poses left to agree (one lucky pose is no read)
+        if lean is None or (need == NUDGE_MOST and not self._may_be(image, corners, lean)):
+            return UNKNOWN, 0.0
+        return lean, min(confs)
+
+
+# Each suit's twin, the other suit of its colour (suits run c d h s: clubs and spades, diamonds
+# and hearts).
+_TWIN_SUIT: Final = {0: 3, 3: 0, 1: 2, 2: 1}
+
+
+def _one_face(a: str, b: str) -> bool:
+    """Whether two codes are one rank in the two suits of one colour (clubs and spades, diamonds
+    and hearts): at a face thumbnail's size their faces are the same."""
+    return a[0] == b[0] and (a[1] in "cs") == (b[1] in "cs")
