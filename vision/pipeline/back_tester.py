@@ -29,6 +29,10 @@ _NOT_AGAINST: Final = 0.15
 # A correlation this high with the back in place is a strip of the back (faces' strips and
 # misplaced rectangles stay under 0.35 on the generated tables; true strips are mostly above 0.8).
 STRIP_MATCH: Final = 0.6
+# A back matching the back as a whole card (``whole_likeness``) at least this well shows whole,
+# placed right: nothing lies on it (true tops placed right score over 0.8; drawn a few pixels off,
+# far less).
+WHOLE_FIT: Final = 0.8
 # A back with this share of its pixels within this many hue steps of the cloth's (the felt
 # test's band) is holed on that cloth where it has them.
 _LIKE_CLOTH: Final = 0.1

@@ -9,8 +9,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.back_tester import STRIP_MATCH, BackTester
-from vision.pipeline.geometry import aligned, area, on_outline, overlap_area, share, unit
+from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
+from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_area, share, unit
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
@@ -26,8 +26,6 @@ _STILL: Final = 0.4
 # A rectangle on a stack matching the back as a whole card this well may be the card on top a
 # few pixels off: it is fitted to the back (true tops drawn 3 px off score about 0.35).
 _TOP_HOPE: Final = 0.25
-# A back matching this well as a whole card shows whole: nothing lies on it.
-_TOP_FITS: Final = 0.8
 
 
 def stack_backs(
@@ -161,7 +159,7 @@ def _tops(
             continue
         if first.back is False or any(float(np.hypot(*(first.center - o.center))) < 0.08 * card_w for o in fitted):
             continue  # its colours are no back's, or the same card proposed from another corner
-        if any(whole_of(o) >= _TOP_FITS for o in over):
+        if any(whole_of(o) >= WHOLE_FIT for o in over):
             continue  # a back it overlaps shows whole: it lies under that one, or is that one
         if share(solid, first.corners) < 0.95 or whole_of(first) < _TOP_HOPE:
             continue
@@ -275,10 +273,7 @@ def _still_shows(
 ) -> bool:
     """Whether ``card`` shows its own strip of the back in place with ``top`` and the other chosen
     cards (but ``gone``) hiding it: what shows is then at most what truly shows of it."""
-    hiding = np.zeros(shape[:2], np.uint8)
-    for o in (*chosen, top):
-        if o is not card and all(o is not g for g in gone):
-            cv2.fillConvexPoly(hiding, np.round(o.corners).astype(np.int32), 255)
+    hiding = drawn(shape, (o.corners for o in (*chosen, top) if o is not card and all(o is not g for g in gone)))
     return tester.strip_likeness(card, image, hiding) >= _STILL
 
 

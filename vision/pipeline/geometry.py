@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import cv2
@@ -37,6 +37,15 @@ def shrink(quad: Vec, factor: float) -> Vec:
             (mx + (dx - mx) * factor, my + (dy - my) * factor),
         ]
     )
+
+
+def drawn(shape: tuple[int, ...], quads: Iterable[Vec]) -> ByteImage:
+    """A mask of ``shape`` (its first two sides) with each of ``quads`` filled (255): what those
+    cards hide of another."""
+    mask = np.zeros(shape[:2], np.uint8)
+    for quad in quads:
+        cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
+    return mask
 
 
 def area(quad: Vec) -> float:

@@ -11,7 +11,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.geometry import aligned, area, overlap_area, share, unit
+from vision.pipeline.back_tester import WHOLE_FIT
+from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 ByteImage = npt.NDArray[Any]
@@ -36,12 +37,11 @@ _STILL: Final = 0.4
 _APART: Final = 0.1
 # ... and at most this far from each.
 _FAR: Final = 0.45
-# From a card on top matching the back as a whole card less well than this (its rectangle may
-# be a few pixels off: true tops placed right score over 0.8), a middle card lies at least
+# From a card on top matching the back as a whole card less well than ``WHOLE_FIT`` (its rectangle
+# may be a few pixels off), a middle card lies at least
 # ``_APART_OFF`` away: a rectangle off leaves the top card's own border showing as a strip that thin.
 # So does the card under it, which is never seen whole (whether it is placed right cannot be told):
 # from it, always ``_APART_OFF``.
-_TOP_PLACED: Final = 0.8
 _APART_OFF: Final = 0.15
 # Under a top placed right, a middle card dealt tight may lie closer than ``_APART_OFF`` to the card
 # under it (or any other chosen back), down to this (a card already counted is nearer), unless
@@ -204,10 +204,7 @@ class _Stack:
             return None  # no place lies near enough to both
         # (Plane-sized masks made with np.zeros cost nothing until drawn in: only the drawn part
         # and what the likeness warps are ever touched.)
-        above = np.zeros(self.covered.shape, np.uint8)
-        for o in self.chosen:
-            if o is not bottom:
-                cv2.fillConvexPoly(above, np.round(o.corners).astype(np.int32), 255)
+        above = drawn(self.covered.shape, (o.corners for o in self.chosen if o is not bottom))
         scores, quads = self.slide(top.corners, above, _FAR * card_w, _SLIDE_TURNS)
         if not len(scores):
             return None
@@ -216,7 +213,7 @@ class _Stack:
         # Next to a top placed right (seen whole), nothing hides the top and its own border does
         # not show: a strip beside it is the middle card's, and the middle may lie tight on the
         # card under it (whose own border is ruled out below). Else 0.15 from both.
-        placed_top = self.whole(top) >= _TOP_PLACED
+        placed_top = self.whole(top) >= WHOLE_FIT
         apart = _APART if placed_top else _APART_OFF
         tight = _APART_TIGHT if placed_top else _APART_OFF
         reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
@@ -275,10 +272,7 @@ class _Stack:
         """Whether a strip at ``toward`` is ``card``'s own border, its rectangle drawn a few pixels
         off: moved a little onto the strip, the card matches what shows of it clearly better (one
         placed right matches worse or the same)."""
-        hiding = np.zeros(self.covered.shape, np.uint8)
-        for o in self.chosen:
-            if o is not card:
-                cv2.fillConvexPoly(hiding, np.round(o.corners).astype(np.int32), 255)
+        hiding = drawn(self.covered.shape, (o.corners for o in self.chosen if o is not card))
         moved = card.corners + _NUDGE * self.card_w * unit(toward - card.center)
         here = self.likeness(Hypothesis(corners=card.corners), hiding)
         return self.likeness(Hypothesis(corners=moved), hiding) > here + _NUDGE_GAIN

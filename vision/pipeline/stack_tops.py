@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.geometry import aligned, area, overlap_area, share, shrink, unit
+from vision.pipeline.back_tester import WHOLE_FIT
+from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, shrink, unit
 from vision.pipeline.hidden import on_stack, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
@@ -17,8 +18,6 @@ if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
 
 ByteImage = npt.NDArray[Any]
-# A back matching the back as a whole card this well is placed right on a card showing whole.
-_PLACED: Final = 0.8
 # The card on top must match the back as a whole card this well ...
 _MATCH: Final = 0.6
 # ... and this much better than the rectangle chosen where it lies.
@@ -87,7 +86,7 @@ def shifted_tops(
         # A card's size: an outline drawn round two cards a few mm apart may be a rectangle of neither's.
         card = _card_sized(low.corners, card_w=card_w, card_h=card_h)
         sized = _card_shaped(low.corners, card)
-        if whole_of(low) >= _PLACED:
+        if whole_of(low) >= WHOLE_FIT:
             continue  # placed right on a card showing whole: nothing lies on it
         # (A rectangle that is no one card's, drawn round two, is itself the sign of a second card:
         # it may cover both, leaving nothing of the blob beside it.)
@@ -183,9 +182,7 @@ def _under_top(
         return tester.strip_likeness(Hypothesis(corners=quad), image, blank), quad
 
     c = _polished(top.corners, whole, card_w=card_w)
-    hiding = np.zeros(solid.shape[:2], np.uint8)
-    for o in chosen:
-        cv2.fillConvexPoly(hiding, np.round(c if o is top else o.corners).astype(np.int32), 255)
+    hiding = drawn(solid.shape, (c if o is top else o.corners for o in chosen))
     a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
     w, h = float(np.hypot(*(c[1] - c[0]))), float(np.hypot(*(c[3] - c[0])))
     reach = _FAR * card_w
@@ -311,10 +308,7 @@ def _still_lower(
 ) -> bool:
     """Whether ``low`` is a card under ``top``: what ``top`` and the other chosen cards leave of it
     lies on the stack and is a strip of the back in place."""
-    hiding = np.zeros(solid.shape[:2], np.uint8)
-    for o in (*chosen, top):
-        if o is not low:
-            cv2.fillConvexPoly(hiding, np.round(o.corners).astype(np.int32), 255)
+    hiding = drawn(solid.shape, (o.corners for o in (*chosen, top) if o is not low))
     if not on_stack(low.corners, solid=solid, hiding=hiding, least=0.04 * area(low.corners)):
         return False
     # Nearer the top than a stack's cards lie apart, what shows of it may be the top card's own
