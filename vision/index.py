@@ -126,11 +126,10 @@ def index_feature(
     # The paper is judged on the card's own part of the patch: the lead holds felt or the next
     # card, which would move the brightest tenth, and with it the ink level, the glyphs' cut and
     # the ink's colour.
-    flat = gray[lead:, lead:].flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
+    own = gray[lead:, lead:]
     channels = (b, g, r) if lead <= 0 else (b[lead:, lead:], g[lead:, lead:], r[lead:, lead:])
-    k90 = int(0.9 * (flat.size - 1))
-    flat.partition(k90)
-    paper = float(flat[k90])
+    k90 = int(0.9 * (own.size - 1))
+    paper = float(_kth(own, k90))
     if paper < 40:  # too dark to be the paper of a face-up card
         return None
     # Segment on a sharpened copy: a soft camera leaves thin strokes pale, and an unsharp mask
@@ -237,8 +236,10 @@ def _feature(
     min_area = max(3, (w * h) // 400)
     comps = glyph_comps(ink, box, lead=lead, min_area=min_area)
     expect_h = (box.y1 - box.y0) * CARD_PX_H
+    # The frame line in this mask, once: the suit cut off it (_frame_cut) looks for it again.
+    seen = frame.seen_in(ink, lead=lead, index_h=expect_h) if frame is not None else None
     if frame is not None:
-        comps = off_frame(comps, ink, frame, box=box, lead=lead, index_h=expect_h)
+        comps = off_frame(comps, frame, seen=seen, box=box, lead=lead)
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
     widest = max(INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
@@ -260,7 +261,7 @@ def _feature(
         )
         if trimmed is not None and stacked(trimmed[1]):
             found, cut_out = trimmed, True
-        elif frame is not None and found is not None:
+        elif seen is not None and found is not None:
             framed = _frame_cut(
                 patch_bgr,
                 gray,
@@ -271,7 +272,7 @@ def _feature(
                 box=box,
                 channels=channels,
                 lead=lead,
-                frame=frame,
+                line=seen,
             )
             if framed is not None:
                 return framed
@@ -375,9 +376,10 @@ def _frame_cut(
     box: IndexBox,
     channels: tuple[ByteImage, ByteImage, ByteImage] | None,
     lead: int,
-    frame: FrameLine,
+    line: tuple[int, int, int],
 ) -> IndexFeature | None:
-    """The index of a rank found alone, its suit cut off the court picture's frame line.
+    """The index of a rank found alone, its suit cut off the court picture's frame line
+    (``line``: as ``FrameLine.seen_in`` found it in ``ink``).
 
     Where a design's court faces run their picture's frame line down through the index box a few
     pixels right of the suit (standard's), blur joins the suit to it, and the line, running on
@@ -389,9 +391,6 @@ def _frame_cut(
     ``trimmed`` (unread, it proves nothing).
     """
     expect_h = (box.y1 - box.y0) * CARD_PX_H
-    line = frame.seen_in(ink, lead=lead, index_h=expect_h)
-    if line is None:
-        return None
     x0, x1, top = line
     cleared = ink.copy()
     cleared[top:, max(x0 - 1, 0) : x1 + 1] = 0  # with the blurred edge columns beside the line
@@ -422,10 +421,12 @@ def _frame_cut(
 
 
 def _kth(values: ByteImage, k: int) -> int:
-    """The k-th smallest of an 8-bit image's values."""
-    flat = values.flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
-    flat.partition(k)
-    return int(flat[k])
+    """The k-th smallest of an 8-bit image's values (from 0): the first value whose running count
+    in the histogram passes k. Partitioning the pixels gives the same value at up to three times
+    the cost: a patch is mostly paper, many equal values, which selection handles badly.
+    """
+    counts = cv2.calcHist([values], [0], None, [256], [0, 256]).reshape(-1)  # whole numbers, exact
+    return int(np.searchsorted(np.cumsum(counts), k + 1))
 
 
 def _quantile(values: ByteImage, q: float) -> float:
