@@ -126,10 +126,11 @@ def index_feature(
     # The paper is judged on the card's own part of the patch: the lead holds felt or the next
     # card, which would move the brightest tenth, and with it the ink level, the glyphs' cut and
     # the ink's colour.
-    own = gray[lead:, lead:]
+    flat = gray[lead:, lead:].flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
     channels = (b, g, r) if lead <= 0 else (b[lead:, lead:], g[lead:, lead:], r[lead:, lead:])
-    k90 = int(0.9 * (own.size - 1))
-    paper = float(_kth(own, k90))
+    k90 = int(0.9 * (flat.size - 1))
+    flat.partition(k90)
+    paper = float(flat[k90])
     if paper < 40:  # too dark to be the paper of a face-up card
         return None
     # Segment on a sharpened copy: a soft camera leaves thin strokes pale, and an unsharp mask
@@ -421,12 +422,10 @@ def _frame_cut(
 
 
 def _kth(values: ByteImage, k: int) -> int:
-    """The k-th smallest of an 8-bit image's values (from 0): the first value whose running count
-    in the histogram passes k. Partitioning the pixels gives the same value at up to three times
-    the cost: a patch is mostly paper, many equal values, which selection handles badly.
-    """
-    counts = cv2.calcHist([values], [0], None, [256], [0, 256]).reshape(-1)  # whole numbers, exact
-    return int(np.searchsorted(np.cumsum(counts), k + 1))
+    """The k-th smallest of an 8-bit image's values."""
+    flat = values.flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
+    flat.partition(k)
+    return int(flat[k])
 
 
 def _quantile(values: ByteImage, q: float) -> float:

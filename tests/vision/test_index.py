@@ -11,7 +11,7 @@ import pytest
 
 from drivers.camera.sim import TableRenderer, TableView
 from vision.deck import CODES, DeckProfile, _fit_discriminant, load_deck, save_deck
-from vision.index import _kth, index_feature
+from vision.index import index_feature
 from vision.index_match import IndexMatch, match_index, match_scores, pooled
 from vision.recognize import UNKNOWN, Recognizer, RecognizerSettings
 from vision.synth import Conditions, random_scene
@@ -240,19 +240,3 @@ def test_a_suit_cut_from_ink_past_the_index_reads_a_card_or_proves_nothing(dondo
     seen = _soft_face(dondorf, "4c", height_px=140.0)
     read = Recognizer(deck=dondorf).corners.read(seen, np.zeros(2), np.array([160.0, 0.0]), np.array([0.0, 224.0]))
     assert read.code == "4c"
-
-
-def test_kth_from_the_histogram_is_the_partitioned_value() -> None:
-    """The paper's k-th value from a histogram's running count: numpy's own selection's value, on
-    mostly-paper patches (many equal values), on strided views, at both ends and the 90 % used.
-    """
-    rng = np.random.default_rng(3)
-    for _ in range(30):
-        h, w = rng.integers(5, 120, size=2)
-        paper = rng.integers(120, 256)
-        patch = np.full((h, w), paper, np.uint8)
-        ink = rng.random((h, w)) < rng.uniform(0.0, 0.6)
-        patch[ink] = rng.integers(0, paper, size=int(ink.sum()))
-        view = patch[rng.integers(0, h // 2 + 1) :, rng.integers(0, w // 2 + 1) :]
-        for k in {0, int(0.9 * (view.size - 1)), view.size - 1}:
-            assert _kth(view, k) == int(np.partition(view.reshape(-1), k)[k])
