@@ -237,8 +237,10 @@ def _feature(
     min_area = max(3, (w * h) // 400)
     comps = glyph_comps(ink, box, lead=lead, min_area=min_area)
     expect_h = (box.y1 - box.y0) * CARD_PX_H
+    # The frame line in this mask, once: the suit cut off it (_frame_cut) looks for it again.
+    seen = frame.seen_in(ink, lead=lead, index_h=expect_h) if frame is not None else None
     if frame is not None:
-        comps = off_frame(comps, ink, frame, box=box, lead=lead, index_h=expect_h)
+        comps = off_frame(comps, frame, seen=seen, box=box, lead=lead)
     # The registered index's own width bounds the glyphs joined (a little over it: a look at the
     # table is a few per cent off in scale), never less than a standard index's.
     widest = max(INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
@@ -260,7 +262,7 @@ def _feature(
         )
         if trimmed is not None and stacked(trimmed[1]):
             found, cut_out = trimmed, True
-        elif frame is not None and found is not None:
+        elif seen is not None and found is not None:
             framed = _frame_cut(
                 patch_bgr,
                 gray,
@@ -271,7 +273,7 @@ def _feature(
                 box=box,
                 channels=channels,
                 lead=lead,
-                frame=frame,
+                line=seen,
             )
             if framed is not None:
                 return framed
@@ -375,9 +377,10 @@ def _frame_cut(
     box: IndexBox,
     channels: tuple[ByteImage, ByteImage, ByteImage] | None,
     lead: int,
-    frame: FrameLine,
+    line: tuple[int, int, int],
 ) -> IndexFeature | None:
-    """The index of a rank found alone, its suit cut off the court picture's frame line.
+    """The index of a rank found alone, its suit cut off the court picture's frame line
+    (``line``: as ``FrameLine.seen_in`` found it in ``ink``).
 
     Where a design's court faces run their picture's frame line down through the index box a few
     pixels right of the suit (standard's), blur joins the suit to it, and the line, running on
@@ -389,9 +392,6 @@ def _frame_cut(
     ``trimmed`` (unread, it proves nothing).
     """
     expect_h = (box.y1 - box.y0) * CARD_PX_H
-    line = frame.seen_in(ink, lead=lead, index_h=expect_h)
-    if line is None:
-        return None
     x0, x1, top = line
     cleared = ink.copy()
     cleared[top:, max(x0 - 1, 0) : x1 + 1] = 0  # with the blurred edge columns beside the line

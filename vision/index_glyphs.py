@@ -112,7 +112,7 @@ def split_rank_suit(ink: ByteImage, box: Box) -> tuple[Box, Box] | None:
 
 
 def off_frame(
-    comps: list[Box], ink: ByteImage, frame: FrameLine, *, box: IndexBox, lead: int, index_h: float
+    comps: list[Box], frame: FrameLine, *, seen: tuple[int, int, int] | None, box: IndexBox, lead: int
 ) -> list[Box]:
     """The blobs that are not the face's frame: the blobs starting at or right of the design's
     frame line, no higher than its top, are the frame's or the picture's inside it, never the
@@ -123,10 +123,11 @@ def off_frame(
     The frame's corner, where its top and its side meet, is thicker than either line: the border
     opening (``ink_blobs.hairlines_cut``) cuts it loose as a blob of its own, which, level with
     the rank's foot and within a glyph's reach, was joined to the rank (hershey's Ah read as a 4h).
+
+    ``seen``: the line as ``frame.seen_in`` finds it in the blobs' ink mask.
     """
-    line = frame.seen_in(ink, lead=lead, index_h=index_h)
-    if line is not None:
-        x_from, top = line[0] - 1, line[2]
+    if seen is not None:
+        x_from, top = seen[0] - 1, seen[2]
     else:
         x_from, top = max(frame.x0 + lead, math.ceil(box.x1 * CARD_PX_W)) - 1, frame.y0 + lead
     return [c for c in comps if c[0] < x_from or c[1] < top - FRAME_SLACK]
