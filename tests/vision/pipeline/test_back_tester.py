@@ -41,3 +41,20 @@ def test_a_new_frame_in_the_same_buffer_is_judged_afresh() -> None:
     fresh_tester = BackTester(signature=deck.back_signature, back=deck.back)
     assert afresh == fresh_tester.strip_likeness(hyp, buffer, fresh_tester.blank(buffer))
     assert afresh < on_back
+
+
+def test_a_rectangle_nothing_hides_is_judged_as_through_an_empty_mask() -> None:
+    # The all-clear mask's shortcut (no mask warped, the strip's fixed inner pixels) gives the very
+    # number the warped empty mask gives, on the plane's edge (where the warp's border hides) too.
+    deck = default_deck()
+    frame = _frame(back_shown=True)
+    rng = np.random.default_rng(3)
+    quads = [_QUAD + rng.uniform(-12.0, 12.0, (4, 2)) for _ in range(30)]
+    quads += [_QUAD + (-95.0, 0.0), _QUAD + (0.0, 105.0), _QUAD + (-88.0, 0.0)]  # reaching off the plane
+    for quad in quads:
+        tester = BackTester(signature=deck.back_signature, back=deck.back)
+        open_score = tester.strip_likeness(Hypothesis(corners=quad), frame, tester.blank(frame))
+        empty = np.zeros(frame.shape[:2], np.uint8)  # not the tester's blank: always warped
+        assert open_score == BackTester(signature=deck.back_signature, back=deck.back).strip_likeness(
+            Hypothesis(corners=quad), frame, empty
+        )
