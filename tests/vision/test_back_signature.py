@@ -192,4 +192,4 @@ def test_the_signature_is_the_same_numbers_as_by_the_book() -> None:
         valid = None if k % 2 else np.where(rng.random((PATCH_H, PATCH_W)) < 0.7, 255, 0).astype(np.uint8)
         want, got = _features_by_the_book(patch, valid), features(patch, valid)
         assert (want is None) == (got is None)
-        assert want is None or got is not None and np.array_equal(want, got)
+        assert want is None or (got is not None and np.array_equal(want, got))

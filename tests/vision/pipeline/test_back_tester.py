@@ -50,7 +50,7 @@ def test_a_rectangle_nothing_hides_is_judged_as_through_an_empty_mask() -> None:
     frame = _frame(back_shown=True)
     rng = np.random.default_rng(3)
     quads = [_QUAD + rng.uniform(-12.0, 12.0, (4, 2)) for _ in range(30)]
-    quads += [_QUAD + (-95.0, 0.0), _QUAD + (0.0, 105.0), _QUAD + (-88.0, 0.0)]  # reaching off the plane
+    quads += [_QUAD + np.array(off) for off in ((-95.0, 0.0), (0.0, 105.0), (-88.0, 0.0))]  # off the plane
     for quad in quads:
         tester = BackTester(signature=deck.back_signature, back=deck.back)
         open_score = tester.strip_likeness(Hypothesis(corners=quad), frame, tester.blank(frame))
