@@ -210,12 +210,13 @@ class BackTester:
         quad = hyp.corners.astype(np.float32)
         h = cv2.getPerspectiveTransform(quad, _STRIP_CORNERS)
         # The all-clear mask hides nothing of a rectangle wholly on the plane (every pixel the
-        # strip samples lies inside it): no mask need be warped to know, and none is (None).
-        hidden = (
-            None
-            if covered is self._clear and _on_plane(quad, covered.shape)
-            else cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
-        )
+        # strip samples lies inside it): no mask need be warped to know. Nothing hidden of the
+        # pixels the likeness keeps (``_strip_likeness``), it is one case however it was told (None).
+        hidden = None
+        if covered is not self._clear or not _on_plane(quad, covered.shape):
+            hidden = cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
+            if not hidden[1:-1, 1:-1].any():
+                hidden = None
         # The same rectangle with the same part of it hidden is asked for again within a frame (a
         # back's whole likeness by the face check, the stack's middle cards and its tops; the
         # middle card's shifted places): the answer is the same, so it is remembered per picture.
