@@ -351,8 +351,7 @@ def _on_plane(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
     """Whether a rectangle lies a pixel or more inside a plane of ``shape``: every point a warp of
     it samples (its inside, rounded to the nearest pixel) is then a pixel of the plane."""
     height, width = shape[:2]
-    xs, ys = quad[:, 0], quad[:, 1]
-    return bool(xs.min() >= 1.0 and ys.min() >= 1.0 and xs.max() <= width - 2 and ys.max() <= height - 2)
+    return all(1.0 <= x <= width - 2 and 1.0 <= y <= height - 2 for x, y in quad.tolist())
 
 
 def _contradicts(likeness: float) -> bool:
