@@ -48,14 +48,20 @@ def interior_mask() -> ByteImage:
 
 
 _INTERIOR: Final = interior_mask()
+# Its pixels' places in a flattened patch, in order (the interior of a patch with no mask).
+_INTERIOR_AT: Final = np.flatnonzero(_INTERIOR.reshape(-1))
+_ONES3: Final = np.ones(3, np.float32)
 
 
 def features(patch: ByteImage, valid: ByteImage | None = None, *, least: float = 0.25) -> Floats | None:
     """The signature vector of a card interior (a ``PATCH_H`` x ``PATCH_W`` BGR patch), over the
     interior's ``valid`` pixels (None: all); None when fewer than ``least`` of the patch are valid.
     """
-    keep = _INTERIOR if valid is None else cv2.bitwise_and(_INTERIOR, valid)
-    px = patch.reshape(-1, 3)[keep.reshape(-1) > 0].astype(np.float32)
+    flat = patch.reshape(-1, 3)
+    if valid is None:
+        px = np.take(flat, _INTERIOR_AT, axis=0).astype(np.float32)
+    else:
+        px = flat[cv2.bitwise_and(_INTERIOR, valid).reshape(-1) > 0].astype(np.float32)
     if len(px) < least * PATCH_W * PATCH_H:
         return None
     luma = px @ np.array([0.114, 0.587, 0.299], np.float32)
@@ -65,18 +71,20 @@ def features(patch: ByteImage, valid: ByteImage | None = None, *, least: float =
     lo_hi = np.partition(luma, [k, min(k + 1, len(luma) - 1)])
     ref = float(lo_hi[k] + (lo_hi[min(k + 1, len(luma) - 1)] - lo_hi[k]) * (pos - k)) + 1.0
     rel = luma / ref
-    total = px.sum(axis=1) + 1.0
-    r, g = px[:, 2] / total, px[:, 1] / total
+    total = px @ _ONES3 + 1.0  # each pixel's B + G + R (whole numbers: exact however summed)
+    # g = G / total and r = R / total side by side (each column's numbers as taken one by one).
+    gr = px[:, 1:] / total[:, None]
     scale = _CHROMA / (_HI - _LO)
-    ri = np.minimum(np.maximum(((r - _LO) * scale).astype(np.int32), 0), _CHROMA - 1)
-    gi = np.minimum(np.maximum(((g - _LO) * scale).astype(np.int32), 0), _CHROMA - 1)
+    gi, ri = np.minimum(np.maximum(((gr - _LO) * scale).astype(np.int32), 0), _CHROMA - 1).T
     bins = np.where(rel < _DARK, _CHROMA * _CHROMA, ri * _CHROMA + gi)
-    chroma = np.bincount(bins, minlength=_CHROMA * _CHROMA + 1).astype(np.float32)
     li = np.minimum((rel * _LUMA).astype(np.int32), _LUMA - 1)
-    luma_hist = np.bincount(li, minlength=_LUMA).astype(np.float32)
-    out = np.concatenate([chroma / chroma.sum(), _LUMA_WEIGHT * luma_hist / luma_hist.sum()])
+    # Both histograms in one count: each pixel has one chroma bin and one brightness bin after
+    # them, so each histogram's total is the pixel count (each normalised by its own total).
+    out = np.bincount(np.concatenate([bins, li + _CHROMA * _CHROMA + 1]), minlength=FEATURE_LEN).astype(np.float32)
+    out[_CHROMA * _CHROMA + 1 :] *= _LUMA_WEIGHT
+    out /= np.float32(len(px))
     # Square roots (Hellinger): the distance of two signatures is then a plain Euclidean one.
-    return np.asarray(np.sqrt(out), np.float32)
+    return np.sqrt(out)
 
 
 def distances(vector: Floats, refs: Floats) -> Floats:

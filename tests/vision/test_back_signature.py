@@ -156,3 +156,40 @@ def test_too_little_of_a_card_in_view_is_not_judged() -> None:
     valid[3:6, :] = 255  # a sliver of the interior
     assert features(patch, valid) is None
     assert features(patch, valid, least=0.05) is not None
+
+
+def _features_by_the_book(patch: np.ndarray, valid: np.ndarray | None) -> np.ndarray | None:
+    """The signature as first written out (two histograms, each over its own total): the
+    reference the faster one must match number for number."""
+    interior = np.zeros((PATCH_H, PATCH_W), np.uint8)
+    mx, my = round(0.08 * PATCH_W), round(0.08 * PATCH_H)
+    interior[my : PATCH_H - my, mx : PATCH_W - mx] = 255
+    keep = interior if valid is None else cv2.bitwise_and(interior, valid)
+    px = patch.reshape(-1, 3)[keep.reshape(-1) > 0].astype(np.float32)
+    if len(px) < 0.25 * PATCH_W * PATCH_H:
+        return None
+    luma = px @ np.array([0.114, 0.587, 0.299], np.float32)
+    pos = 0.95 * (len(luma) - 1)
+    k = int(pos)
+    lo_hi = np.partition(luma, [k, min(k + 1, len(luma) - 1)])
+    rel = luma / (float(lo_hi[k] + (lo_hi[min(k + 1, len(luma) - 1)] - lo_hi[k]) * (pos - k)) + 1.0)
+    total = px.sum(axis=1) + 1.0
+    r, g = px[:, 2] / total, px[:, 1] / total
+    scale = 8 / (0.60 - 0.12)
+    ri = np.minimum(np.maximum(((r - 0.12) * scale).astype(np.int32), 0), 7)
+    gi = np.minimum(np.maximum(((g - 0.12) * scale).astype(np.int32), 0), 7)
+    chroma = np.bincount(np.where(rel < 0.25, 64, ri * 8 + gi), minlength=65).astype(np.float32)
+    luma_hist = np.bincount(np.minimum((rel * 6).astype(np.int32), 5), minlength=6).astype(np.float32)
+    return np.sqrt(np.concatenate([chroma / chroma.sum(), 0.6 * luma_hist / luma_hist.sum()]))
+
+
+def test_the_signature_is_the_same_numbers_as_by_the_book() -> None:
+    rng = np.random.default_rng(7)
+    for k in range(400):
+        patch = rng.integers(0, 256, (PATCH_H, PATCH_W, 3), dtype=np.uint8)
+        if k % 3 == 0:  # a muted, darker patch: many pixels in the dark bin
+            patch = (patch // 6 + rng.integers(0, 120)).astype(np.uint8)
+        valid = None if k % 2 else np.where(rng.random((PATCH_H, PATCH_W)) < 0.7, 255, 0).astype(np.uint8)
+        want, got = _features_by_the_book(patch, valid), features(patch, valid)
+        assert (want is None) == (got is None)
+        assert want is None or (got is not None and np.array_equal(want, got))

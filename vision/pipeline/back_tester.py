@@ -44,6 +44,10 @@ _FIT_TURNS: Final = (0.0, -1.5, 1.5, -3.0, 3.0)
 _FIT_ROOM: Final = 3
 _STRIP_CORNERS: Final = np.array([[0, 0], [_STRIP_W, 0], [_STRIP_W, _STRIP_H], [0, _STRIP_H]], np.float32)
 _ONES: Final = np.ones(_STRIP_W * _STRIP_H, np.float64)
+# The strip's pixels a rectangle nothing hides keeps (all but the outermost: see ``_strip_likeness``),
+# row by row, and the key its likeness is remembered under in place of the (empty) warped mask's.
+_OPEN_AT: Final = np.flatnonzero(np.pad(np.ones((_STRIP_H - 2, _STRIP_W - 2), bool), 1))
+_OPEN: Final = b"open"
 # The back's brightness is slid over a stack at this size (half the strip test's: a plane pixel
 # and a half per step, where to look only).
 _SLIDE_W: Final = 20
@@ -99,6 +103,10 @@ class BackTester:
             flat = tmpl.reshape(-1, 3).astype(np.float64)
             self._moments[:, 3 * j : 3 * j + 3] = flat
             self._moments[:, 6 + j] = (flat * flat).sum(axis=1)
+        # The same gathered for a rectangle nothing hides (most strips asked of a stack's cards and
+        # tops): its kept pixels are always the strip's inner ones, so their rows and sums are fixed.
+        self._open_rows = np.take(self._moments, _OPEN_AT, axis=0)
+        self._open_sums: list[float] = (_ONES[: len(_OPEN_AT)] @ self._open_rows).tolist()
 
     def like_cloth(self, felt_hue: int) -> bool:
         """Whether enough of the registered back has the cloth's hue (the felt test's band) for
@@ -201,34 +209,52 @@ class BackTester:
             return -1.0
         quad = hyp.corners.astype(np.float32)
         h = cv2.getPerspectiveTransform(quad, _STRIP_CORNERS)
-        hidden = cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
+        # The all-clear mask hides nothing of a rectangle wholly on the plane (every pixel the
+        # strip samples lies inside it): no mask need be warped to know. Nothing hidden of the
+        # pixels the likeness keeps (``_strip_likeness``), it is one case however it was told (None).
+        hidden = None
+        if covered is not self._clear or not _on_plane(quad, covered.shape):
+            hidden = cv2.warpPerspective(covered, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_NEAREST, borderValue=255)
+            if not hidden[1:-1, 1:-1].any():
+                hidden = None
         # The same rectangle with the same part of it hidden is asked for again within a frame (a
         # back's whole likeness by the face check, the stack's middle cards and its tops; the
         # middle card's shifted places): the answer is the same, so it is remembered per picture.
         if image is not self._likeness_of:
             self._likeness_of, self._likenesses = image, {}
-        key = (quad.tobytes(), hidden.tobytes())
+        key = (quad.tobytes(), _OPEN if hidden is None else hidden.tobytes())
         known = self._likenesses.get(key)
         if known is None:
             known = self._likenesses[key] = self._strip_likeness(image, h, hidden)
         return known
 
-    def _strip_likeness(self, image: ByteImage, h: npt.NDArray[Any], hidden: ByteImage) -> float:
-        """``strip_likeness`` of the rectangle warped by ``h``, ``hidden`` (its strip-sized mask) hiding part of it."""
+    def _strip_likeness(self, image: ByteImage, h: npt.NDArray[Any], hidden: ByteImage | None) -> float:
+        """``strip_likeness`` of the rectangle warped by ``h``, ``hidden`` (its strip-sized mask) hiding
+        part of it (None: nothing)."""
+        if hidden is None:
+            patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
+            # The strip's inner pixels in the same order as gathered below (the same numbers).
+            seen = patch[1:-1, 1:-1].reshape(-1, patch.shape[2]).astype(np.float64)
+            return self._correlated(seen, self._open_rows, self._open_sums)
         keep = np.zeros((_STRIP_H, _STRIP_W), bool)
         keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
         n = int(np.count_nonzero(keep))
         if n < 0.04 * _STRIP_W * _STRIP_H:
             return -1.0  # (before the picture is warped: nothing of it would be looked at)
         patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
-        # Correlated colour by colour, each less its mean over the kept pixels, from sums over them
-        # (float64: the strip's are of whole numbers, exact; the templates' one pass is exact enough).
         at = np.flatnonzero(keep)
         seen = np.take(patch.reshape(-1, patch.shape[2]), at, axis=0).astype(np.float64)
         tmpl = np.take(self._moments, at, axis=0)
-        # Each strip colour's sum and its products with every template column, and those columns' sums.
+        return self._correlated(seen, tmpl, (_ONES[:n] @ tmpl).tolist())
+
+    def _correlated(self, seen: npt.NDArray[np.float64], tmpl: npt.NDArray[np.float64], sums: list[float]) -> float:
+        """The best correlation of a strip's kept pixels ``seen`` (n, 3) with either template's,
+        ``tmpl`` (their rows of the template moments) and ``sums`` (those rows' column sums)."""
+        # Correlated colour by colour, each less its mean over the kept pixels, from sums over them
+        # (float64: the strip's are of whole numbers, exact; the templates' one pass is exact enough).
+        n = len(seen)
+        # Each strip colour's sum and its products with every template column.
         (p0, p1, p2), by_colour = (_ONES[:n] @ seen).tolist(), (seen.T @ tmpl).tolist()
-        sums = (_ONES[:n] @ tmpl).tolist()
         energy = float(np.vdot(seen, seen)) - (p0 * p0 + p1 * p1 + p2 * p2) / n
         best = -1.0
         for j in range(len(self._templates)):
@@ -319,6 +345,13 @@ class BackTester:
         valid = None if fg is None else cv2.warpPerspective(fg, h, (PATCH_W, PATCH_H), flags=cv2.INTER_NEAREST)
         vector = features(patch, valid, least=least)
         return (False, 0.0) if vector is None else self.signature.judge(vector)
+
+
+def _on_plane(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
+    """Whether a rectangle lies a pixel or more inside a plane of ``shape``: every point a warp of
+    it samples (its inside, rounded to the nearest pixel) is then a pixel of the plane."""
+    height, width = shape[:2]
+    return all(1.0 <= x <= width - 2 and 1.0 <= y <= height - 2 for x, y in quad.tolist())
 
 
 def _contradicts(likeness: float) -> bool:

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
-from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_area, share, unit
+from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_area, share
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
@@ -316,27 +316,41 @@ def squared(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> n
     a card's width off the rectangle. An outline corner where the edges of two stacked cards meet
     is a few degrees off square, and the quad drawn from it a parallelogram around the right place.
     """
-    c = quad
-    across = unit(c[1] - c[0]) + unit(c[2] - c[3])  # the short sides' direction
-    down = unit(c[3] - c[0]) + unit(c[2] - c[1])  # the long sides', a quarter turn on (y points down)
-    a = unit(unit(across) + np.array([down[1], -down[0]]) / max(float(np.hypot(*down)), 1e-9))
-    b = np.array([-a[1], a[0]])
-    w = 0.5 * (float(np.hypot(*(c[1] - c[0]))) + float(np.hypot(*(c[2] - c[3]))))
-    h = 0.5 * (float(np.hypot(*(c[3] - c[0]))) + float(np.hypot(*(c[2] - c[1]))))
+    # The same float64 arithmetic on plain floats (numpy's per-call cost is all of it for 4
+    # points); lengths by np.hypot, the same function as on arrays.
+    (p0x, p0y), (p1x, p1y), (p2x, p2y), (p3x, p3y) = quad.tolist()
+    ux, uy = _unit(p1x - p0x, p1y - p0y)
+    vx, vy = _unit(p2x - p3x, p2y - p3y)
+    across = (ux + vx, uy + vy)  # the short sides' direction
+    ux, uy = _unit(p3x - p0x, p3y - p0y)
+    vx, vy = _unit(p2x - p1x, p2y - p1y)
+    down = (ux + vx, uy + vy)  # the long sides', a quarter turn on (y points down)
+    ux, uy = _unit(*across)
+    norm = max(float(np.hypot(*down)), 1e-9)
+    ax, ay = _unit(ux + down[1] / norm, uy + -down[0] / norm)
+    bx, by = -ay, ax
+    w = 0.5 * (float(np.hypot(p1x - p0x, p1y - p0y)) + float(np.hypot(p2x - p3x, p2y - p3y)))
+    h = 0.5 * (float(np.hypot(p3x - p0x, p3y - p0y)) + float(np.hypot(p2x - p1x, p2y - p1y)))
     if not (0.88 <= w / card_w <= 1.12 and 0.88 <= h / card_h <= 1.12):
         return None
-    mid = c.mean(axis=0)
+    mx, my = (p0x + p1x + p2x + p3x) / 4, (p0y + p1y + p2y + p3y) / 4
     rect = np.array(
         [
-            mid - a * w / 2 - b * h / 2,
-            mid + a * w / 2 - b * h / 2,
-            mid + a * w / 2 + b * h / 2,
-            mid - a * w / 2 + b * h / 2,
+            (mx - ax * w / 2 - bx * h / 2, my - ay * w / 2 - by * h / 2),
+            (mx + ax * w / 2 - bx * h / 2, my + ay * w / 2 - by * h / 2),
+            (mx + ax * w / 2 + bx * h / 2, my + ay * w / 2 + by * h / 2),
+            (mx - ax * w / 2 + bx * h / 2, my - ay * w / 2 + by * h / 2),
         ]
     )
-    if float(np.hypot(*(rect - c).T).max()) > 0.1 * card_w:
+    if float(np.hypot(*(rect - quad).T).max()) > 0.1 * card_w:
         return None
-    return np.asarray(rect, np.float64)
+    return rect
+
+
+def _unit(x: float, y: float) -> tuple[float, float]:
+    """``geometry.unit`` of the vector (x, y), on plain floats."""
+    n = math.hypot(x, y)
+    return (x / n, y / n) if n > 1e-9 else (x, y)
 
 
 def card_shaped(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> bool:

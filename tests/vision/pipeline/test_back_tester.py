@@ -10,6 +10,8 @@ from vision.deck import default_deck
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 
+_STRIP = np.array([[0, 0], [40, 0], [40, 56], [0, 56]], np.float32)
+
 _QUAD = np.array([[100.0, 80.0], [220.0, 90.0], [208.0, 260.0], [88.0, 250.0]])
 
 
@@ -41,3 +43,32 @@ def test_a_new_frame_in_the_same_buffer_is_judged_afresh() -> None:
     fresh_tester = BackTester(signature=deck.back_signature, back=deck.back)
     assert afresh == fresh_tester.strip_likeness(hyp, buffer, fresh_tester.blank(buffer))
     assert afresh < on_back
+
+
+def test_a_strip_nothing_hides_is_judged_as_one_gathered_pixel_by_pixel() -> None:
+    # The shortcut for a strip nothing hides (its fixed inner pixels, the template rows gathered
+    # once) gives the very number gathering them through an empty mask gives.
+    deck = default_deck()
+    frame = _frame(back_shown=True)
+    tester = BackTester(signature=deck.back_signature, back=deck.back)
+    rng = np.random.default_rng(3)
+    for _ in range(30):
+        quad = (_QUAD + rng.uniform(-12.0, 12.0, (4, 2))).astype(np.float32)
+        h = cv2.getPerspectiveTransform(quad, _STRIP)
+        assert tester._strip_likeness(frame, h, None) == tester._strip_likeness(frame, h, np.zeros((56, 40), np.uint8))
+
+
+def test_a_rectangle_the_blank_hides_nothing_of_is_judged_as_through_another_empty_mask() -> None:
+    # The all-clear mask's shortcut (no mask warped) gives the number a warped empty mask gives,
+    # also for rectangles reaching off the plane (where the warp's border hides part of them).
+    deck = default_deck()
+    frame = _frame(back_shown=True)
+    rng = np.random.default_rng(4)
+    quads = [_QUAD + rng.uniform(-12.0, 12.0, (4, 2)) for _ in range(20)]
+    quads += [_QUAD + np.array(off) for off in ((-95.0, 0.0), (0.0, 105.0), (-88.0, 0.0))]  # off the plane
+    for quad in quads:
+        tester = BackTester(signature=deck.back_signature, back=deck.back)
+        open_score = tester.strip_likeness(Hypothesis(corners=quad), frame, tester.blank(frame))
+        empty = np.zeros(frame.shape[:2], np.uint8)  # not the tester's blank: warped
+        other = BackTester(signature=deck.back_signature, back=deck.back)
+        assert open_score == other.strip_likeness(Hypothesis(corners=quad), frame, empty)
