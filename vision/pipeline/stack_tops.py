@@ -152,6 +152,55 @@ def shifted_tops(
     return added
 
 
+def unseen_tops(
+    candidates: list[Hypothesis],
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """Cards on top of stacks where no card of the blob was chosen, each appended to ``chosen`` and
+    drawn into ``covered``; the ones appended.
+
+    Three backs dealt a few millimetres apart and a few degrees turned make an outline whose corners
+    are the stack's outer ones: each rectangle drawn from them is wider than a card, or skewed
+    across two cards, and none is chosen, so the stack's other steps, which start from a chosen back,
+    count none of its cards. The card on top shows whole: the back slid over the picture around a
+    rectangle left over that has the back's colours (``BackTester.slide`` at the plane card's size
+    and the rectangle's place and direction, then ``fit_whole``) matches best where it lies. It is
+    taken when it matches the back as a whole card as a card seen whole does (``WHOLE_FIT``: a
+    face, a strip or a rectangle across two cards does not), lies wholly on the blob (95 %) and
+    overlaps no chosen card. Run before the stack's other steps (``backs.stack_backs``).
+    """
+    blank = tester.blank(image)
+    whole_of = tester.whole_likeness(image)
+    added: list[Hypothesis] = []
+    for hyp in sorted(candidates, key=lambda h: h.back_score, reverse=True):
+        if not hyp.back or any(overlap_area(hyp.corners, o.corners) > 1.0 for o in chosen):
+            continue  # not the back's colours, or a stack with a card chosen already (the other steps')
+        card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h)
+        scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
+        if not len(scores) or float(scores.max()) < _MATCH:
+            continue
+        start = Hypothesis(corners=aligned(quads[int(np.argmax(scores))], card))
+        top = Hypothesis(corners=tester.fit_whole(start, image, reach=0.08 * card_w), anchors=hyp.anchors)
+        score = whole_of(top)
+        if score < WHOLE_FIT or share(solid, top.corners) < 0.95:
+            continue
+        if any(overlap_area(top.corners, o.corners) > 1.0 for o in chosen):
+            continue  # slid onto a card already chosen (this stack's top, found from another rectangle)
+        top.code, top.confidence, top.back, top.back_score = BACK, 0.5 + 0.5 * score, True, score
+        top.whole = True  # it lies on top: the cards under it do not hide it
+        chosen.append(top)
+        added.append(top)
+        cv2.fillConvexPoly(covered, np.round(top.corners).astype(np.int32), 255)
+    return added
+
+
 def _under_top(
     top: Hypothesis,
     *,
