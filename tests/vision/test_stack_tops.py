@@ -280,3 +280,31 @@ def test_no_card_is_put_on_a_stack_with_no_card_chosen_that_the_back_does_not_ma
     _, found = _backs(kennard, _THREE_UNPROPOSED)
     assert any(asked), "no rectangle with the back's colours reached the step: nothing was tested"
     assert not found
+
+
+class _ThinStrip:
+    """A back tester by which a lower card's strip matches the back in place at 0.3 (a strip 0.1 of
+    a card's width, mostly the card's own white border)."""
+
+    def strip_likeness(self, hyp: Any, image: Any, covered: Any) -> float:
+        return 0.3
+
+
+@pytest.mark.parametrize(("placed", "lower"), [(0.9, True), (0.5, False)], ids=["placed", "off"])
+def test_a_card_beside_a_top_placed_right_is_a_lower_card_by_its_strip_on_the_stack(placed: float, lower: bool) -> None:
+    # A chosen back 0.12 of a card's width from the card on top, its strip on the stack but
+    # matching the back in place at 0.3 only. Beside a top a few pixels off (whole 0.5) that strip
+    # may be the top's own border: no lower card. Beside a top placed right (whole 0.9, over
+    # WHOLE_FIT) it is the lower card's (dev tables 2, 504, 3010: before the fix it was refused and
+    # the top with it, and one back of the stack was missed).
+    top = Hypothesis(corners=_rect(100.0, 100.0), code=BACK, whole=True)
+    low = Hypothesis(corners=_rect(104.0, 94.0), code=BACK)
+    solid = np.zeros((300, 300), np.uint8)
+    for hyp in (top, low):
+        cv2.fillConvexPoly(solid, np.round(hyp.corners).astype(np.int32), 255)
+    image = np.zeros((300, 300, 3), np.uint8)
+    tester: Any = _ThinStrip()
+    still = stack_tops._still_lower(
+        low, top=top, chosen=[low], solid=solid, tester=tester, image=image, card_w=60.0, placed=placed
+    )
+    assert still is lower

@@ -122,14 +122,16 @@ def shifted_tops(
             continue  # on a face, across a card, another chosen card itself, or under a card showing whole
         if any(
             float(np.hypot(*(top.center - o.center))) < _APART * card_w
-            and not _still_lower(o, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w)
+            and not _still_lower(
+                o, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w, placed=score
+            )
             for o in over
         ):
             continue  # a chosen card a few pixels off it: its own border shows beside it, no strip of another
         top.code, top.confidence, top.back, top.back_score = BACK, 0.5 + 0.5 * score, True, score
         top.whole = True  # it lies on top: the cards under it do not hide it
         if gap >= _SAME * card_w and _still_lower(
-            low, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w
+            low, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w, placed=score
         ):
             chosen.append(top)
             added.append(top)
@@ -354,13 +356,18 @@ def _still_lower(
     tester: BackTester,
     image: ByteImage,
     card_w: float,
+    placed: float = 0.0,
 ) -> bool:
-    """Whether ``low`` is a card under ``top``: what ``top`` and the other chosen cards leave of it
-    lies on the stack and is a strip of the back in place."""
+    """Whether ``low`` is a card under ``top`` (``placed``: how well the top matches the back as a
+    whole card): what ``top`` and the other chosen cards leave of it lies on the stack and is a
+    strip of the back in place."""
     hiding = drawn(solid.shape, (o.corners for o in (*chosen, top) if o is not low))
     if not on_stack(low.corners, solid=solid, hiding=hiding, least=0.04 * area(low.corners)):
         return False
     # Nearer the top than a stack's cards lie apart, what shows of it may be the top card's own
     # border (the top found a few pixels off the rectangle chosen for it): only the back in place.
+    # Not from a top placed right (matching the back whole as a card showing whole does): its
+    # border shows no wider than a pixel, and a strip 0.08-0.15 of a card's width, mostly the
+    # lower card's own white border, may match the back in place under 0.6 (dev table 2).
     far = float(np.hypot(*(low.center - top.center))) >= _APART * card_w
-    return far or tester.strip_likeness(low, image, hiding) >= _MATCH
+    return far or placed >= WHOLE_FIT or tester.strip_likeness(low, image, hiding) >= _MATCH
