@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cv2
@@ -10,9 +11,9 @@ import pytest
 
 from drivers.camera.effects import Shadow
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
-from tests.vision.stacks import Point, backs_read, each_counted_once
+from tests.vision.stacks import ON_CARD_PX, Point, backs_read, each_counted_once, no_back_where_no_card_lies
 from vision.deck import DeckProfile
-from vision.pipeline import backs
+from vision.pipeline import backs, stack_tops
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.overlaps import drop_twice_counted
@@ -209,3 +210,101 @@ def test_a_back_that_the_top_and_a_hidden_back_cover_is_dropped_when_no_other_ba
         cv2.fillConvexPoly(solid, np.round(hyp.corners).astype(np.int32), 255)
     gone = drop_twice_counted([top, low, other], solid, card_area=60.0 * 84.0)
     assert [g is other for g in gone] == ([True] if dropped else [])
+
+
+# Three backs dealt 5-7 mm apart and about a degree turned on red cloth (dev table 3011, figures as
+# drawn): the stack's outline has only its four outer corners, and each rectangle they propose is
+# wider than a card or skewed across two cards, so no card of the blob is chosen.
+_THREE_UNPROPOSED = (
+    TableView(
+        table_w_mm=698.3372960937497,
+        table_h_mm=391.0688858124999,
+        roll_deg=0.5676221005004889,
+        tilt_deg=29.64520076228957,
+        distortion_k1=-0.05097075243401149,
+        felt_bgr=(40, 30, 110),
+        felt_texture="mottled",
+    ),
+    Scene(
+        cards=(
+            SimCard(
+                code="Kd", x_mm=173.90270725515077, y_mm=327.9705483316931, angle_deg=320.70254415427473, face_up=False
+            ),
+            SimCard(
+                code="8d", x_mm=177.80051217206605, y_mm=332.7631397998113, angle_deg=319.5823452661564, face_up=False
+            ),
+            SimCard(
+                code="As", x_mm=171.04727119907392, y_mm=335.49939835153987, angle_deg=319.12661053956606, face_up=False
+            ),
+        ),
+        lighting=Lighting(
+            brightness=1.0335931616194298, falloff=0.08194257961972617, falloff_angle_deg=151.12712632474984
+        ),
+        optics=Optics(blur_sigma_px=1.3, motion_angle_deg=126.12391642596897),
+    ),
+    3011,
+)
+
+
+def test_the_card_on_top_of_a_stack_with_no_card_chosen_is_counted(kennard: DeckProfile) -> None:
+    # Before the fix no back of the stack was counted: every stack step starts from a chosen back.
+    # The card on top shows whole and is found by the back's look; the two under it show strips of
+    # 0.1 of a card's width at most, which no step separates yet (more backs would be phantoms).
+    truth, found = _backs(kennard, _THREE_UNPROPOSED)
+    assert found, truth
+    assert no_back_where_no_card_lies(truth, found), (truth, found)
+    top = truth[-1]  # dealt last
+    assert any(math.dist(top, b) < ON_CARD_PX for b in found), (top, found)
+
+
+class _BlindWhole(_Blind):
+    """``_Blind`` whose look as a whole card matches nowhere either."""
+
+    def whole_likeness(self, image: Any) -> Any:
+        return lambda hyp: 0.0
+
+
+def test_no_card_is_put_on_a_stack_with_no_card_chosen_that_the_back_does_not_match_whole(
+    kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Geometry alone never makes that card: with the back's look matching nowhere in the step, the
+    # stack's leftover rectangles (which the step does see) give no card.
+    asked: list[int] = []
+    real = stack_tops.unseen_tops
+
+    def spy(candidates: list[Any], **kw: Any) -> list[Any]:
+        asked.append(sum(bool(h.back) for h in candidates))
+        return real(candidates, **{**kw, "tester": _BlindWhole(kw["tester"])})
+
+    monkeypatch.setattr(backs, "unseen_tops", spy)
+    _, found = _backs(kennard, _THREE_UNPROPOSED)
+    assert any(asked), "no rectangle with the back's colours reached the step: nothing was tested"
+    assert not found
+
+
+class _ThinStrip:
+    """A back tester by which a lower card's strip matches the back in place at 0.3 (a strip 0.1 of
+    a card's width, mostly the card's own white border)."""
+
+    def strip_likeness(self, hyp: Any, image: Any, covered: Any) -> float:
+        return 0.3
+
+
+@pytest.mark.parametrize(("placed", "lower"), [(0.9, True), (0.5, False)], ids=["placed", "off"])
+def test_a_card_beside_a_top_placed_right_is_a_lower_card_by_its_strip_on_the_stack(placed: float, lower: bool) -> None:
+    # A chosen back 0.12 of a card's width from the card on top, its strip on the stack but
+    # matching the back in place at 0.3 only. Beside a top a few pixels off (whole 0.5) that strip
+    # may be the top's own border: no lower card. Beside a top placed right (whole 0.9, over
+    # WHOLE_FIT) it is the lower card's (dev tables 2, 504, 3010: before the fix it was refused and
+    # the top with it, and one back of the stack was missed).
+    top = Hypothesis(corners=_rect(100.0, 100.0), code=BACK, whole=True)
+    low = Hypothesis(corners=_rect(104.0, 94.0), code=BACK)
+    solid = np.zeros((300, 300), np.uint8)
+    for hyp in (top, low):
+        cv2.fillConvexPoly(solid, np.round(hyp.corners).astype(np.int32), 255)
+    image = np.zeros((300, 300, 3), np.uint8)
+    tester: Any = _ThinStrip()
+    still = stack_tops._still_lower(
+        low, top=top, chosen=[low], solid=solid, tester=tester, image=image, card_w=60.0, placed=placed
+    )
+    assert still is lower

@@ -14,7 +14,7 @@ from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_a
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.masks import Masks
-from vision.pipeline.stack_tops import shifted_tops
+from vision.pipeline.stack_tops import shifted_tops, unseen_tops
 
 ByteImage = npt.NDArray[Any]
 # A card on top must match the back as a whole card this much better than a chosen rectangle it
@@ -53,8 +53,9 @@ def stack_backs(
     from each, has one outline corner of its own, is a card's rectangle (``card_shaped``), at
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
-    cards has none there) and what shows of it is the back. First, the card on top of the stack is
-    added where the cards under it were chosen before it (``_tops``); then the lower backs no
+    cards has none there) and what shows of it is the back. First, the card on top of a stack of
+    which no card was chosen (``stack_tops.unseen_tops``), and the card on top of the stack
+    where the cards under it were chosen before it (``_tops``); then the lower backs no
     outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
     back); last, the card on top where no rectangle was proposed for it
     (``stack_tops.shifted_tops``), and the lower backs again where that adds or moves a card.
@@ -67,7 +68,17 @@ def stack_backs(
         if square is not None:
             hyp.corners, hyp.center = square, square.mean(axis=0)
             pool.append(hyp)
-    added = _tops(
+    added = unseen_tops(
+        candidates,
+        chosen=chosen,
+        covered=covered,
+        solid=solid,
+        image=image,
+        tester=tester,
+        card_w=card_w,
+        card_h=card_h,
+    )
+    added += _tops(
         pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
     pool = [h for h in pool if all(h is not o for o in chosen)]

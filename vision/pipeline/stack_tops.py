@@ -122,14 +122,16 @@ def shifted_tops(
             continue  # on a face, across a card, another chosen card itself, or under a card showing whole
         if any(
             float(np.hypot(*(top.center - o.center))) < _APART * card_w
-            and not _still_lower(o, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w)
+            and not _still_lower(
+                o, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w, placed=score
+            )
             for o in over
         ):
             continue  # a chosen card a few pixels off it: its own border shows beside it, no strip of another
         top.code, top.confidence, top.back, top.back_score = BACK, 0.5 + 0.5 * score, True, score
         top.whole = True  # it lies on top: the cards under it do not hide it
         if gap >= _SAME * card_w and _still_lower(
-            low, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w
+            low, top=top, chosen=chosen, solid=solid, tester=tester, image=image, card_w=card_w, placed=score
         ):
             chosen.append(top)
             added.append(top)
@@ -149,6 +151,55 @@ def shifted_tops(
             chosen.append(under)
             added.append(under)
             cv2.fillConvexPoly(covered, np.round(under.corners).astype(np.int32), 255)
+    return added
+
+
+def unseen_tops(
+    candidates: list[Hypothesis],
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """Cards on top of stacks where no card of the blob was chosen, each appended to ``chosen`` and
+    drawn into ``covered``; the ones appended.
+
+    Three backs dealt a few millimetres apart and a few degrees turned make an outline whose corners
+    are the stack's outer ones: each rectangle drawn from them is wider than a card, or skewed
+    across two cards, and none is chosen, so the stack's other steps, which start from a chosen back,
+    count none of its cards. The card on top shows whole: the back slid over the picture around a
+    rectangle left over that has the back's colours (``BackTester.slide`` at the plane card's size
+    and the rectangle's place and direction, then ``fit_whole``) matches best where it lies. It is
+    taken when it matches the back as a whole card as a card seen whole does (``WHOLE_FIT``: a
+    face, a strip or a rectangle across two cards does not), lies wholly on the blob (95 %) and
+    overlaps no chosen card. Run before the stack's other steps (``backs.stack_backs``).
+    """
+    blank = tester.blank(image)
+    whole_of = tester.whole_likeness(image)
+    added: list[Hypothesis] = []
+    for hyp in sorted(candidates, key=lambda h: h.back_score, reverse=True):
+        if not hyp.back or any(overlap_area(hyp.corners, o.corners) > 1.0 for o in chosen):
+            continue  # not the back's colours, or a stack with a card chosen already (the other steps')
+        card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h)
+        scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
+        if not len(scores) or float(scores.max()) < _MATCH:
+            continue
+        start = Hypothesis(corners=aligned(quads[int(np.argmax(scores))], card))
+        top = Hypothesis(corners=tester.fit_whole(start, image, reach=0.08 * card_w), anchors=hyp.anchors)
+        score = whole_of(top)
+        if score < WHOLE_FIT or share(solid, top.corners) < 0.95:
+            continue
+        if any(overlap_area(top.corners, o.corners) > 1.0 for o in chosen):
+            continue  # slid onto a card already chosen (this stack's top, found from another rectangle)
+        top.code, top.confidence, top.back, top.back_score = BACK, 0.5 + 0.5 * score, True, score
+        top.whole = True  # it lies on top: the cards under it do not hide it
+        chosen.append(top)
+        added.append(top)
+        cv2.fillConvexPoly(covered, np.round(top.corners).astype(np.int32), 255)
     return added
 
 
@@ -305,13 +356,18 @@ def _still_lower(
     tester: BackTester,
     image: ByteImage,
     card_w: float,
+    placed: float = 0.0,
 ) -> bool:
-    """Whether ``low`` is a card under ``top``: what ``top`` and the other chosen cards leave of it
-    lies on the stack and is a strip of the back in place."""
+    """Whether ``low`` is a card under ``top`` (``placed``: how well the top matches the back as a
+    whole card): what ``top`` and the other chosen cards leave of it lies on the stack and is a
+    strip of the back in place."""
     hiding = drawn(solid.shape, (o.corners for o in (*chosen, top) if o is not low))
     if not on_stack(low.corners, solid=solid, hiding=hiding, least=0.04 * area(low.corners)):
         return False
     # Nearer the top than a stack's cards lie apart, what shows of it may be the top card's own
     # border (the top found a few pixels off the rectangle chosen for it): only the back in place.
+    # Not from a top placed right (matching the back whole as a card showing whole does): its
+    # border shows no wider than a pixel, and a strip 0.08-0.15 of a card's width, mostly the
+    # lower card's own white border, may match the back in place under 0.6 (dev table 2).
     far = float(np.hypot(*(low.center - top.center))) >= _APART * card_w
-    return far or tester.strip_likeness(low, image, hiding) >= _MATCH
+    return far or placed >= WHOLE_FIT or tester.strip_likeness(low, image, hiding) >= _MATCH
