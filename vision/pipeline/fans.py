@@ -82,7 +82,9 @@ class FanReader:
             if len(strong) == 2:
                 self._split.append((hyp, first, second))
             elif other.best is not None and other.match is not None:
-                self._steady_under(image, hyp, plane, far=strong[0], own=other, clear=second if other is first else first)
+                self._steady_under(
+                    image, hyp, plane, far=strong[0], own=other, clear=second if other is first else first
+                )
         else:
             self._read_bottom(image, hyp, plane, first=first, second=second)
 
