@@ -108,7 +108,8 @@ class FanReader:
             if r.match is not None and r.best is not None and r.match.score >= FAN_SEEN_SCORE
         ]
         if not fair:
-            self._read_unseen_bottom(image, hyp, plane, first=first, second=second)
+            if hyp.anchors >= 2:
+                self._read_unseen_bottom(image, hyp, plane, first=first, second=second)
             return
         if len(fair) != 1:
             return
@@ -132,9 +133,7 @@ class FanReader:
             if far.match is not None and far.match.score >= FAN_INDEX_LEAST:
                 continue  # the far corner shows something like an index: which is the card's is unsure
             origin, x_vec, y_vec = index_frame(c, k)
-            look = self.looks.around(image, origin, x_vec, y_vec, bar=bar)
-            if look is None:
-                look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=True)
+            look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=False)
             if look is not None and look.code != UNKNOWN:
                 hyp.code, hyp.confidence = look.code, look.confidence
                 return
