@@ -123,9 +123,11 @@ class FanReader:
     ) -> None:
         """A card with both index corners on the outline where neither shows an index fairly as
         placed: the bottom card of a fan whose own index, placed a pixel or two off, reads nothing
-        or garbage (the patch's edge cut through a glyph), is named by the one corner whose looks
-        a little off its pose read a card steadily or plainly (see ``IndexLooks.around`` and
-        ``off_pose``), while the other corner shows nothing like an index.
+        or garbage (the patch's edge cut through a glyph), is named by the one corner whose look
+        a pixel or two off its pose reads a card plainly (``IndexLooks.off_pose``, not turned:
+        two reads where the corner shows nothing), while the other corner shows nothing like an
+        index. (Looked at only for a card between two outline corners: a hypothesis turned the
+        wrong way about one shows no index at either, and its looks are most of their cost.)
         """
         c = plane.to_frame(hyp.corners)
         bar = self.settings.accept_score + FAN_EXTRA_SCORE
