@@ -23,6 +23,11 @@ from vision.calibration import Calibration, ZoneMap, calibrate_markers
 from vision.config import load_table_vision
 from vision.deck import CODES, DeckProfile
 from vision.director import DEMO_LAYOUT, spots
+from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.decide import CardDecider
+from vision.pipeline.fans import FanReader
+from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 from vision.recognize import Recognizer
 from vision.scenes import Table, random_table, render_table, truth_centres
@@ -370,3 +375,128 @@ def test_ink_of_the_card_below_seen_beside_a_fanned_index_does_not_hide_it(dondo
     assert [table.roles[k] for k in fan] == ["fan bottom", "fan middle", "fan top"]
     assert [outcomes[k] for k in fan] == ["correct"] * 3
     assert "misread" not in outcomes
+
+
+@pytest.mark.slow
+def test_a_fans_bottom_card_whose_index_reads_nothing_as_placed_is_read_a_pixel_off(standard: DeckProfile) -> None:
+    # The benchmark's table 1003: a fan whose bottom Ks shows both index corners on the outline
+    # (the far one on the fan's edge, under the cards above: no index). Its own index read nothing
+    # where the outline put its corner (the patch's edge cut a glyph) and the card was unknown; a
+    # pixel or two away it reads Ks at 0.82-0.86.
+    table, outcomes = _benchmark_table(standard, seed=1003)
+    bottom = [k for k, card in enumerate(table.scene.cards) if card.code == "Ks" and card.face_up]
+    assert [table.roles[k] for k in bottom] == ["fan bottom"]
+    assert outcomes[bottom[0]] == "correct"
+    assert "misread" not in outcomes
+
+
+@pytest.mark.slow
+def test_a_fans_bottom_card_whose_far_corner_shows_the_top_cards_index_is_read_by_its_own(
+    dondorf: DeckProfile,
+) -> None:
+    # The benchmark's table 3: a fan whose bottom 5h's far index corner lies where the top 3s's
+    # index is (0.99). Its own index reads 5h at 0.71-0.80 all round, under the fan's bar, so the
+    # card was only seen; once the 3s is read over that corner, its steady index names it.
+    table, outcomes = _benchmark_table(dondorf, seed=3)
+    bottom = [k for k, card in enumerate(table.scene.cards) if card.code == "5h" and card.face_up]
+    assert [table.roles[k] for k in bottom] == ["fan bottom"]
+    assert outcomes[bottom[0]] == "correct"
+    assert "misread" not in outcomes
+
+
+# How a fan's bottom card is drawn off its true place in the stress below: a shift (frame pixels),
+# a turn (degrees) and a scale about its index corner, as an outline's corners place it.
+POSE_ERRORS = (
+    (0, 0, 0.0, 1.0),
+    (2, -1, 1.5, 1.0),
+    (-2, 2, -1.5, 0.97),
+    (1, 2, 0.0, 1.03),
+    (3, 0, 2.5, 1.0),
+    (0, -3, -2.5, 0.96),
+)
+
+
+def fan_bottom_stress(deck: DeckProfile, *, seed: int) -> dict[str, int]:
+    """Every card of the deck twice as the bottom card of a three-card fan (spread along the short
+    side or held turned about a corner, at any angle, either way up, under 0.5-1.8 px of blur),
+    four fans a frame beside a few single cards. Tallies the frames' reads (the bottom cards'
+    outcomes, every card's misreads, phantoms) and the fan reader's own read of each bottom card
+    drawn a little off its place (POSE_ERRORS) with both index corners on the outline, settled
+    with the cards above read, where its two corners read together do not name it (``looked
+    ...``: named right by the fan's looks, unknown, named as a card above it, named as no card of the fan).
+    """
+    rng = np.random.default_rng(seed)
+    keys = ("correct", "unknown", "missed", "misread", "all misread", "phantoms")
+    tally = dict.fromkeys((*keys, "looked right", "looked unknown", "looked above", "looked wrong"), 0)
+    settings = RecognizerSettings()
+    plane_eye = np.eye(3)
+    for _ in range(2):
+        order = rng.permutation(len(CODES))
+        for s in range(0, len(CODES), 4):
+            fans: list[SimCard] = []
+            for i, k in enumerate(order[s : s + 4]):
+                rest = [c for c in CODES if c != CODES[k]]
+                hand = [CODES[k], *(str(c) for c in rng.choice(rest, 2, replace=False))]
+                angle = float(rng.uniform(-35.0, 35.0) + (180.0 if rng.random() < 0.5 else 0.0))
+                x_mm, y_mm = 170.0 + i * 240.0, 210.0
+                if rng.random() < 0.5:
+                    step = float(rng.uniform(0.25, 0.42))
+                    fans += _spread(hand, x_mm=x_mm, y_mm=y_mm, angle_deg=angle, step=step)
+                else:
+                    spread = float(rng.uniform(11.0, 20.0))
+                    fans += _held(hand, x_mm=x_mm, y_mm=y_mm, angle_deg=angle, spread_deg=spread)
+            optics = Optics(blur_sigma_px=float(rng.uniform(0.5, 1.8)), jpeg_quality=90)
+            scene = Scene(cards=(*fans, *SINGLES), optics=optics)
+            frame_seed = int(rng.integers(1 << 16))
+            renderer = TableRenderer(deck=deck, view=VIEW, seed=frame_seed)
+            frame = renderer.render(scene, seed=frame_seed)
+            reading = Recognizer(deck=deck).read(frame)
+            outcomes: list[str] = []
+            truth = truth_centres(renderer, scene)
+            reads = [(c.code, c.center) for c in reading.cards]
+            tally["phantoms"] += score_reading(truth, reads, tol_px=22, outcomes=outcomes).phantoms
+            tally["all misread"] += outcomes.count("misread")
+            corners = CornerReader(deck=deck, settings=settings)
+            fan_reader = FanReader(
+                settings=settings, corners=corners, decider=CardDecider(deck=deck, settings=settings, corners=corners)
+            )
+            plane = Plane(image=frame, to_frame_h=plane_eye, scale=1.0)
+            for k in range(0, len(fans), 3):
+                tally[outcomes[k]] += 1
+                quads = [renderer.card_quad_px(card) for card in fans[k : k + 3]]
+                above = [
+                    Hypothesis(corners=q, code=card.code)
+                    for q, card in zip(quads[1:], fans[k + 1 : k + 3], strict=True)
+                ]
+                drawn = []
+                for dx, dy, turn, size in POSE_ERRORS:
+                    q0 = quads[0][0]
+                    drawn.append((fans[k].code, q0 + (quads[0] - q0) @ _turn(turn).T * size + (dx, dy)))
+                for code, quad in drawn:
+                    if fan_reader.decider.read_card(frame, quad, alone=False)[0] != UNKNOWN:
+                        continue  # read by its two corners together, before any fan look
+                    hyp = Hypothesis(corners=quad, anchors=2)  # drawn between two outline corners
+                    fan_reader.read_among(frame, hyp, plane)
+                    card_w = float(np.hypot(*(quad[1] - quad[0])))
+                    fan_reader.settle([hyp, *above], card_w=card_w)
+                    looked = "unknown" if hyp.code == UNKNOWN else "right" if hyp.code == code else "wrong"
+                    if looked == "wrong" and any(hyp.code == o.code for o in above):
+                        looked = "above"  # a card above's index, over this card's far corner
+                    tally[f"looked {looked}"] += 1
+    return tally
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("design", ["kennard", "dondorf"])
+def test_no_card_at_the_bottom_of_a_fan_is_misread(design: str, request: pytest.FixtureRequest) -> None:
+    # A fan's bottom card shows only its index corner (and sometimes the far one, on the fan's
+    # edge under the cards above): its looks a pixel or two off, and its fair index under a top
+    # card's clear one, may name it, never as another card. (Written: the frames' bottom cards
+    # kennard 90 correct, 9 unknown, 5 missed, dondorf 80, 18, 6, no misread; drawn off their place,
+    # named by the fan's looks kennard 33 (32 before the looks of stop 27) and dondorf 89 (79),
+    # none wrong; two of dondorf's named as its top card, whose clear index lies over the card's
+    # far corner, by the one-index read as before these looks.)
+    deck: DeckProfile = request.getfixturevalue(design)
+    tally = fan_bottom_stress(deck, seed=zlib.crc32(design.encode()))
+    assert tally["misread"] == tally["all misread"] == tally["looked wrong"] == 0
+    assert tally["looked right"] > 0

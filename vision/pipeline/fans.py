@@ -42,6 +42,10 @@ class FanReader:
         # Cards of the blob being explained whose two index corners showed two clear, different
         # indices, with those reads (corner 0's, corner 2's): settled once the blob is read.
         self._split: list[tuple[Hypothesis, CornerRead, CornerRead]] = []
+        # Cards of the blob being explained with one clear index corner and a fair one that reads
+        # steadily (see _steady_under): the card, the clear corner (0 or 2), the fair corner's
+        # card and confidence, and the clear corner's card; settled once the blob is read.
+        self._fair: list[tuple[Hypothesis, int, tuple[str, float], str]] = []
         # The outline (plane pixels) of the blob being read, when known: see _far_in_view.
         self.outline: ByteImage | None = None
 
@@ -77,12 +81,17 @@ class FanReader:
             hyp.seen = True
             if len(strong) == 2:
                 self._split.append((hyp, first, second))
+            elif other.best is not None and other.match is not None:
+                self._steady_under(
+                    image, hyp, plane, far=strong[0], own=other, clear=second if other is first else first
+                )
         else:
             self._read_bottom(image, hyp, plane, first=first, second=second)
 
     def forget(self, hyp: Hypothesis) -> None:
         """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
         self._split = [entry for entry in self._split if entry[0] is not hyp]
+        self._fair = [entry for entry in self._fair if entry[0] is not hyp]
 
     def _read_bottom(
         self, image: ByteImage, hyp: Hypothesis, plane: Plane, *, first: CornerRead, second: CornerRead
@@ -98,12 +107,56 @@ class FanReader:
             for k, r in ((0, first), (2, second))
             if r.match is not None and r.best is not None and r.match.score >= FAN_SEEN_SCORE
         ]
+        if not fair:
+            if hyp.anchors >= 2:
+                self._read_unseen_bottom(image, hyp, plane, first=first, second=second)
+            return
         if len(fair) != 1:
             return
         other = second if fair[0] == 0 else first
         if other.best is not None and other.match is not None and other.match.score >= FAN_INDEX_LEAST:
             return  # the far corner shows something like an index too: not a fan's bottom card's
         self.read_exposed(image, hyp, fair[0], plane, turn=True)
+
+    def _read_unseen_bottom(
+        self, image: ByteImage, hyp: Hypothesis, plane: Plane, *, first: CornerRead, second: CornerRead
+    ) -> None:
+        """A card with both index corners on the outline where neither shows an index fairly as
+        placed: the bottom card of a fan whose own index, placed a pixel or two off, reads nothing
+        or garbage (the patch's edge cut through a glyph), is named by the one corner whose look
+        a pixel or two off its pose reads a card plainly (``IndexLooks.off_pose``, not turned:
+        two reads where the corner shows nothing), while the other corner shows nothing like an
+        index. (Looked at only for a card between two outline corners: a hypothesis turned the
+        wrong way about one shows no index at either, and its looks are most of their cost.)
+        """
+        c = plane.to_frame(hyp.corners)
+        bar = self.settings.accept_score + FAN_EXTRA_SCORE
+        for k, far in ((0, second), (2, first)):
+            if far.match is not None and far.match.score >= FAN_INDEX_LEAST:
+                continue  # the far corner shows something like an index: which is the card's is unsure
+            origin, x_vec, y_vec = index_frame(c, k)
+            look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=False)
+            if look is not None and look.code != UNKNOWN:
+                hyp.code, hyp.confidence = look.code, look.confidence
+                return
+
+    def _steady_under(
+        self, image: ByteImage, hyp: Hypothesis, plane: Plane, *, far: int, own: CornerRead, clear: CornerRead
+    ) -> None:
+        """A card whose index corner ``far`` shows a clear index and whose other corner a fair one
+        (``own``, FAN_SEEN_SCORE up) of another card: where that fair index reads its card steadily
+        a frame pixel away each way (see ``IndexLooks.steady``), the card is noted to be settled
+        with the blob: it is that card when the clear corner lies under a card read as what it
+        showed (the bottom card of a fan, whose far corner lies on the fan's edge under the cards
+        above, where the top card's index is).
+        """
+        assert own.best is not None and own.match is not None
+        if clear.best is None or clear.best == own.best:
+            return
+        origin, x_vec, y_vec = index_frame(plane.to_frame(hyp.corners), 2 - far)
+        named = self.looks.steady(image, origin, x_vec, y_vec, code=own.best, score=own.match.score)
+        if named is not None:
+            self._fair.append((hyp, far, named, clear.best))
 
     def settle(self, hyps: Sequence[Hypothesis], *, card_w: float) -> None:
         """Read the cards whose two index corners showed two clear, different indices, where one
@@ -112,6 +165,10 @@ class FanReader:
         the other index, clear, is this card's own.
         """
         split, self._split = self._split, []
+        fair, self._fair = self._fair, []
+        for hyp, far, named, clear in fair:
+            if hyp.code == UNKNOWN and _under_read(hyps, hyp, far, code=clear, card_w=card_w):
+                hyp.code, hyp.confidence = named
         need = self.settings.accept_score + FAN_EXTRA_SCORE
         for hyp, first, second in split:
             if hyp.code != UNKNOWN:
@@ -121,13 +178,7 @@ class FanReader:
                     continue
                 if other.code == here.best:
                     continue
-                corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
-                if any(
-                    o is not hyp
-                    and o.code == here.best
-                    and cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w
-                    for o in hyps
-                ):
+                if here.best is not None and _under_read(hyps, hyp, k, code=here.best, card_w=card_w):
                     hyp.code, hyp.confidence = other.code, other.confidence
                     break
 
@@ -229,3 +280,15 @@ class FanReader:
         if m is None or far.best in (None, code) or m.score < FAN_SEEN_SCORE:
             return False
         return self.decider.dissents(m, code)
+
+
+def _under_read(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, code: str, card_w: float) -> bool:
+    """Whether ``hyp``'s corner ``k`` lies under (or within a tenth of a card's width of) another
+    card of ``hyps`` read as ``code``."""
+    corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
+    return any(
+        o is not hyp
+        and o.code == code
+        and cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w
+        for o in hyps
+    )

@@ -392,3 +392,49 @@ def test_a_weak_index_whose_far_corner_shows_ink_like_an_index_or_that_is_not_st
     assert _among(kennard, at=_scored("Td", 0.70), beside=torn).code == UNKNOWN
     # Under FAN_SEEN_SCORE at the corner: no index to look around.
     assert _among(kennard, at=_scored("Td", 0.45), beside=beside).code == UNKNOWN
+
+
+class _FaceRefuses(CardDecider):
+    """A decider whose face check refuses the clear index (the face under a fan's bottom card
+    is mostly the cards above's): the two corners together read nothing."""
+
+    def read_card(self, image: Any, corners: Any, *, alone: bool) -> tuple[str, float]:
+        return UNKNOWN, 0.0
+
+
+def _under_top(deck: DeckProfile, *, beside: list[CornerRead], over_far: str | None) -> Hypothesis:
+    """A fan's bottom card with both index corners on the outline: its own corner 0 reads 5h fairly
+    (0.72, under the fan's bar), ``beside`` a pixel away, and its far corner 2 the top card's
+    clear 3s, with a card read ``over_far`` lying over that far corner (None: no card there)."""
+    settings = RecognizerSettings()
+    far = _scored("3s", 0.99)._replace(code="3s", confidence=0.9)
+    corners = _Scripted(deck, at=_scored("5h", 0.72), beside=beside, far=far)
+    fans = FanReader(
+        settings=settings, corners=corners, decider=_FaceRefuses(deck=deck, settings=settings, corners=corners)
+    )
+    card = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    corners.origin, corners.far_origin = card.corners[0], card.corners[2]
+    plane = Plane(image=np.zeros((4, 4, 3), np.uint8), to_frame_h=np.eye(3), scale=1.0)
+    fans.read_among(np.zeros((400, 400, 3), np.uint8), card, plane)
+    hyps = [card]
+    if over_far is not None:
+        top = Hypothesis(corners=card_quad(100.0 + 0.5 * W, 100.0 + 0.5 * H, 20.0))
+        top.code = over_far
+        hyps.append(top)
+    fans.settle(hyps, card_w=W)
+    return card
+
+
+def test_a_fair_index_whose_far_corner_lies_under_the_card_it_shows_names_its_card(kennard: DeckProfile) -> None:
+    # The benchmark's dondorf table 3: a fan's bottom 5h whose far corner shows the top 3s's index.
+    steady = [_scored("5h", s) for s in (0.74, 0.76, 0.71, 0.75, 0.73, 0.80, 0.76)] + [CornerRead(UNKNOWN, 0.0, None)]
+    card = _under_top(kennard, beside=steady, over_far="3s")
+    assert card.code == "5h"
+    # Nothing over the far corner: which index is the card's is not known, and it stays unread.
+    alone = _under_top(kennard, beside=steady, over_far=None)
+    assert alone.code == UNKNOWN and alone.seen
+    # Nor when the card over it was read as another card than the far corner showed.
+    assert _under_top(kennard, beside=steady, over_far="Qh").code == UNKNOWN
+    # Nor when the fair index does not hold its card a pixel away.
+    torn = [_scored("8h" if k % 2 else "5h", 0.8) for k in range(8)]
+    assert _under_top(kennard, beside=torn, over_far="3s").code == UNKNOWN
