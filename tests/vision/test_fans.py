@@ -370,3 +370,17 @@ def test_ink_of_the_card_below_seen_beside_a_fanned_index_does_not_hide_it(dondo
     assert [table.roles[k] for k in fan] == ["fan bottom", "fan middle", "fan top"]
     assert [outcomes[k] for k in fan] == ["correct"] * 3
     assert "misread" not in outcomes
+
+
+def test_a_fanned_index_whose_patch_takes_in_the_edge_beside_it_is_read_a_little_later(
+    standard: DeckProfile,
+) -> None:
+    # The benchmark's table 6 (seed 1): a fan of 4d, Qh, Qd spread along the long side. The fan
+    # scan's start for the middle Qh's index corner lies a pixel before it (placed early on
+    # purpose), so its patch took in the Qd's edge: the ink fit no card (0.14) and the Qh was
+    # missed. A pixel further on it reads 0.81: ink fitting no card is read once more a little later.
+    table, outcomes = _benchmark_table(standard, seed=6)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "Qh" and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes
