@@ -500,3 +500,18 @@ def test_no_card_at_the_bottom_of_a_fan_is_misread(design: str, request: pytest.
     tally = fan_bottom_stress(deck, seed=zlib.crc32(design.encode()))
     assert tally["misread"] == tally["all misread"] == tally["looked wrong"] == 0
     assert tally["looked right"] > 0
+
+
+def test_a_fanned_index_whose_patch_takes_in_the_edge_beside_it_is_read_a_little_later(
+    standard: DeckProfile,
+) -> None:
+    # The benchmark's table 6 (seed 1): a fan of 4d, Qh, Qd spread along the long side. The fan
+    # scan's start for the middle Qh's index corner lies a pixel before it (placed early on
+    # purpose), so its patch took in the Qd's edge: the ink fit no card (0.14) and the Qh was
+    # missed. Two pixels further on it reads 0.76: ink fitting no card is read once more a little
+    # later.
+    table, outcomes = _benchmark_table(standard, seed=6)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "Qh" and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes
