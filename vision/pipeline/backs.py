@@ -12,7 +12,7 @@ import numpy.typing as npt
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
 from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_area, share, unit
 from vision.pipeline.hidden import hidden_backs
-from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
 from vision.pipeline.masks import Masks
 from vision.pipeline.stack_tops import shifted_tops
 
@@ -67,7 +67,10 @@ def stack_backs(
         if square is not None:
             hyp.corners, hyp.center = square, square.mean(axis=0)
             pool.append(hyp)
-    added = _tops(
+    added = _turned_tops(
+        pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
+    )
+    added += _tops(
         pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
     pool = [h for h in pool if all(h is not o for o in chosen)]
@@ -195,6 +198,72 @@ def _tops(
             added.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
     return added
+
+
+def _turned_tops(
+    pool: list[Hypothesis],
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """The cards on top of stacks whose chosen backs lie across them, each appended to ``chosen``
+    in place of those backs (dropped, and ``covered`` drawn again); the ones appended.
+
+    Two backs dealt a third of a card's width apart along their short sides make a stack as long
+    across as a card is long, so a rectangle turned a quarter from the cards, drawn from one
+    card's corner, reaches a corner of the other and is confirmed at two outline corners, where
+    the cards' own rectangles, drawn at the plane card's size on a card seen larger (a barrelled
+    corner), may reach only one. Chosen first, two such rectangles cover the stack and the cards'
+    own lie across them: neither counted (stack_backs counts only backs parallel to chosen ones).
+    No dealt back lies across another, and such a rectangle frames two cards' borders where the
+    back has its picture: a rectangle of the pool lying across every chosen card it overlaps
+    (all backs, none showing whole) that, fitted to the back, matches it as a whole card
+    (``STRIP_MATCH``) and better than each of them (``_TOP_BETTER``) is the card on top; they
+    are not cards. The cards under it are then counted from the pool as under any top.
+    """
+    crossing = [
+        h for h in pool if any(o.code == BACK and not o.whole and across(h.corners, o.corners) for o in chosen)
+    ]
+    if not crossing:
+        return []
+    whole_of = tester.whole_likeness(image)
+    added: list[Hypothesis] = []
+    for first in sorted(crossing, key=whole_of, reverse=True):
+        crossed = _crossed_backs(first, chosen, card_h)
+        if crossed is None or any(whole_of(o) >= WHOLE_FIT for o in crossed):
+            continue
+        if first.back is False or share(solid, first.corners) < 0.95 or whole_of(first) < _TOP_HOPE:
+            continue
+        hyp = Hypothesis(corners=tester.fit_whole(first, image, reach=0.08 * card_w), anchors=first.anchors)
+        score = whole_of(hyp)
+        if score < STRIP_MATCH or share(solid, hyp.corners) < 0.95:
+            continue
+        crossed = _crossed_backs(hyp, chosen, card_h)
+        if crossed is None or any(score <= whole_of(o) + _TOP_BETTER for o in crossed):
+            continue
+        hyp.code, hyp.confidence, hyp.back, hyp.back_score = BACK, 0.5 + 0.5 * score, True, score
+        hyp.whole = True  # it lies on top: the cards under it do not hide it
+        chosen[:] = [o for o in chosen if all(o is not x for x in crossed)]
+        chosen.append(hyp)
+        added.append(hyp)
+        for gone in crossed:
+            cv2.fillConvexPoly(covered, np.round(gone.corners).astype(np.int32), 0)
+        _redraw(covered, chosen, erased=hyp)
+    return added
+
+
+def _crossed_backs(hyp: Hypothesis, chosen: list[Hypothesis], card_h: float) -> list[Hypothesis] | None:
+    """The chosen cards ``hyp`` overlaps, when there are some and all are backs lying across it
+    that neither show whole nor are a stack's hidden card; else None."""
+    over = [o for o in chosen if _overlap(hyp, o, card_h)]
+    if not over or any(o.code != BACK or o.whole or o.hidden or not across(hyp.corners, o.corners) for o in over):
+        return None
+    return over
 
 
 def _one_card(
