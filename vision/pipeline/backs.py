@@ -241,16 +241,19 @@ def _turned_tops(
         fitted = Hypothesis(corners=tester.fit_whole(o, image, reach=0.08 * card_w))
         return tester.strip_likeness(fitted, image, blank)
 
+    # (The look of each only where its place allows a top: most stacks have no rectangle across.)
+    crossing = [
+        h
+        for h in crossing
+        if h.back is not False and _crossed_backs(h, chosen, card_h) is not None and share(solid, h.corners) >= 0.95
+    ]
     added: list[Hypothesis] = []
     for first in sorted(crossing, key=whole_of, reverse=True):
         crossed = _crossed_backs(first, chosen, card_h)
-        if crossed is None or any(whole_of(o) >= WHOLE_FIT for o in crossed):
-            continue
-        if first.back is False or share(solid, first.corners) < 0.95 or whole_of(first) < _TOP_HOPE:
+        if crossed is None or whole_of(first) < _TOP_HOPE or any(whole_of(o) >= WHOLE_FIT for o in crossed):
             continue
         hyp = Hypothesis(corners=tester.fit_whole(first, image, reach=0.08 * card_w), anchors=first.anchors)
         score = tester.strip_likeness(hyp, image, blank)
-        hyp, score, end = _spanned(hyp, score, pool=pool, tester=tester, image=image, card_w=card_w, card_h=card_h)
         if score < STRIP_MATCH or share(solid, hyp.corners) < 0.95:
             continue
         crossed = _crossed_backs(hyp, chosen, card_h)
@@ -261,7 +264,14 @@ def _turned_tops(
         # matches itself turned a quarter nearly as well as in place).
         if any(score <= fitted_of(o) + _TOP_BETTER for o in crossed):
             continue
-        pool[:] = [h for h in pool if h is not end]
+        spanned, better, end = _spanned(hyp, score, pool=pool, tester=tester, image=image, card_w=card_w, card_h=card_h)
+        if (
+            end is not None
+            and [id(o) for o in _crossed_backs(spanned, chosen, card_h) or ()] == [id(o) for o in crossed]
+            and share(solid, spanned.corners) >= 0.95
+        ):
+            hyp, score = spanned, better
+            pool[:] = [h for h in pool if h is not end]
         hyp.code, hyp.confidence, hyp.back, hyp.back_score = BACK, 0.5 + 0.5 * score, True, score
         hyp.whole = True  # it lies on top: the cards under it do not hide it
         chosen[:] = [o for o in chosen if all(o is not x for x in crossed)]
