@@ -12,7 +12,7 @@ import numpy.typing as npt
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
 from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_area, share
 from vision.pipeline.hidden import hidden_backs
-from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
 from vision.pipeline.masks import Masks
 from vision.pipeline.stack_tops import shifted_tops, unseen_tops
 
@@ -26,6 +26,10 @@ _STILL: Final = 0.4
 # A rectangle on a stack matching the back as a whole card this well may be the card on top a
 # few pixels off: it is fitted to the back (true tops drawn 3 px off score about 0.35).
 _TOP_HOPE: Final = 0.25
+# A rectangle this near (card lengths) a card on top fitted to the back may be that card drawn
+# from its other end: a card seen up to 12 % larger (``card_shaped``), plus the fit's few pixels
+# (10 % of a card apart on generated table 3012, a card seen a tenth larger).
+_OTHER_END: Final = 0.15
 
 
 def stack_backs(
@@ -77,6 +81,9 @@ def stack_backs(
         tester=tester,
         card_w=card_w,
         card_h=card_h,
+    )
+    added += _turned_tops(
+        pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
     added += _tops(
         pool, chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
@@ -206,6 +213,136 @@ def _tops(
             added.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
     return added
+
+
+def _turned_tops(
+    pool: list[Hypothesis],
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """The cards on top of stacks whose chosen backs lie across them, each appended to ``chosen``
+    in place of those backs (dropped, and ``covered`` drawn again); the ones appended.
+
+    Two backs dealt a third of a card's width apart along their short sides make a stack as long
+    across as a card is long, so a rectangle turned a quarter from the cards, drawn from one
+    card's corner, reaches a corner of the other and is confirmed at two outline corners, where
+    the cards' own rectangles, drawn at the plane card's size on a card seen larger (a barrelled
+    corner), may reach only one. Chosen first, two such rectangles cover the stack and the cards'
+    own lie across them: neither counted (stack_backs counts only backs parallel to chosen ones).
+    No dealt back lies across another, and such a rectangle frames two cards' borders where the
+    back has its picture: a rectangle of the pool lying across every chosen card it overlaps
+    (all backs, none showing whole) that, fitted to the back, matches it as a whole card
+    (``STRIP_MATCH``) and better than each of them (``_TOP_BETTER``) is the card on top; they
+    are not cards. The cards under it are then counted from the pool as under any top.
+    """
+    crossing = [h for h in pool if any(o.code == BACK and not o.whole and across(h.corners, o.corners) for o in chosen)]
+    if not crossing:
+        return []
+    whole_of = tester.whole_likeness(image)
+    blank = tester.blank(image)
+
+    def fitted_of(o: Hypothesis) -> float:
+        # (Not remembered by ``whole_of``: it knows a hypothesis by its id, and a passing one's is reused.)
+        fitted = Hypothesis(corners=tester.fit_whole(o, image, reach=0.08 * card_w))
+        return tester.strip_likeness(fitted, image, blank)
+
+    # (The look of each only where its place allows a top: most stacks have no rectangle across.)
+    crossing = [
+        h
+        for h in crossing
+        if h.back is not False and _crossed_backs(h, chosen, card_h) is not None and share(solid, h.corners) >= 0.95
+    ]
+    added: list[Hypothesis] = []
+    for first in sorted(crossing, key=whole_of, reverse=True):
+        crossed = _crossed_backs(first, chosen, card_h)
+        if crossed is None or whole_of(first) < _TOP_HOPE or any(whole_of(o) >= WHOLE_FIT for o in crossed):
+            continue
+        hyp = Hypothesis(corners=tester.fit_whole(first, image, reach=0.08 * card_w), anchors=first.anchors)
+        score = tester.strip_likeness(hyp, image, blank)
+        if score < STRIP_MATCH or share(solid, hyp.corners) < 0.95:
+            continue
+        crossed = _crossed_backs(hyp, chosen, card_h)
+        if crossed is None or any(score <= whole_of(o) + _TOP_BETTER for o in crossed):
+            continue
+        # Each of them fitted to the back as well: a card's own rectangle a few pixels off (the
+        # one truly on top) then matches as well as the rectangle across it (a back of squares
+        # matches itself turned a quarter nearly as well as in place).
+        if any(score <= fitted_of(o) + _TOP_BETTER for o in crossed):
+            continue
+        spanned, better, end = _spanned(hyp, score, pool=pool, tester=tester, image=image, card_w=card_w, card_h=card_h)
+        if (
+            end is not None
+            and [id(o) for o in _crossed_backs(spanned, chosen, card_h) or ()] == [id(o) for o in crossed]
+            and share(solid, spanned.corners) >= 0.95
+        ):
+            hyp, score = spanned, better
+            pool[:] = [h for h in pool if h is not end]
+        hyp.code, hyp.confidence, hyp.back, hyp.back_score = BACK, 0.5 + 0.5 * score, True, score
+        hyp.whole = True  # it lies on top: the cards under it do not hide it
+        chosen[:] = [o for o in chosen if all(o is not x for x in crossed)]
+        chosen.append(hyp)
+        added.append(hyp)
+        for gone in crossed:
+            cv2.fillConvexPoly(covered, np.round(gone.corners).astype(np.int32), 0)
+        _redraw(covered, chosen, erased=hyp)
+    return added
+
+
+def _spanned(
+    top: Hypothesis,
+    score: float,
+    *,
+    pool: list[Hypothesis],
+    tester: BackTester,
+    image: ByteImage,
+    card_w: float,
+    card_h: float,
+) -> tuple[Hypothesis, float, Hypothesis | None]:
+    """``top`` (matching the back whole by ``score``) and its score, or, where a rectangle of
+    ``pool`` parallel to it and within ``_OTHER_END`` of a card's length is the same card drawn
+    from its other end, the rectangle spanning both when that matches the back better
+    (``_TOP_BETTER``), its score and that rectangle (to be taken out of ``pool`` once the card is
+    counted). A card seen larger than the plane's card (a barrelled corner) is proposed at the
+    plane card's size from each end of an outline side: fitted at one end, it matches the back
+    less well than whole, and its other end shows beside it as a lower card's strip (as
+    ``_one_card`` finds for a top chosen otherwise).
+    """
+    blank = tester.blank(image)
+    best: tuple[Hypothesis, float, Hypothesis | None] = (top, score, None)
+    for other in pool:
+        gap = float(np.hypot(*(top.center - other.center)))
+        if not 0.08 * card_w <= gap < _OTHER_END * card_h or not parallel(top.corners, other.corners, within=STACK_COS):
+            continue  # (nearer, the same end drawn again: nothing to span)
+        turned = aligned(other.corners, top.corners)
+        mid = 0.5 * (top.center + other.center)
+        far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(turned - mid).T)
+        span = np.asarray(np.where(far[:, None], top.corners, turned), np.float64)
+        sides = np.hypot(*(np.roll(span, -1, axis=0) - span).T) / np.array((card_w, card_h, card_w, card_h))
+        if float(sides.min()) < 0.88 or float(sides.max()) > 1.0 + _OTHER_END:
+            continue  # no card's rectangle: two cards' ends
+        # As drawn, and fitted to the back as the top was (the fit's brightness match can move
+        # a rectangle the outline placed right a pixel off).
+        for quad in (span, tester.fit_whole(Hypothesis(corners=span), image, reach=0.04 * card_w)):
+            one = Hypothesis(corners=quad, anchors=top.anchors)
+            likeness = tester.strip_likeness(one, image, blank)
+            if likeness >= best[1] + (_TOP_BETTER if best[2] is None else 0.0):
+                best = (one, likeness, other)
+    return best
+
+
+def _crossed_backs(hyp: Hypothesis, chosen: list[Hypothesis], card_h: float) -> list[Hypothesis] | None:
+    """The chosen cards ``hyp`` overlaps, when there are some and all are backs lying across it
+    that neither show whole nor are a stack's hidden card; else None."""
+    over = [o for o in chosen if _overlap(hyp, o, card_h)]
+    if not over or any(o.code != BACK or o.whole or o.hidden or not across(hyp.corners, o.corners) for o in over):
+        return None
+    return over
 
 
 def _one_card(
