@@ -34,9 +34,10 @@ FOLLOW_SHORT: Final = 0.5
 FAN_FILL: Final = 0.9
 # A scan start within this share of a card's width of one read already in the blob that showed no
 # index at all, the card turned the same way (cosine of the angle between their top edges at least
-# MISSED_COS), is not read: its patch is the same ink a pixel or two over, cut out by its own
-# bounding box. Seed 500 (12 tables, six designs): 62 of the 912 starts that found no index lay
-# so, none of the 153 that made a card kept (speed frames of dondorf and standard: 23 of 331, none of 43).
+# MISSED_COS) and its corner no nearer the index's start along the top edge, is not read: its patch
+# is the same ink a pixel or two further in, cut out by its own bounding box. (A start a pixel or
+# two before one that read nothing may read: that patch cut into a glyph, dondorf's table 3006 6c.)
+# Seeds 500 and 3000, six designs: see vscan11's note for the counts.
 MISSED_NEAR: Final = 0.02
 MISSED_COS: Final = 0.995
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
@@ -212,12 +213,15 @@ def _unit(v: Vec) -> Vec:
 
 def _missed_near(quad: Vec, missed: Sequence[tuple[Vec, Vec]], *, card_w: float) -> bool:
     """Whether a card placed at ``quad`` by a scan start lies within MISSED_NEAR of a card's width
-    of one placed by a start that showed no index, turned the same way (see MISSED_NEAR)."""
+    of one placed by a start that showed no index, turned the same way and its corner no nearer
+    the index's start along the top edge (see MISSED_NEAR)."""
     if not missed:
         return False
     top = _unit(quad[1] - quad[0])
     return any(
-        float(np.hypot(*(quad[0] - corner))) < MISSED_NEAR * card_w and float(top @ edge) >= MISSED_COS
+        float(np.hypot(*(quad[0] - corner))) < MISSED_NEAR * card_w
+        and float(top @ edge) >= MISSED_COS
+        and float(top @ (quad[0] - corner)) >= 0.0
         for corner, edge in missed
     )
 

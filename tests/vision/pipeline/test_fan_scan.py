@@ -21,9 +21,12 @@ def _card(corner: tuple[float, float], angle_deg: float, *, w: float = 100.0, h:
     return np.array([c, c + w * d, c + w * d + h * n, c + h * n])
 
 
-def test_a_start_beside_one_that_showed_no_index_is_skipped_only_close_by_and_turned_alike() -> None:
+def test_a_start_beside_one_that_showed_no_index_is_skipped_only_close_by_further_in_and_turned_alike() -> None:
     missed = [(np.array((50.0, 50.0)), _unit(np.array((1.0, 0.0))))]
     assert _missed_near(_card((51.0, 50.5), 0.0), missed, card_w=100.0)
+    assert _missed_near(_card((50.0, 51.0), 0.0), missed, card_w=100.0)
+    # A start a pixel before it along the top edge may read what that one cut into (dondorf's table 3006).
+    assert not _missed_near(_card((49.0, 50.0), 0.0), missed, card_w=100.0)
     # Further than MISSED_NEAR of a card's width (2 px), or turned 10 degrees: another patch.
     assert not _missed_near(_card((50.0 + 100.0 * MISSED_NEAR + 0.5, 50.0), 0.0), missed, card_w=100.0)
     assert not _missed_near(_card((50.5, 50.0), 10.0), missed, card_w=100.0)
@@ -60,3 +63,10 @@ def test_starts_beside_a_start_that_showed_no_index_are_not_read_and_change_no_c
     every_start, same = _read(kennard, 501)
     assert calls < every_start
     assert cards == same
+
+
+def test_a_start_just_before_one_that_read_nothing_is_still_read(dondorf: DeckProfile) -> None:
+    # The benchmark's table 3006: the fan's middle 6c reads from a start 2 frame pixels before one
+    # whose patch cut into its rank and read nothing; skipping it lost the card.
+    _, cards = _read(dondorf, 3006)
+    assert any(code == "6c" and abs(x - 1096) < 5 and abs(y - 204) < 5 for code, x, y in cards)
