@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -86,7 +87,7 @@ class FanScanner:
         filled = np.zeros((bh, bw), np.uint8)
         cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
         inside = (filled, x0, y0)
-        missed: list[tuple[Vec, Vec]] = []  # starts read that showed no index: corner, unit top edge
+        missed: list[tuple[float, float, float, float]] = []  # starts read that showed no index: corner, unit top edge
         for edge in outline_edges(contour, least=EDGE_LEAST * card_w):
             for walk in walks(edge, contour, probe=0.08 * card_w):
                 side = card_w if walk.short else card_h
@@ -139,7 +140,7 @@ class FanScanner:
                         continue
                     fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h)
                     if fanned is None:
-                        missed.append((quad[0], _unit(quad[1] - quad[0])))
+                        missed.append(_top(quad))
                     if fanned is None or not _found(fanned):
                         # No index here (or ink that fits no card at all: the edge of the card
                         # below cut into the patch), or only part of one (the patch reaches a
@@ -206,23 +207,26 @@ class FanScanner:
         return fanned
 
 
-def _unit(v: Vec) -> Vec:
-    """``v`` scaled to length 1."""
-    return v / max(float(np.hypot(*v)), 1e-9)
+def _top(quad: Vec) -> tuple[float, float, float, float]:
+    """A card's index corner and the unit direction of its top edge, as plain floats (compared
+    for every scan start: numpy's per-call cost would be most of the work)."""
+    x, y = float(quad[0][0]), float(quad[0][1])
+    dx, dy = float(quad[1][0]) - x, float(quad[1][1]) - y
+    n = max(math.hypot(dx, dy), 1e-9)
+    return x, y, dx / n, dy / n
 
 
-def _missed_near(quad: Vec, missed: Sequence[tuple[Vec, Vec]], *, card_w: float) -> bool:
+def _missed_near(quad: Vec, missed: Sequence[tuple[float, float, float, float]], *, card_w: float) -> bool:
     """Whether a card placed at ``quad`` by a scan start lies within MISSED_NEAR of a card's width
-    of one placed by a start that showed no index, turned the same way and its corner no nearer
-    the index's start along the top edge (see MISSED_NEAR)."""
+    of one placed by a start that showed no index (``missed``: see ``_top``), turned the same way
+    and its corner no nearer the index's start along the top edge (see MISSED_NEAR)."""
     if not missed:
         return False
-    top = _unit(quad[1] - quad[0])
+    x, y, ux, uy = _top(quad)
+    near = MISSED_NEAR * card_w
     return any(
-        float(np.hypot(*(quad[0] - corner))) < MISSED_NEAR * card_w
-        and float(top @ edge) >= MISSED_COS
-        and float(top @ (quad[0] - corner)) >= 0.0
-        for corner, edge in missed
+        math.hypot(x - mx, y - my) < near and ux * ex + uy * ey >= MISSED_COS and ux * (x - mx) + uy * (y - my) >= 0.0
+        for mx, my, ex, ey in missed
     )
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from vision.deck import DeckProfile
 from vision.pipeline import fan_scan
-from vision.pipeline.fan_scan import MISSED_NEAR, FanScanner, _missed_near, _unit
+from vision.pipeline.fan_scan import MISSED_NEAR, FanScanner, _missed_near, _top
 from vision.recognize import Recognizer
 from vision.scenes import random_table, render_table, view_calibration
 
@@ -22,7 +22,7 @@ def _card(corner: tuple[float, float], angle_deg: float, *, w: float = 100.0, h:
 
 
 def test_a_start_beside_one_that_showed_no_index_is_skipped_only_close_by_further_in_and_turned_alike() -> None:
-    missed = [(np.array((50.0, 50.0)), _unit(np.array((1.0, 0.0))))]
+    missed = [_top(_card((50.0, 50.0), 0.0))]
     assert _missed_near(_card((51.0, 50.5), 0.0), missed, card_w=100.0)
     assert _missed_near(_card((50.0, 51.0), 0.0), missed, card_w=100.0)
     # A start a pixel before it along the top edge may read what that one cut into (dondorf's table 3006).
