@@ -58,8 +58,9 @@ def stack_backs(
     least 6 % of a card of it is uncovered, the middle of one of its uncovered sides is on the
     blob's outline (the strip's own edge: a rectangle drawn between corners of two different
     cards has none there) and what shows of it is the back. First, the card on top of a stack of
-    which no card was chosen (``stack_tops.unseen_tops``), and the card on top of the stack
-    where the cards under it were chosen before it (``_tops``); then the lower backs no
+    which no card was chosen (``stack_tops.unseen_tops``), the card on top of a stack whose
+    chosen backs lie across it (``_turned_tops``), and the card on top of the stack where the
+    cards under it were chosen before it (``_tops``); then the lower backs no
     outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
     back); last, the card on top where no rectangle was proposed for it
     (``stack_tops.shifted_tops``), and the lower backs again where that adds or moves a card.
