@@ -12,7 +12,7 @@ import numpy.typing as npt
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, index_frame
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_looks import FAN_SEEN_SCORE, IndexLooks
-from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.hypotheses import Hypothesis, parallel
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 
@@ -48,6 +48,9 @@ class FanReader:
         self._fair: list[tuple[Hypothesis, int, tuple[str, float], str]] = []
         # The outline (plane pixels) of the blob being read, when known: see _far_in_view.
         self.outline: ByteImage | None = None
+        # Cards of the blob being explained named by one index corner, with that corner (0 or 2):
+        # settled once the blob is read (see _named_under).
+        self._one: list[tuple[Hypothesis, int]] = []
 
     def read_among(self, image: ByteImage, hyp: Hypothesis, plane: Plane) -> None:
         """Read a card among others whose two index corners both lie on the blob's outline.
@@ -92,6 +95,7 @@ class FanReader:
         """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
         self._split = [entry for entry in self._split if entry[0] is not hyp]
         self._fair = [entry for entry in self._fair if entry[0] is not hyp]
+        self._one = [entry for entry in self._one if entry[0] is not hyp]
 
     def _read_bottom(
         self, image: ByteImage, hyp: Hypothesis, plane: Plane, *, first: CornerRead, second: CornerRead
@@ -138,6 +142,7 @@ class FanReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=False)
             if look is not None and look.code != UNKNOWN:
                 hyp.code, hyp.confidence = look.code, look.confidence
+                self._one.append((hyp, k))
                 return
 
     def _steady_under(
@@ -166,6 +171,12 @@ class FanReader:
         """
         split, self._split = self._split, []
         fair, self._fair = self._fair, []
+        one, self._one = self._one, []
+        for hyp, k in one:
+            if hyp.code != UNKNOWN and _named_under(hyps, hyp, k, card_w=card_w):
+                # The index it was named by is that card's (the bottom card of a fan, its far
+                # corner on the fan's edge under the top card, whose clear index lies there).
+                hyp.code, hyp.confidence = UNKNOWN, 0.0
         for hyp, far, named, clear in fair:
             if hyp.code == UNKNOWN and _under_read(hyps, hyp, far, code=clear, card_w=card_w):
                 hyp.code, hyp.confidence = named
@@ -231,10 +242,12 @@ class FanReader:
         if named is not None:
             if not self._far_in_view(hyp, corner):
                 hyp.code, hyp.confidence = named
+                self._one.append((hyp, corner))
                 return match.score
             opposite = self.corners.read_index(image, c, 2 - corner)
             if not self._far_dissents(opposite, named[0]):
                 hyp.code, hyp.confidence = named
+                self._one.append((hyp, corner))
                 return match.score
             # The card's other printed index, diagonally opposite, shows another card: one of the
             # two is another card's index (a four-index design's fan shows a card's lower index
@@ -280,6 +293,18 @@ class FanReader:
         if m is None or far.best in (None, code) or m.score < FAN_SEEN_SCORE:
             return False
         return self.decider.dissents(m, code)
+
+
+def _named_under(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+    """Whether ``hyp``'s corner ``k``, which named it, lies under (or within a tenth of a card's
+    width of) another card of ``hyps`` read as the same code (not ``hyp`` drawn again: same place and lie)."""
+    others = [o for o in hyps if not (same_place(o, hyp, card_w=card_w))]
+    return _under_read(others, hyp, k, code=hyp.code, card_w=card_w)
+
+
+def same_place(a: Hypothesis, b: Hypothesis, *, card_w: float) -> bool:
+    """Whether two hypotheses lie at the same place and lie."""
+    return float(np.hypot(*(a.center - b.center))) < 0.2 * card_w and parallel(a.corners, b.corners)
 
 
 def _under_read(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, code: str, card_w: float) -> bool:
