@@ -495,10 +495,12 @@ def test_no_card_at_the_bottom_of_a_fan_is_misread(design: str, request: pytest.
     # kennard 90 correct, 9 unknown, 5 missed, dondorf 80, 18, 6, no misread; drawn off their place,
     # named by the fan's looks kennard 33 (32 before the looks of stop 27) and dondorf 89 (79),
     # none wrong; two of dondorf's named as its top card, whose clear index lies over the card's
-    # far corner, by the one-index read as before these looks.)
+    # far corner, by the one-index read (read_among -> read_exposed at that corner, the card's own
+    # unsure: 3h 0.42, or blank) until stop 27's settle left a card so named unknown: 0 then,
+    # dondorf 89 right as before.)
     deck: DeckProfile = request.getfixturevalue(design)
     tally = fan_bottom_stress(deck, seed=zlib.crc32(design.encode()))
-    assert tally["misread"] == tally["all misread"] == tally["looked wrong"] == 0
+    assert tally["misread"] == tally["all misread"] == tally["looked wrong"] == tally["looked above"] == 0
     assert tally["looked right"] > 0
 
 

@@ -297,14 +297,14 @@ class FanReader:
 
 def _named_under(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: float) -> bool:
     """Whether ``hyp``'s corner ``k``, which named it, lies under (or within a tenth of a card's
-    width of) another card of ``hyps`` read as the same code (not ``hyp`` drawn again: same place and lie)."""
-    others = [o for o in hyps if not (same_place(o, hyp, card_w=card_w))]
+    width of) another card of ``hyps`` read as the same code: not ``hyp`` drawn again (the same
+    place and lie, as explain's choice takes one card)."""
+    others = [
+        o
+        for o in hyps
+        if not (float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners))
+    ]
     return _under_read(others, hyp, k, code=hyp.code, card_w=card_w)
-
-
-def same_place(a: Hypothesis, b: Hypothesis, *, card_w: float) -> bool:
-    """Whether two hypotheses lie at the same place and lie."""
-    return float(np.hypot(*(a.center - b.center))) < 0.2 * card_w and parallel(a.corners, b.corners)
 
 
 def _under_read(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, code: str, card_w: float) -> bool:
