@@ -151,18 +151,12 @@ class BackTester:
 
     def whole_likeness(self, image: ByteImage) -> Callable[[Hypothesis], float]:
         """How well a hypothesis matches the back in place as a whole card (``strip_likeness`` with
-        nothing hidden), each one's worked out once for the step that asks (a stack's steps ask
-        again of the same chosen backs).
+        nothing hidden; remembered there by the rectangle, per frame: a stack's steps ask again of
+        the same chosen backs). Not by the hypothesis' id: a passing hypothesis' id is reused by
+        the next one made, which then got the first one's score.
         """
         blank = self.blank(image)
-        known: dict[int, float] = {}
-
-        def whole_of(hyp: Hypothesis) -> float:
-            if id(hyp) not in known:
-                known[id(hyp)] = self.strip_likeness(hyp, image, blank)
-            return known[id(hyp)]
-
-        return whole_of
+        return lambda hyp: self.strip_likeness(hyp, image, blank)
 
     def blank(self, image: ByteImage) -> ByteImage:
         """An all-clear 'covered' mask of the plane's size (made once per size)."""

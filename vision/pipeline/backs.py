@@ -249,9 +249,7 @@ def _turned_tops(
     blank = tester.blank(image)
 
     def fitted_of(o: Hypothesis) -> float:
-        # (Not remembered by ``whole_of``: it knows a hypothesis by its id, and a passing one's is reused.)
-        fitted = Hypothesis(corners=tester.fit_whole(o, image, reach=0.08 * card_w))
-        return tester.strip_likeness(fitted, image, blank)
+        return whole_of(Hypothesis(corners=tester.fit_whole(o, image, reach=0.08 * card_w)))
 
     # (The look of each only where its place allows a top: most stacks have no rectangle across.)
     crossing = [
