@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from drivers.camera.sim import Scene, TableRenderer, TableView
+from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
 from vision.deck import DeckProfile
 from vision.pipeline.settings import RecognizerSettings
 from vision.recognize import BACK, Recognizer
@@ -43,3 +43,37 @@ def no_back_where_no_card_lies(truth: Sequence[Point], found: Sequence[Point]) -
             return False
         free.remove(min(near, key=lambda t: math.dist(t, back)))
     return True
+
+
+# Two backs in a corner of a strongly barrelled view (dev table 3012, figures as drawn): there the
+# plane shows the card on top about a tenth longer than the plane's card, so a card's rectangle
+# fitted to its near end leaves its far end showing, and a rectangle there looks like a lower card.
+TWO_IN_A_CORNER = (
+    TableView(
+        table_w_mm=1000.0,
+        table_h_mm=560.0,
+        roll_deg=-1.8704465571537625,
+        tilt_deg=6.489342374593884,
+        distortion_k1=-0.059613365323489244,
+        felt_bgr=(70, 95, 60),
+        felt_texture="weave",
+    ),
+    Scene(
+        cards=(
+            SimCard(
+                code="Td", x_mm=914.6715952471701, y_mm=85.96672415871456, angle_deg=253.97274006406894, face_up=False
+            ),
+            SimCard(
+                code="7h", x_mm=924.6083733285379, y_mm=103.00538148284514, angle_deg=251.19249301243093, face_up=False
+            ),
+        ),
+        lighting=Lighting(
+            brightness=0.819864298312285,
+            falloff=0.1154586042393234,
+            falloff_angle_deg=27.657201366613755,
+            tint_bgr=(0.7369576889253151, 0.947391537785063, 1.0876807703582283),
+        ),
+        optics=Optics(noise_sigma=3.0, motion_angle_deg=155.66954415583504),
+    ),
+    3012,
+)

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
-from tests.vision.stacks import backs_read, each_counted_once, no_back_where_no_card_lies
+from tests.vision.stacks import TWO_IN_A_CORNER, backs_read, each_counted_once, no_back_where_no_card_lies
 from vision.calibration import Calibration
 from vision.deck import DeckProfile
 from vision.lens import Lens
@@ -121,33 +121,8 @@ def test_two_backs_apart_along_their_short_sides_are_not_counted_as_two_rectangl
     # one card's corner, reaches the other's and is confirmed at two outline corners, where the
     # cards' own reach one. Two such rectangles, chosen first, were counted instead of the cards,
     # both off every card's centre (two phantoms, two misses). (Generated table 3012's stack.)
-    view = TableView(
-        table_w_mm=1000.0,
-        table_h_mm=560.0,
-        roll_deg=-1.8704465571537625,
-        felt_bgr=(70, 95, 60),
-        tilt_deg=6.489342374593884,
-        distortion_k1=-0.059613365323489244,
-        felt_texture="weave",
-    )
-    scene = Scene(
-        cards=(
-            SimCard(
-                code="Td", x_mm=914.6715952471701, y_mm=85.96672415871456, angle_deg=253.97274006406894, face_up=False
-            ),
-            SimCard(
-                code="7h", x_mm=924.6083733285379, y_mm=103.00538148284514, angle_deg=251.19249301243093, face_up=False
-            ),
-        ),
-        lighting=Lighting(
-            brightness=0.819864298312285,
-            falloff=0.1154586042393234,
-            falloff_angle_deg=27.657201366613755,
-            tint_bgr=(0.7369576889253151, 0.947391537785063, 1.0876807703582283),
-        ),
-        optics=Optics(noise_sigma=3.0),
-    )
-    truth, backs = backs_read(dondorf, view, scene, seed=3012)
+    view, scene, seed = TWO_IN_A_CORNER
+    truth, backs = backs_read(dondorf, view, scene, seed=seed)
     assert each_counted_once(truth, backs), (truth, backs)
 
 

@@ -11,7 +11,14 @@ import pytest
 
 from drivers.camera.effects import Shadow
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
-from tests.vision.stacks import ON_CARD_PX, Point, backs_read, each_counted_once, no_back_where_no_card_lies
+from tests.vision.stacks import (
+    ON_CARD_PX,
+    TWO_IN_A_CORNER,
+    Point,
+    backs_read,
+    each_counted_once,
+    no_back_where_no_card_lies,
+)
 from vision.deck import DeckProfile
 from vision.pipeline import backs, stack_tops
 from vision.pipeline.back_tester import BackTester
@@ -129,44 +136,10 @@ def test_no_card_is_put_on_top_of_a_stack_that_the_back_does_not_match_whole(
     assert len(found) <= len(truth)
 
 
-# Two backs in a corner of a strongly barrelled view (dev table 3012, figures as drawn): there the
-# plane shows the card on top about a tenth longer than the plane's card, so a card's rectangle
-# fitted to its near end leaves its far end showing, and a rectangle there looks like a lower card.
-_TWO_IN_A_CORNER = (
-    TableView(
-        table_w_mm=1000.0,
-        table_h_mm=560.0,
-        roll_deg=-1.8704465571537625,
-        tilt_deg=6.489342374593884,
-        distortion_k1=-0.059613365323489244,
-        felt_bgr=(70, 95, 60),
-        felt_texture="weave",
-    ),
-    Scene(
-        cards=(
-            SimCard(
-                code="Td", x_mm=914.6715952471701, y_mm=85.96672415871456, angle_deg=253.97274006406894, face_up=False
-            ),
-            SimCard(
-                code="7h", x_mm=924.6083733285379, y_mm=103.00538148284514, angle_deg=251.19249301243093, face_up=False
-            ),
-        ),
-        lighting=Lighting(
-            brightness=0.819864298312285,
-            falloff=0.1154586042393234,
-            falloff_angle_deg=27.657201366613755,
-            tint_bgr=(0.7369576889253151, 0.947391537785063, 1.0876807703582283),
-        ),
-        optics=Optics(noise_sigma=3.0, motion_angle_deg=155.66954415583504),
-    ),
-    3012,
-)
-
-
 def test_a_card_on_top_seen_longer_than_the_planes_card_is_counted_once(kennard: DeckProfile) -> None:
     # Before the fix the top card was counted twice: once fitted to its near end, once as a
     # "lower card" at its far end (three backs for two cards).
-    truth, found = _backs(kennard, _TWO_IN_A_CORNER)
+    truth, found = _backs(kennard, TWO_IN_A_CORNER)
     assert each_counted_once(truth, found), (truth, found)
 
 
@@ -186,7 +159,7 @@ def test_no_card_is_put_in_place_of_a_top_and_a_lower_card_that_the_back_does_no
         merged.extend(o for o in kw["chosen"] if id(o) not in before)
 
     monkeypatch.setattr(backs, "_one_card", spy)
-    _backs(kennard, _TWO_IN_A_CORNER)
+    _backs(kennard, TWO_IN_A_CORNER)
     assert any(tops_seen), "no top with a back beside it reached the step: nothing was tested"
     assert not merged
 
