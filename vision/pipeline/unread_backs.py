@@ -68,8 +68,9 @@ def unread_backs(
     rectangle is kept so too, and the dealer is shown a face-up card where there are backs. It
     is a back when its colours lie within the back's own limit (``_WITHIN_LIMIT``: no face's do),
     the back's picture shows there (``_PICTURE``) and neither index corner reads a card
-    (``LoneCardReader.printed_index``: a printed index is a face, whatever its colours). The card on top of the stack
-    is then where the back matches best; the stack's later steps count the cards under it.
+    (``LoneCardReader.printed_index``: a printed index is a face, whatever its colours). The card
+    on top of the stack is then where the back matches best; the stack's later steps count the
+    cards under it.
     """
     image = plane.image
     solid = masks.fg if masks.solid is None else masks.solid
@@ -80,13 +81,13 @@ def unread_backs(
             continue
         if under_backs(hyp, chosen, card_area=card_w * card_h):
             continue  # lying square on chosen backs: the stack's steps count it already
-        card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h)
-        scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
-        if not len(scores):
-            continue
-        start = Hypothesis(corners=aligned(quads[int(np.argmax(scores))], card))
-        fitted = tester.fit_whole(start, image, reach=0.08 * card_w)
-        score = tester.strip_likeness(Hypothesis(corners=fitted), image, blank)
+        # At the plane card's size and at the size the lens shows a card there (larger off the
+        # frame's centre): the back fitted at either may match it best.
+        fits = [
+            _fitted(hyp, tester=tester, image=image, card_w=card_w * grown, card_h=card_h * grown)
+            for grown in dict.fromkeys((1.0, _lens_growth(plane, hyp.center)))
+        ]
+        score, fitted = max(fits, key=lambda fit: fit[0])
         drawn = tester.strip_likeness(hyp, image, blank)
         if max(score, drawn) < _PICTURE:
             continue
@@ -107,8 +108,30 @@ def unread_backs(
     return made
 
 
+def _fitted(
+    hyp: Hypothesis, *, tester: BackTester, image: ByteImage, card_w: float, card_h: float
+) -> tuple[float, Vec]:
+    """Where the back, slid over ``hyp``'s place at a card's size and fitted, matches best as a
+    whole card, and how well (-1: nowhere)."""
+    card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h)
+    scores, quads = tester.slide(card, image, tester.blank(image), reach=_REACH * card_w, turns=_TURNS)
+    if not len(scores):
+        return -1.0, hyp.corners
+    start = Hypothesis(corners=aligned(quads[int(np.argmax(scores))], card))
+    fitted = tester.fit_whole(start, image, reach=0.08 * card_w)
+    return tester.strip_likeness(Hypothesis(corners=fitted), image, tester.blank(image)), fitted
+
+
 def _card_sized(quad: Vec, *, card_w: float, card_h: float) -> Vec:
     """The plane card's rectangle with ``quad``'s centre and directions (corners in its order)."""
     a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
     half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * 0.5
     return np.asarray(quad.mean(axis=0) + half[:, :1] * card_w * a + half[:, 1:] * card_h * b, np.float64)
+
+
+def _lens_growth(plane: Plane, at: Vec) -> float:
+    """How much larger than the plane's card a card shows at plane point ``at`` (1 without a lens)."""
+    here = plane.card_height_at(at)
+    if here is None or plane.card_height is None:
+        return 1.0
+    return here / plane.card_height
