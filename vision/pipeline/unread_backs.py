@@ -31,10 +31,11 @@ Vec = npt.NDArray[np.float64]
 # read or not, under glare, blur, chips) came within it: 0.44 at most (standard's court cards).
 _WITHIN_LIMIT: Final = 0.5
 # What shows there must be the back's picture too, somewhere near the rectangle (slid over it up
-# to a third of a card's width at the card's size, then fitted): stacks taken for a face match
-# it 0.32-0.43 so (a rectangle over two offset backs frames both cards' borders, and glare or a
-# fine pattern blurred keep it low); a face-up card's colours are another matter first, and
-# a face with a chip of the back's colour on it has the colours without the picture (under 0.15).
+# to a third of a card's width at a card's size, then fitted, ``_fitted``): the stacks taken for a
+# face on the dev tables match it 0.32-0.43 so (a fine pattern blurred, a dim lamp and glare keep
+# it low). Faces fit it as poorly or a little better (0.06-0.40): the colours tell them apart,
+# the picture keeps out a face whose colours a plain chip of the back's colour brings near the
+# back's (such a chip is no picture in place: under 0.15, ``BackTester.against``).
 _PICTURE: Final = 0.3
 # How far (card widths) the back is slid over the rectangle for its picture: two backs dealt on
 # one another lie 6-25 mm apart (0.1-0.4 of a card's width), the rectangle on either or between.
