@@ -7,7 +7,7 @@ import math
 import pytest
 
 from drivers.camera.sim import GlareBand, Lighting, Optics, Scene, SimCard, SimChip, TableRenderer, TableView
-from tests.vision.stacks import no_back_where_no_card_lies
+from tests.vision.stacks import backs_read, no_back_where_no_card_lies
 from vision.deck import DeckProfile
 from vision.recognize import BACK, Recognizer
 from vision.scenes import view_calibration
@@ -78,3 +78,20 @@ def test_a_blurred_face_under_glare_is_not_taken_for_a_back(standard: DeckProfil
     renderer = TableRenderer(deck=standard, view=VIEW_3010, seed=3)
     reading = Recognizer(deck=standard, calibration=view_calibration(VIEW_3010)).read(renderer.render(scene, seed=3))
     assert [c.code for c in reading.cards] == ["unknown"]
+
+
+def test_a_strip_beyond_a_back_reached_a_few_pixels_off_is_refined_and_counted(standard: DeckProfile) -> None:
+    # Table 3010's whole stack: the third back lies between the pair. The strip of the bottom card
+    # beyond the top one places it along the offset its outer edge faces; across, it lies a few
+    # pixels off under the top where no edge shows, and as reached matched the back in place
+    # under the bar. Refined by its look in place, it is counted: two backs, each on a card.
+    middle = SimCard(
+        code="2d", x_mm=88.41033172999644, y_mm=75.21777496540939, angle_deg=119.41736994596995, face_up=False
+    )
+    scene = Scene(
+        cards=(PAIR_3010[0], middle, PAIR_3010[1]),
+        lighting=LIGHT_3010,
+        optics=Optics(jpeg_quality=80, motion_angle_deg=40.8),
+    )
+    truth, backs = backs_read(standard, VIEW_3010, scene, seed=3010)
+    assert len(backs) >= 2 and no_back_where_no_card_lies(truth, backs), (truth, backs)
