@@ -22,6 +22,7 @@ from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
+from vision.pipeline.unread_backs import unread_backs
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -183,6 +184,17 @@ class Explainer:
             chosen.append(hyp)
             cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
         unread_twins(chosen)
+        unread_backs(
+            chosen,
+            covered=covered,
+            frame=image,
+            plane=plane,
+            masks=masks,
+            lone=self.lone,
+            tester=self.backs,
+            card_w=card_w,
+            card_h=card_h,
+        )
         # Unread and lying square with backs: the stack's card to count, never a face.
         squared_on = [
             h for h in chosen if h.code == UNKNOWN and not h.seen and under_backs(h, chosen, card_area=card_area)
