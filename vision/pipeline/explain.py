@@ -98,7 +98,7 @@ class Explainer:
                     # the outline confirms is its likelier geometry, kept when it reads.
                     drawn, examined = hyp.corners, hyp.examined
                     hyp.corners, hyp.center, hyp.examined = hyp.squared, hyp.squared.mean(axis=0), ()
-                    self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w)
+                    self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w, square=True)
                     if hyp.code == UNKNOWN:
                         # (Nor is it a card seen unread there: as drawn, it was not.)
                         self.fans.forget(hyp)
@@ -216,9 +216,18 @@ class Explainer:
         return chosen
 
     def _read_among(
-        self, image: ByteImage, *, plane: Plane, blob: Blob, hyp: Hypothesis, ink: ByteImage, card_w: float
+        self,
+        image: ByteImage,
+        *,
+        plane: Plane,
+        blob: Blob,
+        hyp: Hypothesis,
+        ink: ByteImage,
+        card_w: float,
+        square: bool = False,
     ) -> None:
-        """Read a card among others by the index corners it shows on the blob's outline."""
+        """Read a card among others by the index corners it shows on the blob's outline (``square``:
+        ``hyp`` is drawn square to the side or long edge the outline confirms, see Hypothesis.squared)."""
         # Among other cards an index corner is in view only on the blob's outline: one inside it
         # lies under a neighbour and would show the neighbour's face. A card seen by one index
         # only is read when two of its corners are the outline's (one is any hypothesis turned
@@ -233,7 +242,9 @@ class Explainer:
             and (
                 hyp.anchors >= 2
                 or (
-                    _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                    # (Square to a long edge from a skewed corner: the corner's only evidence
+                    # is that edge, so, as for a long side, a plain read must find some index.)
+                    (square or _long_side_seen(blob, hyp, exposed[0], card_w=card_w))
                     # (Its looks a pixel or two off are for an index half-read: where the corner
                     # shows none at all, the one read is all it costs.)
                     and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match is not None
