@@ -27,6 +27,9 @@ ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
 # An outline edge this many card widths long from a corner is a card's long side (see propose).
 LONG_SEEN: Final = 1.15
+# How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
+# table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
+SQUARE_NEAR: Final = 0.1
 
 
 @dataclass
@@ -232,7 +235,10 @@ class Explainer:
         # lies under a neighbour and would show the neighbour's face. A card seen by one index
         # only is read when two of its corners are the outline's (one is any hypothesis turned
         # the wrong way about that corner).
-        exposed = [k for k in (0, 2) if on_outline(blob.contour, hyp.corners[k], 0.06 * card_w)]
+        # (A rectangle redrawn at the card's size from a side's sure end puts its other end on
+        # the card's corner, a few pixels past the rounded one the outline shows: see full_side.)
+        near = (SQUARE_NEAR if square else 0.06) * card_w
+        exposed = [k for k in (0, 2) if on_outline(blob.contour, hyp.corners[k], near)]
         if len(exposed) == 2:
             hyp.examined = (0, 2)
             self.fans.read_among(image, hyp, plane)
