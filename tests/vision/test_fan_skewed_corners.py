@@ -20,3 +20,18 @@ def test_a_fans_card_whose_corner_shows_a_few_skewed_pixels_of_its_side_is_read_
     assert [table.roles[k] for k in bottom] == ["fan bottom"]
     assert outcomes[bottom[0]] == "correct"
     assert "misread" not in outcomes
+
+
+def test_a_fans_card_whose_side_ends_at_a_rounded_corner_under_glare_is_read_at_its_full_size(
+    dondorf: DeckProfile,
+) -> None:
+    # The benchmark's table 2: a fan spread along the short side under a glare band, 7d at the
+    # bottom. Its left side runs between two outline corners, but the top one is its rounded
+    # corner cut into by the glare, 3.4 px down the side: the side measured 0.94 of a card's
+    # height, the rectangle fitted to it put the index corner down the side, and it read
+    # nothing (an unknown card). Drawn from the bottom corner at the card's height, it reads 7d.
+    table, outcomes = _benchmark_table(dondorf, seed=2)
+    bottom = [k for k, card in enumerate(table.scene.cards) if card.code == "7d" and card.face_up]
+    assert [table.roles[k] for k in bottom] == ["fan bottom"]
+    assert outcomes[bottom[0]] == "correct"
+    assert "misread" not in outcomes

@@ -129,3 +129,23 @@ def test_a_corner_square_or_with_no_long_edge_is_offered_no_other_rectangle() ->
     card = card_quad(200, 150, 0)
     for corner in (_corner(tuple(card[0]), 0, 1.8 * W, 90 + 3, 8.6), _corner(tuple(card[0]), 0, 15.0, 90 + 22, 8.6)):
         assert all(h.squared is None for h in propose([corner], card_w=W, card_h=H, alone=False))
+
+
+def test_a_side_cut_short_at_a_rounded_corner_is_offered_at_the_cards_size_from_its_sure_end() -> None:
+    # The bottom card of a fan under a glare band (dondorf's 7d on table 2): its left side runs
+    # whole between two outline corners, but the top one is its rounded corner cut into by the
+    # glare, found 3.4 px down the side with 14 px of its top edge. The side measured 0.96 of a
+    # card's height, and the rectangle fitted to it put the index corner 3.4 px down the side,
+    # where the index read nothing. From the bottom corner (two long edges), at the card's
+    # height, the rectangle is the card.
+    card = card_quad(200, 150, 0)
+    sure = _corner(tuple(card[3]), -90, 0.9 * H, 0, 0.95 * W)  # up the left side, along the bottom
+    rounded = _corner((card[0][0], card[0][1] + 3.4), 0, 14.0, 90, 0.9 * H)  # along the top, down the side
+    hyps = propose([sure, rounded], card_w=W, card_h=H, alone=False)
+    two = [h for h in hyps if h.anchors == 2]
+    assert two and not any(_matches(h, card, 2.0) for h in two)
+    assert any(h.squared is not None and _matches(Hypothesis(corners=h.squared), card, 1.0) for h in two)
+    # Both ends sure (two long edges each), the side measures the card where it lies: no other.
+    sure_top = _corner((card[0][0], card[0][1] + 3.4), 0, 0.8 * W, 90, 0.9 * H)
+    hyps = propose([sure, sure_top], card_w=W, card_h=H, alone=False)
+    assert all(h.squared is None for h in hyps if h.anchors == 2)
