@@ -28,6 +28,9 @@ ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
 # An outline edge this many card widths long from a corner is a card's long side (see propose).
 LONG_SEEN: Final = 1.15
+# How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
+# table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
+SQUARE_NEAR: Final = 0.1
 
 
 @dataclass
@@ -99,7 +102,7 @@ class Explainer:
                     # the outline confirms is its likelier geometry, kept when it reads.
                     drawn, examined = hyp.corners, hyp.examined
                     hyp.corners, hyp.center, hyp.examined = hyp.squared, hyp.squared.mean(axis=0), ()
-                    self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w)
+                    self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w, square=True)
                     if hyp.code == UNKNOWN:
                         # (Nor is it a card seen unread there: as drawn, it was not.)
                         self.fans.forget(hyp)
@@ -228,14 +231,26 @@ class Explainer:
         return chosen
 
     def _read_among(
-        self, image: ByteImage, *, plane: Plane, blob: Blob, hyp: Hypothesis, ink: ByteImage, card_w: float
+        self,
+        image: ByteImage,
+        *,
+        plane: Plane,
+        blob: Blob,
+        hyp: Hypothesis,
+        ink: ByteImage,
+        card_w: float,
+        square: bool = False,
     ) -> None:
-        """Read a card among others by the index corners it shows on the blob's outline."""
+        """Read a card among others by the index corners it shows on the blob's outline (``square``:
+        ``hyp`` is drawn square to the side or long edge the outline confirms, see Hypothesis.squared)."""
         # Among other cards an index corner is in view only on the blob's outline: one inside it
         # lies under a neighbour and would show the neighbour's face. A card seen by one index
         # only is read when two of its corners are the outline's (one is any hypothesis turned
         # the wrong way about that corner).
-        exposed = [k for k in (0, 2) if on_outline(blob.contour, hyp.corners[k], 0.06 * card_w)]
+        # (A rectangle redrawn at the card's size from a side's sure end puts its other end on
+        # the card's corner, a few pixels past the rounded one the outline shows: see full_side.)
+        near = (SQUARE_NEAR if square else 0.06) * card_w
+        exposed = [k for k in (0, 2) if on_outline(blob.contour, hyp.corners[k], near)]
         if len(exposed) == 2:
             hyp.examined = (0, 2)
             self.fans.read_among(image, hyp, plane)
@@ -245,7 +260,9 @@ class Explainer:
             and (
                 hyp.anchors >= 2
                 or (
-                    _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                    # (Square to a long edge from a skewed corner: the corner's only evidence
+                    # is that edge, so, as for a long side, a plain read must find some index.)
+                    (square or _long_side_seen(blob, hyp, exposed[0], card_w=card_w))
                     # (Its looks a pixel or two off are for an index half-read: where the corner
                     # shows none at all, the one read is all it costs.)
                     and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match is not None

@@ -29,6 +29,17 @@ ACROSS_COS: Final = 0.5
 SHORT_EDGE: Final = 0.3
 # ... when the corner's other edge runs along that side within this sine (3 degrees).
 SIDE_SIN: Final = math.sin(math.radians(3.0))
+# A corner whose edges are further than this sine (6 degrees) off square, one of them a short
+# edge (SHORT_EDGE) and the other longer than that, has the short one's direction wrong: the
+# few pixels of a rounded corner before the next card of a fan (kennard table 3008's Qs: 8.6 px
+# 22 degrees off, its other edge 106 px along the card's side). Its rectangle is also offered
+# square to the long edge (see skew_squared); a real card corner is within ~3 degrees.
+SKEW_SIN: Final = math.sin(math.radians(6.0))
+# A side confirmed between two outline corners shorter than this share of its card's, one end a
+# corner with a short edge (a rounded corner under a glare band, found down the side) and the
+# other a corner of two long edges, is that card's side cut short at the rounded end: dondorf
+# table 2's 7d, 0.94 of its height, its index corner 3.4 px down the side (see full_side).
+FULL_SIDE: Final = 0.97
 Vec = npt.NDArray[np.float64]
 ByteImage = npt.NDArray[Any]
 
@@ -108,9 +119,15 @@ def propose(corners: list[Corner], *, card_w: float, card_h: float, alone: bool)
     complete_fourth(snapped, close, seen, 0.12 * card_w)
     square_up(snapped, close, card_w=card_w, card_h=card_h)
     # Each quad's drawing corner's two edges: their directions and visible lengths.
-    rows = [row // 2 for row, _run in picks]
-    edges = [(axes[k], (corners[k].x_len, corners[k].y_len)) for k in rows]
+    rows = [row for row, _run in picks]
+    edges = [(axes[row // 2], (corners[row // 2].x_len, corners[row // 2].y_len)) for row in rows]
     squared = fit_side(snapped, quads, close, edges, card_w=card_w, card_h=card_h)
+    for k, whole in full_side(snapped, close, nearest, corners, card_w=card_w, card_h=card_h).items():
+        squared.setdefault(k, whole)
+    for k, square in skew_squared(corners, rows, steps, card_w=card_w).items():
+        # (Drawn from that corner alone: a quad another outline corner confirms has its geometry.)
+        if close[k].sum() == 1 and k not in squared:
+            squared[k] = square
     centres = snapped.mean(axis=1)
     anchors = close.sum(axis=1).tolist()
     for k, (_row, run_x) in enumerate(picks):
@@ -184,6 +201,80 @@ def fit_side(
         square[c], square[d] = q[b] + reach, q[a] + reach
         squared[r] = square
     return squared
+
+
+def full_side(
+    quads: Vec,
+    close: npt.NDArray[np.bool_],
+    nearest: npt.NDArray[np.intp],
+    corners: list[Corner],
+    *,
+    card_w: float,
+    card_h: float,
+) -> dict[int, Vec]:
+    """Each quad (by row) confirmed at the two ends of one side (``close``, ``nearest`` the outline
+    corner of each) that side short of its card's (FULL_SIDE) where one end is a corner of a short
+    edge and the other of two long ones: the card drawn from the sure end, square to the side, at
+    the card's size. The end with a few pixels of edge is a rounded corner the glare or the card
+    above cut into, found down the side; the index there is then a few pixels off the drawn quad's.
+    """
+    out: dict[int, Vec] = {}
+    short = SHORT_EDGE * card_w
+    for r in np.flatnonzero(close.sum(axis=1) == 2).tolist():
+        k = [j for j in range(4) if close[r, j]]
+        if k[1] - k[0] == 1:
+            a, b = k
+        elif k == [0, 3]:
+            a, b = 3, 0
+        else:
+            continue
+        q = quads[r]
+        length = float(np.hypot(*(q[b] - q[a])))
+        size, across = (card_w, card_h) if a % 2 == 0 else (card_h, card_w)
+        if not 0.9 * size <= length < FULL_SIDE * size:
+            continue
+        ends = [corners[int(nearest[r, j])] for j in (a, b)]
+        rounded = [min(c.x_len, c.y_len) < short for c in ends]
+        if rounded[0] == rounded[1]:
+            continue
+        sure, cut = (a, b) if rounded[1] else (b, a)
+        along = (q[cut] - q[sure]) / length
+        whole = q.copy()
+        whole[cut] = q[sure] + along * size
+        normal = np.array((-along[1], along[0]))
+        if float(normal @ (q[(b + 1) % 4] - q[b])) < 0:
+            normal = -normal
+        whole[(b + 1) % 4] = whole[b] + normal * across
+        whole[(a + 3) % 4] = whole[a] + normal * across
+        out[r] = whole
+    return out
+
+
+def skew_squared(corners: list[Corner], rows: list[int], steps: Vec, *, card_w: float) -> dict[int, Vec]:
+    """Each quad (by position in ``rows``, its row of ``propose``'s corner-by-way table: corner
+    ``row // 2``, way ``row % 2`` of ``steps``) drawn from a corner off square by more than
+    SKEW_SIN whose one edge is short and the other not, drawn again with the short edge's
+    direction replaced by the long edge's normal: a long edge gives its card's direction to a
+    degree, a short one (a rounded corner's few pixels) to tens of degrees.
+    """
+    out: dict[int, Vec] = {}
+    short = SHORT_EDGE * card_w
+    for r, row in enumerate(rows):
+        c = corners[row // 2]
+        (xx, xy), (yx, yy) = c.x_dir, c.y_dir
+        if abs(xx * yx + xy * yy) < SKEW_SIN:
+            continue
+        if c.x_len >= short > c.y_len:
+            x = np.array((xx, xy))
+            y = np.array((-xy, xx)) if yx * -xy + yy * xx > 0 else np.array((xy, -xx))
+        elif c.y_len >= short > c.x_len:
+            y = np.array((yx, yy))
+            x = np.array((-yy, yx)) if xx * -yy + xy * yx > 0 else np.array((yy, -yx))
+        else:
+            continue
+        way = row % 2
+        out[r] = np.array(c.point) + steps[4 * way : 4 * way + 4] @ np.stack((x, y))
+    return out
 
 
 def complete_fourth(quads: Vec, close: npt.NDArray[np.bool_], seen: Vec, tol: float) -> None:

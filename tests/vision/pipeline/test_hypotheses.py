@@ -99,7 +99,53 @@ def test_a_rectangle_drawn_along_a_whole_side_or_confirmed_between_two_cards_is_
     assert all(h.squared is None for h in hyps)
     # Drawn along a few pixels of the upper card's rounded corner instead, its other edge does not
     # run along that line between two cards' corners: no square rectangle is offered either.
+    # (A rectangle drawn from the upper corner alone is offered square to its long edge, the
+    # upper card's own top: see the skewed-corner test below.)
     upper = _corner(tuple(card[1]), 90 + 10, 10.0, 180, 0.6 * W)
     hyps = propose([upper, lower], card_w=W, card_h=H, alone=False)
     assert any(h.anchors == 2 for h in hyps)
-    assert all(h.squared is None for h in hyps)
+    assert all(h.squared is None for h in hyps if h.anchors == 2)
+
+
+def test_a_card_drawn_from_a_corner_whose_short_edge_is_skewed_is_offered_square_to_its_long_edge() -> None:
+    # The bottom card of a fan spread along its short side (kennard's Qs on table 3008): its index
+    # corner is an outline corner whose top edge runs on along the next card's (1.8 widths), but
+    # whose side shows only 8.6 px of a rounded corner before the card above covers it, fitted
+    # 22 degrees off. Drawn along both edges, the rectangle was a parallelogram whose far corners
+    # missed the card by 30 px; square to the long edge it is the card.
+    card = card_quad(200, 150, 0)
+    skewed = _corner(tuple(card[0]), 0, 1.8 * W, 90 + 22, 8.6)
+    hyps = propose([skewed], card_w=W, card_h=H, alone=False)
+    drawn = [h for h in hyps if np.abs(h.corners[0] - card[0]).max() < 0.5]
+    assert drawn and not _matches(drawn[0], card, 5.0)
+    assert drawn[0].squared is not None
+    assert _matches(Hypothesis(corners=drawn[0].squared), card, 1.0)
+
+
+def test_a_corner_square_or_with_no_long_edge_is_offered_no_other_rectangle() -> None:
+    # A card's own corner (edges within a few degrees of square), and a corner whose two edges
+    # are both short (neither gives the card's direction better than the other), draw no second
+    # rectangle: only a long edge is evidence enough to redraw a card.
+    card = card_quad(200, 150, 0)
+    for corner in (_corner(tuple(card[0]), 0, 1.8 * W, 90 + 3, 8.6), _corner(tuple(card[0]), 0, 15.0, 90 + 22, 8.6)):
+        assert all(h.squared is None for h in propose([corner], card_w=W, card_h=H, alone=False))
+
+
+def test_a_side_cut_short_at_a_rounded_corner_is_offered_at_the_cards_size_from_its_sure_end() -> None:
+    # The bottom card of a fan under a glare band (dondorf's 7d on table 2): its left side runs
+    # whole between two outline corners, but the top one is its rounded corner cut into by the
+    # glare, found 3.4 px down the side with 14 px of its top edge. The side measured 0.96 of a
+    # card's height, and the rectangle fitted to it put the index corner 3.4 px down the side,
+    # where the index read nothing. From the bottom corner (two long edges), at the card's
+    # height, the rectangle is the card.
+    card = card_quad(200, 150, 0)
+    sure = _corner(tuple(card[3]), -90, 0.9 * H, 0, 0.95 * W)  # up the left side, along the bottom
+    rounded = _corner((card[0][0], card[0][1] + 3.4), 0, 14.0, 90, 0.9 * H)  # along the top, down the side
+    hyps = propose([sure, rounded], card_w=W, card_h=H, alone=False)
+    two = [h for h in hyps if h.anchors == 2]
+    assert two and not any(_matches(h, card, 2.0) for h in two)
+    assert any(h.squared is not None and _matches(Hypothesis(corners=h.squared), card, 1.0) for h in two)
+    # Both ends sure (two long edges each), the side measures the card where it lies: no other.
+    sure_top = _corner((card[0][0], card[0][1] + 3.4), 0, 0.8 * W, 90, 0.9 * H)
+    hyps = propose([sure, sure_top], card_w=W, card_h=H, alone=False)
+    assert all(h.squared is None for h in hyps if h.anchors == 2)
