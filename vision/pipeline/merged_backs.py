@@ -167,6 +167,8 @@ def _strip_beyond(top: Vec, *, solid: ByteImage, hiding: ByteImage, card_w: floa
     rest = cv2.bitwise_and(solid[y0 : y0 + bh, x0 : x0 + bw], cv2.bitwise_not(hiding[y0 : y0 + bh, x0 : x0 + bw]))
     # (Less the slivers along the drawn edges and the blob's blurred rim: a lone card's are 1-2 px.)
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    if cv2.countNonZero(rest) < 0.75 * min(w, h):
+        return 0.0, 0.0  # too little for any side (``_beyond``): most tops, lone cards
     ys, xs = np.nonzero(rest)
     rel = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64) - top[0]
     u, v = rel @ a, rel @ b
