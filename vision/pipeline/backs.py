@@ -14,6 +14,7 @@ from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_a
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
 from vision.pipeline.masks import Masks
+from vision.pipeline.merged_backs import merged_backs
 from vision.pipeline.stack_tops import shifted_tops, unseen_tops
 
 ByteImage = npt.NDArray[Any]
@@ -63,7 +64,8 @@ def stack_backs(
     cards under it were chosen before it (``_tops``); then the lower backs no
     outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
     back); last, the card on top where no rectangle was proposed for it
-    (``stack_tops.shifted_tops``), and the lower backs again where that adds or moves a card.
+    (``stack_tops.shifted_tops``), and the lower backs again where that adds or moves a card; and
+    the card under a top so near it that one rectangle was drawn for both (``merged_backs``).
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
@@ -139,6 +141,9 @@ def stack_backs(
     )
     if [id(o) for o in chosen] != before:
         added += lower_backs()
+    added += merged_backs(
+        chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
+    )
     return added
 
 

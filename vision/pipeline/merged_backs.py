@@ -1,0 +1,196 @@
+"""The card under a stack's top lying so near it that one rectangle was drawn for both (a merged pair)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.back_tester import WHOLE_FIT
+from vision.pipeline.geometry import area, drawn, overlap_area, share, shrink, unit
+from vision.pipeline.hidden import turned
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+
+if TYPE_CHECKING:
+    from vision.pipeline.back_tester import BackTester
+
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# How far beyond a top's side (card widths) the stack is measured: two backs dealt farther apart
+# leave the lower one's own outline corners, and the stack's other steps count it.
+_REACH: Final = 0.2
+# Nearer than this (card widths, centre to centre) a rectangle and the back fitted to it are one card.
+_SAME: Final = 0.08
+# The stack must reach at least this far (card widths) beyond a top placed right along its sides
+# for a card to lie under it. Measured on the dev tables' tops placed right (3000-3019, 500-511,
+# six designs, 629 tops): 601 reach 0 plane px beyond (after the 3x3 opening); two with no card
+# missed under them 2.5-2.8 px (0.045); cards missed under their top 3.4-6.4 px (0.06-0.11), one
+# 2.7 px (left). Those reaching farther with their lower card counted are refused by ``_APART``.
+_THIN: Final = 0.055
+# A lower card found so must lie this far (card widths) from every other chosen card: nearer, it
+# is that card (a rectangle a few pixels off a counted lower card leaves the strip unexplained).
+_APART: Final = 0.15
+# The rectangle spanning the top and the lower card must match the back whole this much worse
+# than the top: a lone card seen larger than the plane's card (a barrelled corner) matches better
+# spanned (``backs._one_card``), a true pair worse (the span frames the top's border inside it).
+_SPAN_WORSE: Final = 0.05
+# What shows of the lower card, where it shows the back's pattern at all (a strip this thin may be
+# all plain border: ``strip_likeness`` is then -1), must match the back in place this well (a glare
+# spot or a rectangle a pixel off takes a true strip down to about 0.5: ``backs._STILL``).
+_STILL: Final = 0.4
+# Share of what shows of the lower card that must lie on the stack, not on felt (``hidden._ON_STACK``).
+_ON_STACK: Final = 0.85
+
+
+def merged_backs(
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """The cards lying under chosen backs so near them that no rectangle was drawn for them, each
+    appended to ``chosen`` and drawn into ``covered``; the ones appended.
+
+    Two backs dealt 0.06-0.11 of a card's width apart (3.5-6.5 plane pixels) make an outline whose
+    corners are mostly the two cards' shared ones: the one rectangle drawn from it lies on the top
+    card or between the two, and the lower card's strip is too thin for a rectangle of its own. The
+    card on top shows whole: placed right (as chosen, or fitted to the back within ``_SAME``: it
+    then matches the back whole, ``WHOLE_FIT``), its sides are where a lone card's blob ends. The
+    stack reaching beyond it along whole sides, where no chosen card explains it, by at least
+    ``_THIN`` of a card's width is the lower card's strip: the top shifted there (and placed to a
+    pixel by what of it lies on the stack) is counted when that strip lies on the stack, under
+    parallel backs only, ``_APART`` from every other chosen card, does not contradict the back in
+    place, and the rectangle spanning both matches the back whole worse than the top. A top fitted
+    so is put in place of the rectangle chosen for it. Run after the stack's other steps
+    (``backs.stack_backs``).
+    """
+    whole_of = tester.whole_likeness(image)
+    blank = tester.blank(image)
+    added: list[Hypothesis] = []
+    for low in [o for o in chosen if o.code == BACK and not o.hidden]:
+        top, score = low, whole_of(low)
+        if score < WHOLE_FIT:
+            if low.whole:
+                continue  # a top found by its look already, yet not whole: no place to measure from
+            top = Hypothesis(corners=tester.fit_whole(low, image, reach=0.08 * card_w), anchors=low.anchors)
+            score = tester.strip_likeness(top, image, blank)
+            if score < WHOLE_FIT or float(np.hypot(*(top.center - low.center))) >= _SAME * card_w:
+                continue
+            if share(solid, top.corners) < 0.95:
+                continue
+        trial = [top if o is low else o for o in chosen]
+        under = _lower(top, score, chosen=trial, solid=solid, tester=tester, image=image, card_w=card_w, card_h=card_h)
+        if under is None:
+            continue
+        if top is not low:
+            top.code, top.confidence, top.back, top.back_score = BACK, 0.5 + 0.5 * score, True, score
+            top.whole = True  # it lies on top: the card under it does not hide it
+        chosen[:] = trial
+        chosen.append(under)
+        added.append(under)
+        cv2.fillConvexPoly(covered, np.round(low.corners).astype(np.int32), 0)
+        for o in chosen:
+            cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
+    return added
+
+
+def _lower(
+    top: Hypothesis,
+    score: float,
+    *,
+    chosen: list[Hypothesis],
+    solid: ByteImage,
+    tester: BackTester,
+    image: ByteImage,
+    card_w: float,
+    card_h: float,
+) -> Hypothesis | None:
+    """The card under ``top`` (placed right, matching the back whole by ``score``; one of
+    ``chosen``) whose strip beside it is too thin for the outline to propose, or None."""
+    c = top.corners
+    hiding = drawn(solid.shape, (o.corners for o in chosen))
+    su, sv = _strip_beyond(c, solid=solid, hiding=hiding, card_w=card_w)
+    if float(np.hypot(su, sv)) < _THIN * card_w:
+        return None
+    a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
+    quad = np.asarray(c + su * a + sv * b, np.float64)
+    centre = quad.mean(axis=0)
+    if any(float(np.hypot(*(centre - o.center))) < _APART * card_w for o in chosen if o is not top):
+        return None
+    # (Placed to a pixel by what of it lies on the stack: the strip is a few pixels wide.)
+    quad = max(
+        (
+            turned(quad + du * a + dv * b, t)
+            for du in (-1.0, 0.0, 1.0)
+            for dv in (-1.0, 0.0, 1.0)
+            for t in (0.0, -1.0, 1.0)
+        ),
+        key=lambda q: _on_share(q, solid=solid, hiding=hiding),
+    )
+    shown = 1.0 - share(hiding, quad)
+    if _on_share(quad, solid=solid, hiding=hiding) < _ON_STACK or shown < 0.04 * card_w * card_h / area(quad):
+        return None
+    if any(
+        o.code != BACK or not parallel(quad, o.corners, within=STACK_COS)
+        for o in chosen
+        if o is not top and overlap_area(quad, o.corners) > 1.0
+    ):
+        return None  # under a face, or across a card: no back of the stack
+    mid = 0.5 * (c.mean(axis=0) + centre)
+    far = np.hypot(*(c - mid).T) >= np.hypot(*(quad - mid).T)
+    span = Hypothesis(corners=np.asarray(np.where(far[:, None], c, quad), np.float64))
+    spanned = tester.strip_likeness(span, image, tester.blank(image))
+    strip = tester.strip_likeness(Hypothesis(corners=quad), image, hiding)
+    if spanned >= score - _SPAN_WORSE or -1.0 < strip < _STILL:
+        return None
+    hyp = Hypothesis(corners=quad)
+    hyp.code, hyp.confidence, hyp.back, hyp.back_score = BACK, 0.5 + 0.5 * score, True, score
+    hyp.hidden = True
+    return hyp
+
+
+def _strip_beyond(top: Vec, *, solid: ByteImage, hiding: ByteImage, card_w: float) -> tuple[float, float]:
+    """How far (plane pixels, signed along the top's sides ``top[1] - top[0]`` and ``top[3] -
+    top[0]``) the stack reaches beyond ``top`` where ``hiding`` (the chosen cards, the top among
+    them) explains none of it, along three quarters of a side (``_beyond``)."""
+    a, b = unit(top[1] - top[0]), unit(top[3] - top[0])
+    w, h = float(np.hypot(*(top[1] - top[0]))), float(np.hypot(*(top[3] - top[0])))
+    reach = _REACH * card_w
+    x0, y0, bw, bh = cv2.boundingRect(np.round(shrink(top, 1.0 + 2.0 * reach / w)).astype(np.int32))
+    x0, y0 = max(x0, 0), max(y0, 0)
+    rest = cv2.bitwise_and(solid[y0 : y0 + bh, x0 : x0 + bw], cv2.bitwise_not(hiding[y0 : y0 + bh, x0 : x0 + bw]))
+    # (Less the slivers along the drawn edges and the blob's blurred rim: a lone card's are 1-2 px.)
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    if cv2.countNonZero(rest) < 0.75 * min(w, h):
+        return 0.0, 0.0  # too little for any side (``_beyond``): most tops, lone cards
+    ys, xs = np.nonzero(rest)
+    rel = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64) - top[0]
+    u, v = rel @ a, rel @ b
+    su = _beyond(u - w, v, h, reach) or -_beyond(-u, v, h, reach)
+    sv = _beyond(v - h, u, w, reach) or -_beyond(-v, u, w, reach)
+    return su, sv
+
+
+def _beyond(out: Vec, along: Vec, length: float, reach: float) -> float:
+    """How far the points ``out`` beyond a side of ``length`` reach past it along three quarters of
+    the side (each pixel column's farthest, the lower quartile over the side's columns): a card
+    under the top shows along the whole side its offset faces, a chip or a neighbour's corner
+    along a part of it."""
+    keep = (out > 0) & (out <= reach) & (along >= 0) & (along < length)
+    if np.count_nonzero(keep) < 0.75 * length:
+        return 0.0
+    far = np.zeros(int(length) + 1, np.float64)
+    np.maximum.at(far, along[keep].astype(np.int64), out[keep])
+    return float(np.percentile(far, 25))
+
+
+def _on_share(quad: Vec, *, solid: ByteImage, hiding: ByteImage) -> float:
+    """Share of what ``hiding`` leaves of ``quad`` that lies on the stack (0 when nothing shows)."""
+    shown = 1.0 - share(hiding, quad)
+    return share(solid, quad, exclude=hiding) / shown if shown > 0 else 0.0
