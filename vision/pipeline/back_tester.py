@@ -59,9 +59,11 @@ _SAME_WAYS: Final = 0.98
 # scale). Standard's fine diamonds: -0.00 (the box-resized strip is moiré stripes the camera never
 # shows); kennard, dondorf, the nicu designs 0.99-1.0, hershey's grid 0.86.
 _RESOLVED: Final = 0.5
-# Such a back and what is seen are both compared softened by this much more (strip pixels): the
-# plane resamples the fine picture into moiré of its own, which matches nothing.
-_FINE_BLUR: Final = 1.0
+# Such a back and a card seen whole are both compared softened by this much more (strip pixels):
+# the plane resamples the fine picture into moiré of its own, which matches nothing. (Standard's
+# tops on dev tables 3002, 510: 0.58, 0.50 unsoftened, counted from 0.5 on; at 0.75 and more a
+# rectangle drawn between two cards matches as well as the top on them, 503's Qh lost.)
+_FINE_BLUR: Final = 0.5
 # A chip lying on a back: pixels whose colour is this far (0-255 steps, summed over the three
 # colours as a distance) from every colour of the back (its few main colours, after the lamp's
 # gain), ...
@@ -77,6 +79,8 @@ _SLIVER: Final = 5
 # felt, a stack of chips are no back with something on it).
 _CHIP_LEAST: Final = 0.03
 _CHIP_MOST: Final = 0.35
+# ... the likeness of what the chip leaves at most (just under ``WHOLE_FIT``).
+_CHIPPED: Final = math.nextafter(WHOLE_FIT, 0.0)
 _SLIVER_KERNEL: Final = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_SLIVER, _SLIVER))
 
 
@@ -93,7 +97,9 @@ class BackTester:
         self._templates: list[npt.NDArray[np.float32]] = []
         self._gray: list[npt.NDArray[np.float32]] = []
         self._coarse: list[npt.NDArray[np.float32]] = []
-        # Whether the back's picture is finer than the strip resolves (then both are softened, ``_FINE_BLUR``).
+        # Whether the back's picture is finer than the strip resolves: then a card seen whole and the
+        # back are both compared softened (``_FINE_BLUR``; strips under others as before: the back's
+        # border, which they show, is no finer than the strip).
         self._fine = False
         # The back's main colours (at the strip's size; after the lamp's gain, what is far from all is no back).
         self._palette = np.zeros((0, 3), np.float32)
@@ -108,10 +114,11 @@ class BackTester:
             ]
             resolved = _resized(back)
             self._fine = _correlation(small[5:-5, 5:-5], resolved[5:-5, 5:-5]) < _RESOLVED
-            if self._fine:
-                small = np.asarray(cv2.GaussianBlur(resolved, (0, 0), _FINE_BLUR), np.float32)
             self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
             self._palette, self._median = _palette(small)
+            if self._fine:
+                soft = np.asarray(cv2.GaussianBlur(resolved, (0, 0), _FINE_BLUR), np.float32)
+                whole_templates = [soft, np.ascontiguousarray(soft[::-1, ::-1])]
             # Coarser, for sliding it over a stack (``slide``); once when it looks the same both ways up.
             self._coarse = [
                 np.asarray(cv2.resize(g, (_SLIDE_W, _SLIDE_H), interpolation=cv2.INTER_AREA), np.float32)
@@ -132,14 +139,12 @@ class BackTester:
             self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
         # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
         # strip's sums are gathered from, ``strip_likeness``).
-        self._moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
-        for j, tmpl in enumerate(self._templates):
-            flat = tmpl.reshape(-1, 3).astype(np.float64)
-            self._moments[:, 3 * j : 3 * j + 3] = flat
-            self._moments[:, 6 + j] = (flat * flat).sum(axis=1)
-        # The same gathered for a rectangle nothing hides (most strips asked of a stack's cards and
+        self._moments = _moments(self._templates)
+        # The same for a card seen whole (softened when the back's picture is fine) ...
+        self._whole_moments = _moments(whole_templates) if self._fine else self._moments
+        # ... gathered for a rectangle nothing hides (most strips asked of a stack's cards and
         # tops): its kept pixels are always the strip's inner ones, so their rows and sums are fixed.
-        self._open_rows = np.take(self._moments, _OPEN_AT, axis=0)
+        self._open_rows = np.take(self._whole_moments, _OPEN_AT, axis=0)
         self._open_sums: list[float] = (_ONES[: len(_OPEN_AT)] @ self._open_rows).tolist()
 
     def like_cloth(self, felt_hue: int) -> bool:
@@ -262,34 +267,38 @@ class BackTester:
         if hidden is not None and not hidden[1:-1, 1:-1].any():
             hidden = None  # (nothing of the kept pixels hidden: the same case as None)
         if hidden is None:
-            patch = self._seen(image, h)
+            patch = self._seen(image, h, whole=True)
             # The strip's inner pixels in the same order as gathered below (the same numbers).
             seen = patch[1:-1, 1:-1].reshape(-1, patch.shape[2]).astype(np.float64)
             plain = self._correlated(seen, self._open_rows, self._open_sums)
             if plain >= WHOLE_FIT:
                 return plain
-            # A card seen whole with a chip on it: the chip is no part of the back's picture.
+            # A card seen whole with a chip on it: the chip is no part of the back's picture. Something
+            # lies on that card, though: it never passes for one seen whole (``WHOLE_FIT``), from which
+            # the cards under it are looked for more closely (kennard-3004: a phantom middle card).
             chip = self._chip(patch)
-            return plain if chip is None else max(plain, self._kept(patch, chip))
+            return plain if chip is None else max(plain, min(self._kept(patch, chip, self._whole_moments), _CHIPPED))
         keep = np.zeros((_STRIP_H, _STRIP_W), bool)
         keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
         if int(np.count_nonzero(keep)) < 0.04 * _STRIP_W * _STRIP_H:
             return -1.0  # (before the picture is warped: nothing of it would be looked at)
-        return self._kept(self._seen(image, h), keep)
+        return self._kept(self._seen(image, h, whole=False), keep, self._moments)
 
-    def _seen(self, image: ByteImage, h: npt.NDArray[Any]) -> ByteImage:
-        """The picture warped by ``h`` to the strip's size (softened as the back is when its picture is fine)."""
+    def _seen(self, image: ByteImage, h: npt.NDArray[Any], *, whole: bool) -> ByteImage:
+        """The picture warped by ``h`` to the strip's size (a card seen ``whole`` softened as the back is
+        when its picture is fine)."""
         patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
-        return cv2.GaussianBlur(patch.astype(np.float32), (0, 0), _FINE_BLUR) if self._fine else patch
+        return cv2.GaussianBlur(patch.astype(np.float32), (0, 0), _FINE_BLUR) if whole and self._fine else patch
 
-    def _kept(self, patch: ByteImage, keep: npt.NDArray[np.bool_]) -> float:
-        """``_correlated`` over the strip pixels ``keep`` marks of ``patch`` (-1: too few)."""
+    def _kept(self, patch: ByteImage, keep: npt.NDArray[np.bool_], moments: npt.NDArray[np.float64]) -> float:
+        """``_correlated`` over the strip pixels ``keep`` marks of ``patch`` (-1: too few), against the
+        templates' ``moments``."""
         n = int(np.count_nonzero(keep))
         if n < 0.04 * _STRIP_W * _STRIP_H:
             return -1.0
         at = np.flatnonzero(keep)
         seen = np.take(patch.reshape(-1, patch.shape[2]), at, axis=0).astype(np.float64)
-        tmpl = np.take(self._moments, at, axis=0)
+        tmpl = np.take(moments, at, axis=0)
         return self._correlated(seen, tmpl, (_ONES[:n] @ tmpl).tolist())
 
     def _chip(self, patch: ByteImage) -> npt.NDArray[np.bool_] | None:
@@ -306,7 +315,9 @@ class BackTester:
         total = _STRIP_W * _STRIP_H
         if np.count_nonzero(far) < _CHIP_LEAST * total:
             return None
-        blobs = cv2.morphologyEx(far.astype(np.uint8), cv2.MORPH_OPEN, _SLIVER_KERNEL)
+        # (Closed first: a chip's inlay ring and spots, of the back's white, split it.)
+        blobs = cv2.morphologyEx(far.astype(np.uint8), cv2.MORPH_CLOSE, _SLIVER_KERNEL)
+        blobs = cv2.morphologyEx(blobs, cv2.MORPH_OPEN, _SLIVER_KERNEL)
         count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
         hidden = np.zeros((_STRIP_H, _STRIP_W), np.uint8)
         for k in range(1, count):
@@ -314,13 +325,12 @@ class BackTester:
             if not _CHIP_LEAST * total <= size <= _CHIP_MOST * total:
                 continue
             points = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
-            _, radius = cv2.minEnclosingCircle(points)
+            (x, y), radius = cv2.minEnclosingCircle(points)
             if size >= _DISC_FILL * math.pi * max(radius, 1.0) ** 2:
-                hidden[labels == k] = 1
+                # The chip's whole disc: its inlay and rim (white, or the back's colour) are chip too.
+                cv2.circle(hidden, (round(x), round(y)), math.ceil(radius) + 1, 1, -1)
         if not hidden.any() or np.count_nonzero(hidden) > _CHIP_MOST * total:
             return None
-        # (Its rim and shadow, blended with the back's colours, are chip as well.)
-        hidden = cv2.dilate(hidden, np.ones((3, 3), np.uint8))
         keep = np.zeros((_STRIP_H, _STRIP_W), bool)
         keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0
         return keep
@@ -430,6 +440,16 @@ def _on_plane(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
     it samples (its inside, rounded to the nearest pixel) is then a pixel of the plane."""
     height, width = shape[:2]
     return all(1.0 <= x <= width - 2 and 1.0 <= y <= height - 2 for x, y in quad.tolist())
+
+
+def _moments(templates: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float64]:
+    """Per strip pixel: both templates' three colours, then each one's sum of squares."""
+    moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
+    for j, tmpl in enumerate(templates):
+        flat = tmpl.reshape(-1, 3).astype(np.float64)
+        moments[:, 3 * j : 3 * j + 3] = flat
+        moments[:, 6 + j] = (flat * flat).sum(axis=1)
+    return moments
 
 
 def _resized(back: ByteImage) -> npt.NDArray[np.float32]:
