@@ -473,7 +473,7 @@ def _palette(template: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float32]
     pixels = template.reshape(-1, 3).astype(np.float32)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
     cv2.setRNGSeed(15)
-    _, _, centres = cv2.kmeans(pixels, _PALETTE, None, criteria, 3, cv2.KMEANS_PP_CENTERS)
+    _, _, centres = cv2.kmeans(pixels, _PALETTE, None, criteria, 3, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
     return np.asarray(centres, np.float32), np.asarray(np.median(pixels, axis=0), np.float32)
 
 
