@@ -54,6 +54,39 @@ _SLIDE_W: Final = 20
 _SLIDE_H: Final = 28
 # A back whose two ways up correlate this well at that size is slid one way only.
 _SAME_WAYS: Final = 0.98
+# A back's picture finer than the strip resolves: its interior box-resized to the strip keeps less
+# than this correlation with the same resized without aliasing (Gaussian first, a sigma of half the
+# scale). Standard's fine diamonds: -0.00 (the box-resized strip is moiré stripes the camera never
+# shows); kennard, dondorf, the nicu designs 0.99-1.0, hershey's grid 0.86.
+_RESOLVED: Final = 0.5
+# Such a back and a card seen whole are both compared softened by this much more (strip pixels):
+# the plane resamples the fine picture into moiré of its own, which matches nothing. (Standard's
+# tops on dev tables 3002, 510: 0.58, 0.50 unsoftened, counted from 0.5 on; at 0.75 and more a
+# rectangle drawn between two cards matches as well as the top on them, 503's Qh lost.)
+_FINE_BLUR: Final = 0.5
+# A chip lying on a back: pixels whose colour is this far (0-255 steps, summed over the three
+# colours as a distance) from every colour of the back (its few main colours, after the lamp's
+# gain), ...
+_FAR_COLOUR: Final = 75.0
+_PALETTE: Final = 8
+# ... forming a blob compact as a disc cut by the card's edge (its area at least this share of
+# its enclosing circle's: a half or quarter disc 0.5, a felt band beside a rectangle a few pixels
+# off or a felt corner of one across two cards 0.3 or less) and thicker than a felt sliver (it
+# survives an opening of this size, strip pixels), ...
+_DISC_FILL: Final = 0.45
+_SLIVER: Final = 5
+# ... covering this share of the strip at least and at most (not the whole card: a face's picture,
+# felt, a stack of chips are no back with something on it).
+_CHIP_LEAST: Final = 0.03
+_CHIP_MOST: Final = 0.35
+# Only a card matching at least this well with the chip in is looked at for one: a back under a chip
+# (at most a third of it) still matches 0.49-0.58 (dev 3004's top 0.545; the test's chips), while most
+# faces (0.25-0.45) and felt (about 0) need no look (standard's speed frames: 14.5 looks a frame,
+# 1.6 ms each profiled, without this).
+_CHIP_HOPE: Final = 0.4
+# ... the likeness of what the chip leaves at most (just under ``WHOLE_FIT``).
+_CHIPPED: Final = math.nextafter(WHOLE_FIT, 0.0)
+_SLIVER_KERNEL: Final = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_SLIVER, _SLIVER))
 
 
 class BackTester:
@@ -69,15 +102,30 @@ class BackTester:
         self._templates: list[npt.NDArray[np.float32]] = []
         self._gray: list[npt.NDArray[np.float32]] = []
         self._coarse: list[npt.NDArray[np.float32]] = []
+        # Whether the back's picture is finer than the strip resolves: then a card seen whole and the
+        # back are both compared softened (``_FINE_BLUR``; strips under others as before: the back's
+        # border, which they show, is no finer than the strip).
+        self._fine = False
+        # The back's main colours (at the strip's size; after the lamp's gain, what is far from all is no back).
+        self._palette = np.zeros((0, 3), np.float32)
+        self._median = np.ones(3, np.float32)
+        self._palette_norms = np.zeros((1, 0), np.float32)
         if back is not None:
             sharp = cv2.resize(back, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
-            self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
-            # Its brightness alone, for sliding it over the picture (``fit_whole``).
+            # Its brightness alone, for sliding it over the picture (``fit_whole``): as the box resize made it.
             self._gray = [
                 np.asarray(cv2.cvtColor(np.clip(t, 0, 255).astype(np.uint8), cv2.COLOR_BGR2GRAY), np.float32)
-                for t in self._templates
+                for t in (small, np.ascontiguousarray(small[::-1, ::-1]))
             ]
+            resolved = _resized(back)
+            self._fine = _correlation(small[5:-5, 5:-5], resolved[5:-5, 5:-5]) < _RESOLVED
+            self._templates = [small, np.ascontiguousarray(small[::-1, ::-1])]
+            self._palette, self._median = _palette(small)
+            self._palette_norms = (self._palette * self._palette).sum(axis=1)[None, :]
+            if self._fine:
+                soft = np.asarray(cv2.GaussianBlur(resolved, (0, 0), _FINE_BLUR), np.float32)
+                whole_templates = [soft, np.ascontiguousarray(soft[::-1, ::-1])]
             # Coarser, for sliding it over a stack (``slide``); once when it looks the same both ways up.
             self._coarse = [
                 np.asarray(cv2.resize(g, (_SLIDE_W, _SLIDE_H), interpolation=cv2.INTER_AREA), np.float32)
@@ -98,14 +146,12 @@ class BackTester:
             self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
         # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
         # strip's sums are gathered from, ``strip_likeness``).
-        self._moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
-        for j, tmpl in enumerate(self._templates):
-            flat = tmpl.reshape(-1, 3).astype(np.float64)
-            self._moments[:, 3 * j : 3 * j + 3] = flat
-            self._moments[:, 6 + j] = (flat * flat).sum(axis=1)
-        # The same gathered for a rectangle nothing hides (most strips asked of a stack's cards and
+        self._moments = _moments(self._templates)
+        # The same for a card seen whole (softened when the back's picture is fine) ...
+        self._whole_moments = _moments(whole_templates) if self._fine else self._moments
+        # ... gathered for a rectangle nothing hides (most strips asked of a stack's cards and
         # tops): its kept pixels are always the strip's inner ones, so their rows and sums are fixed.
-        self._open_rows = np.take(self._moments, _OPEN_AT, axis=0)
+        self._open_rows = np.take(self._whole_moments, _OPEN_AT, axis=0)
         self._open_sums: list[float] = (_ONES[: len(_OPEN_AT)] @ self._open_rows).tolist()
 
     def like_cloth(self, felt_hue: int) -> bool:
@@ -225,21 +271,78 @@ class BackTester:
     def _strip_likeness(self, image: ByteImage, h: npt.NDArray[Any], hidden: ByteImage | None) -> float:
         """``strip_likeness`` of the rectangle warped by ``h``, ``hidden`` (its strip-sized mask) hiding
         part of it (None: nothing)."""
+        if hidden is not None and not hidden[1:-1, 1:-1].any():
+            hidden = None  # (nothing of the kept pixels hidden: the same case as None)
         if hidden is None:
-            patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
+            patch = self._seen(image, h, whole=True)
             # The strip's inner pixels in the same order as gathered below (the same numbers).
             seen = patch[1:-1, 1:-1].reshape(-1, patch.shape[2]).astype(np.float64)
-            return self._correlated(seen, self._open_rows, self._open_sums)
+            plain = self._correlated(seen, self._open_rows, self._open_sums)
+            if plain >= WHOLE_FIT or plain < _CHIP_HOPE:
+                return plain
+            # A card seen whole with a chip on it: the chip is no part of the back's picture. Something
+            # lies on that card, though: it never passes for one seen whole (``WHOLE_FIT``), from which
+            # the cards under it are looked for more closely (kennard-3004: a phantom middle card).
+            chip = self._chip(patch)
+            return plain if chip is None else max(plain, min(self._kept(patch, chip, self._whole_moments), _CHIPPED))
         keep = np.zeros((_STRIP_H, _STRIP_W), bool)
         keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
+        if int(np.count_nonzero(keep)) < 0.04 * _STRIP_W * _STRIP_H:
+            return -1.0  # (before the picture is warped: nothing of it would be looked at)
+        return self._kept(self._seen(image, h, whole=False), keep, self._moments)
+
+    def _seen(self, image: ByteImage, h: npt.NDArray[Any], *, whole: bool) -> ByteImage:
+        """The picture warped by ``h`` to the strip's size (a card seen ``whole`` softened as the back is
+        when its picture is fine)."""
+        patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
+        return cv2.GaussianBlur(patch.astype(np.float32), (0, 0), _FINE_BLUR) if whole and self._fine else patch
+
+    def _kept(self, patch: ByteImage, keep: npt.NDArray[np.bool_], moments: npt.NDArray[np.float64]) -> float:
+        """``_correlated`` over the strip pixels ``keep`` marks of ``patch`` (-1: too few), against the
+        templates' ``moments``."""
         n = int(np.count_nonzero(keep))
         if n < 0.04 * _STRIP_W * _STRIP_H:
-            return -1.0  # (before the picture is warped: nothing of it would be looked at)
-        patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
+            return -1.0
         at = np.flatnonzero(keep)
         seen = np.take(patch.reshape(-1, patch.shape[2]), at, axis=0).astype(np.float64)
-        tmpl = np.take(self._moments, at, axis=0)
+        tmpl = np.take(moments, at, axis=0)
         return self._correlated(seen, tmpl, (_ONES[:n] @ tmpl).tolist())
+
+    def _chip(self, patch: ByteImage) -> npt.NDArray[np.bool_] | None:
+        """The strip pixels to keep when a chip lies on the card seen whole in ``patch``: all but a
+        compact blob of colours far from every one of the back's (``_FAR_COLOUR``: after the lamp's
+        gain, each colour's median scaled to the back's), or None when there is no such blob (or
+        it is most of the card: a face's picture, felt, chips)."""
+        if not len(self._palette):
+            return None
+        pixels = patch.reshape(-1, 3).astype(np.float32)
+        gain = self._median / np.maximum(np.median(pixels, axis=0), 1.0)
+        lit = pixels * gain
+        # Squared distances to every main colour, as |p|^2 - 2 p.c + |c|^2 (one product, not a difference cube).
+        near = (lit * lit).sum(axis=1, keepdims=True) - 2.0 * (lit @ self._palette.T) + self._palette_norms
+        far = (near.min(axis=1) > _FAR_COLOUR**2).reshape(_STRIP_H, _STRIP_W)
+        total = _STRIP_W * _STRIP_H
+        if np.count_nonzero(far) < _CHIP_LEAST * total:
+            return None
+        # (Closed first: a chip's inlay ring and spots, of the back's white, split it.)
+        blobs = cv2.morphologyEx(far.astype(np.uint8), cv2.MORPH_CLOSE, _SLIVER_KERNEL)
+        blobs = cv2.morphologyEx(blobs, cv2.MORPH_OPEN, _SLIVER_KERNEL)
+        count, labels, stats, _ = cv2.connectedComponentsWithStats(blobs, connectivity=8)
+        hidden = np.zeros((_STRIP_H, _STRIP_W), np.uint8)
+        for k in range(1, count):
+            size = int(stats[k, cv2.CC_STAT_AREA])
+            if not _CHIP_LEAST * total <= size <= _CHIP_MOST * total:
+                continue
+            points = np.column_stack(np.nonzero(labels == k)[::-1]).astype(np.float32)
+            (x, y), radius = cv2.minEnclosingCircle(points)
+            if size >= _DISC_FILL * math.pi * max(radius, 1.0) ** 2:
+                # The chip's whole disc: its inlay and rim (white, or the back's colour) are chip too.
+                cv2.circle(hidden, (round(x), round(y)), math.ceil(radius) + 1, 1, -1)
+        if not hidden.any() or np.count_nonzero(hidden) > _CHIP_MOST * total:
+            return None
+        keep = np.zeros((_STRIP_H, _STRIP_W), bool)
+        keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0
+        return keep
 
     def _correlated(self, seen: npt.NDArray[np.float64], tmpl: npt.NDArray[np.float64], sums: list[float]) -> float:
         """The best correlation of a strip's kept pixels ``seen`` (n, 3) with either template's,
@@ -346,6 +449,41 @@ def _on_plane(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
     it samples (its inside, rounded to the nearest pixel) is then a pixel of the plane."""
     height, width = shape[:2]
     return all(1.0 <= x <= width - 2 and 1.0 <= y <= height - 2 for x, y in quad.tolist())
+
+
+def _moments(templates: list[npt.NDArray[np.float32]]) -> npt.NDArray[np.float64]:
+    """Per strip pixel: both templates' three colours, then each one's sum of squares."""
+    moments = np.zeros((_STRIP_W * _STRIP_H, 8), np.float64)
+    for j, tmpl in enumerate(templates):
+        flat = tmpl.reshape(-1, 3).astype(np.float64)
+        moments[:, 3 * j : 3 * j + 3] = flat
+        moments[:, 6 + j] = (flat * flat).sum(axis=1)
+    return moments
+
+
+def _resized(back: ByteImage) -> npt.NDArray[np.float32]:
+    """``back`` at the strip's size without aliasing (a Gaussian of half the scale first), softened as the
+    strip template is."""
+    sigma = 0.5 * back.shape[1] / _STRIP_W
+    soft = cv2.GaussianBlur(back.astype(np.float32), (0, 0), sigma)
+    return np.asarray(
+        cv2.GaussianBlur(cv2.resize(soft, (_STRIP_W, _STRIP_H), interpolation=cv2.INTER_AREA), (0, 0), 0.7), np.float32
+    )
+
+
+def _correlation(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> float:
+    """Correlation of two colour pictures, each colour less its own mean."""
+    da, db = a - a.mean(axis=(0, 1)), b - b.mean(axis=(0, 1))
+    return float((da * db).sum() / max(math.sqrt(float((da * da).sum()) * float((db * db).sum())), 1e-6))
+
+
+def _palette(template: npt.NDArray[np.float32]) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The back's main colours at the strip's size (k-means, fixed seed) and each colour's median."""
+    pixels = template.reshape(-1, 3).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.5)
+    cv2.setRNGSeed(15)
+    _, _, centres = cv2.kmeans(pixels, _PALETTE, None, criteria, 3, cv2.KMEANS_PP_CENTERS)  # type: ignore[call-overload]
+    return np.asarray(centres, np.float32), np.asarray(np.median(pixels, axis=0), np.float32)
 
 
 def _contradicts(likeness: float) -> bool:
