@@ -303,7 +303,7 @@ def _white_lines(grey: ByteImage, in_band: ByteImage, unlike: ByteImage) -> tupl
         return np.zeros_like(grey), cloth, cloth
     paper = float(np.partition(other, int(0.9 * (other.size - 1)))[int(0.9 * (other.size - 1))])
     level = max(cloth + _WHITE_SHARE * (paper - cloth), cloth + _WHITE_LEAST)
-    return cv2.compare(grey, level, cv2.CMP_GT), cloth, paper
+    return cv2.threshold(grey, level, 255, cv2.THRESH_BINARY)[1], cloth, paper
 
 
 def _small_holes(mask: ByteImage, *, least: float, most: float) -> ByteImage:
