@@ -153,11 +153,12 @@ def test_a_stack_of_backs_of_the_cloths_hue_in_dim_light_is_one_blob(standard: D
 
 @pytest.mark.parametrize("texture", FELT_TEXTURES)
 @pytest.mark.parametrize("felt", FELTS, ids=lambda bgr: "felt-" + "-".join(map(str, bgr)))
-def test_felt_under_glare_and_dim_light_gives_no_blob_to_a_back_of_its_colour(
+def test_felt_under_glare_and_dim_light_gives_no_body_to_a_back_of_its_colour(
     kennard: DeckProfile, felt: tuple[int, int, int], texture: str
 ) -> None:
     # A back of the cloth's colour is looked for on every cloth (no back given): the cloth's own
-    # weave, print, mottling, a lamp's glare and uneven light enclose no card body.
+    # weave, print, mottling, uneven dim light and a lamp's glare spot (itself not felt: pale) enclose
+    # no card body, so the fill adds nothing to the mask and no blob beside the glare's.
     view = TableView(tilt_deg=20.0, felt_bgr=felt, felt_texture=texture)
     lighting = Lighting(brightness=0.6, falloff=0.4, glare=(Glare(x_mm=500, y_mm=280, radius_mm=60),))
     renderer = TableRenderer(deck=kennard, view=view)
@@ -165,5 +166,7 @@ def test_felt_under_glare_and_dim_light_gives_no_blob_to_a_back_of_its_colour(
     plane = make_plane(frame, calibration=Calibration(homography=view.homography(), rms_px=0.0), card_height_px=None)
     assert plane.card_height is not None
     card_area = plane.card_height**2 * 63 / 88
-    masks = MaskMaker(faces=kennard.faces).make(plane.image, plane.valid, card_area=card_area)
-    assert find_blobs(masks.fg, min_area=0.3 * card_area) == []
+    plain = MaskMaker(faces=kennard.faces).make(plane.image, plane.valid)
+    filled = MaskMaker(faces=kennard.faces).make(plane.image, plane.valid, card_area=card_area)
+    assert cv2.countNonZero(cv2.bitwise_and(filled.fg, cv2.bitwise_not(plain.fg))) == 0
+    assert len(find_blobs(filled.fg, min_area=0.3 * card_area)) <= 1  # the glare spot's
