@@ -275,12 +275,16 @@ def _grey_bodies(
         return white
     closed = cv2.erode(cv2.dilate(cv2.medianBlur(cv2.bitwise_or(unlike, white), 3), _SQUARE_7), _SQUARE_7)
     bodies = _card_bodies(closed, card_area)
-    count, labels, stats, _c = cv2.connectedComponentsWithStats(bodies, connectivity=8)
     out = np.zeros_like(bodies)
-    for k in range(1, count):
-        x, y, w, h = (int(v) for v in stats[k, :4])
+    if not cv2.countNonZero(bodies):
+        return out
+    contours, _ = cv2.findContours(bodies, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
         roi = (slice(y, y + h), slice(x, x + w))
-        body = np.where(labels[roi] == k, np.uint8(255), np.uint8(0)).astype(np.uint8)
+        body = cv2.bitwise_and(
+            bodies[roi], cv2.drawContours(np.zeros((h, w), np.uint8), [contour - (x, y)], -1, 255, -1)
+        )
         if cv2.countNonZero(cv2.bitwise_and(body, holes[roi])):
             continue  # a body found above (as the closing sees it): left as found
         if cv2.mean(grey[roi], mask=body)[0] >= cloth + _GREY_BODY * (paper - cloth):
@@ -296,9 +300,9 @@ def _white_lines(grey: ByteImage, in_band: ByteImage, unlike: ByteImage) -> tupl
     (the brightest tenth of what is not cloth, every fourth pixel), never under ``_WHITE_LEAST``;
     with the cloth's and the paper's white.
     """
-    few = np.ascontiguousarray(grey[::4, ::4])
-    cloth = _median(few, np.ascontiguousarray(cv2.bitwise_and(in_band, cv2.bitwise_not(unlike))[::4, ::4]))
-    other = few[np.ascontiguousarray(unlike[::4, ::4]) > 0]
+    few, few_unlike = np.ascontiguousarray(grey[::4, ::4]), np.ascontiguousarray(unlike[::4, ::4])
+    cloth = _median(few, cv2.bitwise_and(np.ascontiguousarray(in_band[::4, ::4]), cv2.bitwise_not(few_unlike)))
+    other = few[few_unlike > 0]
     if other.size < 50:
         return np.zeros_like(grey), cloth, cloth
     paper = float(np.partition(other, int(0.9 * (other.size - 1)))[int(0.9 * (other.size - 1))])
