@@ -44,7 +44,7 @@ _BACK_LIKE_CLOTH: Final = 0.1
 _WHITE_SHARE: Final = 0.5
 _WHITE_LEAST: Final = 30
 # A dim back's body is this share of the way from the cloth's white to the paper's (standard-1000:
-# about 0.3; the cloth between cards about 0).
+# its four backs' bodies 0.28-0.31; felt is 0, the cloth's white being its median).
 _GREY_BODY: Final = 0.15
 # The felt's hue test: within this many hue steps of the cloth's.
 _FELT_BAND: Final = 14
@@ -267,7 +267,8 @@ def _grey_bodies(
     (``_white_lines``), and a chip's shadow dims it further beside the chip (standard-1000's top
     card), so gaps of a few pixels are closed. Closing that much also holds felt between cards:
     a body counts only when it is itself greyer than the cloth (its white ``_GREY_BODY`` of the way
-    to the paper's; the cloth between cards has the cloth's own).
+    to the paper's; felt between cards has the cloth's own), and only where no body was found (the
+    wider closing changes those bodies' outlines: nine backs found before were lost that way).
     """
     grey = cv2.subtract(val, cv2.multiply(val, sat, scale=1.0 / 255.0))
     white, cloth, paper = _white_lines(grey, in_band, unlike)
