@@ -38,6 +38,14 @@ _FACE_SIZE: Final = (40, 56)
 _CARD_ASPECT: Final = 88.0 / 63.0
 # A back with at least this share of its pixels coloured like the cloth is felt there to the hue test.
 _BACK_LIKE_CLOTH: Final = 0.1
+# A card's blurred border is whiter than this share of the way from the cloth's white to the
+# paper's (standard's blue back on blue cloth in dim light, table 1000: cloth 8, back 30-57,
+# border 90-107, paper ~105), and at least this much whiter than the cloth.
+_WHITE_SHARE: Final = 0.5
+_WHITE_LEAST: Final = 30
+# A dim back's body is this share of the way from the cloth's white to the paper's (standard-1000:
+# its four backs' bodies 0.28-0.31; felt is 0, the cloth's white being its median).
+_GREY_BODY: Final = 0.15
 # The felt's hue test: within this many hue steps of the cloth's.
 _FELT_BAND: Final = 14
 
@@ -115,6 +123,7 @@ class MaskMaker:
                 sat,
                 valid,
                 card_area,
+                val=val,
                 raw=cv2.bitwise_not(felt),
                 unlike=cv2.bitwise_not(cloth),
                 least=self._body_least(felt_hue),
@@ -153,6 +162,7 @@ def _with_enclosed(
     valid: ByteImage | None,
     card_area: float,
     *,
+    val: ByteImage,
     raw: ByteImage,
     unlike: ByteImage,
     least: float = _BODY,
@@ -184,6 +194,7 @@ def _with_enclosed(
     # pale all over, so the pale pixels fill its body: its white border alone closes it.
     closed = cv2.erode(cv2.dilate(core, _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_or(holes, _card_bodies(closed, card_area))
+    holes = cv2.bitwise_or(holes, _grey_bodies(sat, val, in_band, unlike, holes=holes, card_area=card_area))
     out = _with_bodies(fg, holes, ring=ring, raw=raw, card_area=card_area)
     # The body of a back whose own picture covers its middle is no card's shape (its ground round
     # the picture, split in two by it on a card of a stack, ``least`` of a card or more): such a
@@ -246,6 +257,58 @@ def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int,
             if joined:
                 break
     return out
+
+
+def _grey_bodies(
+    sat: ByteImage, val: ByteImage, in_band: ByteImage, unlike: ByteImage, *, holes: ByteImage, card_area: float
+) -> ByteImage:
+    """Bodies of dim backs of the cloth's hue that no body above found: in dim light a border
+    blurred into such a back keeps the cloth's hue and saturation, so only its white tells it
+    (``_white_lines``), and a chip's shadow dims it further beside the chip (standard-1000's top
+    card), so gaps of a few pixels are closed. Closing that much also holds felt between cards:
+    a body counts only when it is itself greyer than the cloth (its white ``_GREY_BODY`` of the way
+    to the paper's; felt between cards has the cloth's own), and only where no body was found (the
+    wider closing changes those bodies' outlines: nine backs found before were lost that way).
+    """
+    grey = cv2.subtract(val, cv2.multiply(val, sat, scale=1.0 / 255.0))
+    white, cloth, paper = _white_lines(grey, in_band, unlike)
+    if not cv2.countNonZero(white):
+        return white
+    closed = cv2.erode(cv2.dilate(cv2.medianBlur(cv2.bitwise_or(unlike, white), 3), _SQUARE_7), _SQUARE_7)
+    bodies = _card_bodies(closed, card_area)
+    out = np.zeros_like(bodies)
+    if not cv2.countNonZero(bodies):
+        return out
+    contours, _ = cv2.findContours(bodies, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for contour in contours:
+        x, y, w, h = cv2.boundingRect(contour)
+        roi = (slice(y, y + h), slice(x, x + w))
+        body = cv2.bitwise_and(
+            bodies[roi], cv2.drawContours(np.zeros((h, w), np.uint8), [contour - (x, y)], -1, 255, -1)
+        )
+        if cv2.countNonZero(cv2.bitwise_and(body, holes[roi])):
+            continue  # a body found above (as the closing sees it): left as found
+        if cv2.mean(grey[roi], mask=body)[0] >= cloth + _GREY_BODY * (paper - cloth):
+            out[roi] = cv2.bitwise_or(out[roi], body)
+    return out
+
+
+def _white_lines(grey: ByteImage, in_band: ByteImage, unlike: ByteImage) -> tuple[ByteImage, float, float]:
+    """Pixels far whiter than the cloth: a card's paper border blurred into a back of the cloth's
+    colour on both sides keeps the cloth's hue and more than the felt test's saturation, yet its
+    white (``grey``: the least of its channels, ``val * (1 - sat)``) stays well above both the cloth's and
+    the back's. Whiter than ``_WHITE_SHARE`` of the way from the cloth's white to the paper's
+    (the brightest tenth of what is not cloth, every fourth pixel), never under ``_WHITE_LEAST``;
+    with the cloth's and the paper's white.
+    """
+    few, few_unlike = np.ascontiguousarray(grey[::4, ::4]), np.ascontiguousarray(unlike[::4, ::4])
+    cloth = _median(few, cv2.bitwise_and(np.ascontiguousarray(in_band[::4, ::4]), cv2.bitwise_not(few_unlike)))
+    other = few[few_unlike > 0]
+    if other.size < 50:
+        return np.zeros_like(grey), cloth, cloth
+    paper = float(np.partition(other, int(0.9 * (other.size - 1)))[int(0.9 * (other.size - 1))])
+    level = max(cloth + _WHITE_SHARE * (paper - cloth), cloth + _WHITE_LEAST)
+    return cv2.threshold(grey, level, 255, cv2.THRESH_BINARY)[1], cloth, paper
 
 
 def _small_holes(mask: ByteImage, *, least: float, most: float) -> ByteImage:
