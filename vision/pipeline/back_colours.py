@@ -1,0 +1,62 @@
+"""Where a fan-scan start's index would lie on the deck's back: colours no face shows in its index corner."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.deck import DeckProfile
+
+ByteImage = npt.NDArray[Any]
+# Colours are told apart by hue (HUE_BINS bins) and saturation (SAT_BINS bins); the least
+# saturated bin is grey in any hue (paper, black ink, a shadow) and never counts as a back's.
+HUE_BINS: Final = 18
+SAT_BINS: Final = 4
+# A colour is the back's when at least BACK_COLOUR_LEAST of the back shows it, and BACK_RATIO
+# times the share of the faces' index corners that show it or a hue bin either side (a lamp turns
+# hues a little; a court card's picture may reach into its corner in the back's colour, dondorf's
+# teal, standard's blue: rare there, most of the back).
+BACK_COLOUR_LEAST: Final = 0.02
+BACK_RATIO: Final = 10.0
+# A start whose index box is at least this share the back's own colours lies on a back: no read.
+# Fan-scan starts of the six designs' speed frames and seed 500 (1318 that found no index, 300
+# that found one; nicu-ornamental's back has no such colour): starts finding none at 0.3 or over,
+# kennard 51 of 222, hershey 57 of 163, standard 125 of 320, dondorf 26 of 286, nicu-white 55 of
+# 237; starts kept as a card at most 0.14 (dondorf), ones finding a back's pattern up to 1.0.
+BACK_SHARE: Final = 0.3
+
+
+def colour_bins(image: ByteImage) -> npt.NDArray[np.intp]:
+    """Each pixel's colour bin (hue, saturation) of a BGR image."""
+    hsv = cv2.cvtColor(np.ascontiguousarray(image), cv2.COLOR_BGR2HSV).reshape(-1, 3)
+    hue = hsv[:, 0].astype(np.intp) * HUE_BINS // 180
+    sat = np.minimum(hsv[:, 1].astype(np.intp) * SAT_BINS // 256, SAT_BINS - 1)
+    return np.asarray(hue * SAT_BINS + sat, dtype=np.intp)
+
+
+def back_colours(deck: DeckProfile) -> npt.NDArray[np.bool_] | None:
+    """The colour bins of the deck's back that its faces' index corners (the search patch of the
+    index box) show hardly at all (see BACK_RATIO); None when there are none (a back in the
+    faces' own colours)."""
+    sw, sh = deck.index_box.search_size()
+    corners = np.zeros(HUE_BINS * SAT_BINS)
+    for face in deck.faces:
+        corners += np.bincount(colour_bins(face[:sh, :sw]), minlength=HUE_BINS * SAT_BINS)
+    faces = (corners / (len(deck.faces) * sw * sh)).reshape(HUE_BINS, SAT_BINS)
+    faces = np.maximum(np.maximum(faces, np.roll(faces, 1, axis=0)), np.roll(faces, -1, axis=0))
+    back = np.bincount(colour_bins(deck.back), minlength=HUE_BINS * SAT_BINS) / deck.back[:, :, 0].size
+    only = (back >= BACK_COLOUR_LEAST) & (back >= BACK_RATIO * faces.reshape(-1))
+    only[::SAT_BINS] = False  # (grey)
+    return only if only.any() else None
+
+
+def on_back(box_pixels: ByteImage, colours: npt.NDArray[np.bool_]) -> bool:
+    """Whether the pixels of an index box (BGR) are largely the back's own ``colours``."""
+    if box_pixels.size == 0:
+        return False
+    return bool(
+        np.count_nonzero(colours[colour_bins(box_pixels)]) >= BACK_SHARE * box_pixels.shape[0] * box_pixels.shape[1]
+    )
