@@ -11,10 +11,14 @@ import numpy.typing as npt
 from vision.deck import DeckProfile
 
 ByteImage = npt.NDArray[Any]
-# Colours are told apart by hue (HUE_BINS bins) and saturation (SAT_BINS bins); the least
-# saturated bin is grey in any hue (paper, black ink, a shadow) and never counts as a back's.
+# Colours are told apart by hue (HUE_BINS bins) and saturation (SAT_BINS bins). The less
+# saturated half (PAPER_SATURATED bins) never counts as a back's: paper in any light a fan scan
+# takes for paper (fan_edges.PAPER_GREY: a warm lamp's keeps 0.55 of its brightest channel in its
+# darkest, a saturation up to 0.45), black ink, shadow (dondorf's table 3019: a warm-lit 9c's index
+# box lay in its back's low-saturation colours, and was refused with them).
 HUE_BINS: Final = 18
 SAT_BINS: Final = 4
+PAPER_SATURATED: Final = 2
 # A colour is the back's when at least BACK_COLOUR_LEAST of the back shows it, and BACK_RATIO
 # times the share of the faces' index corners that show it or a hue bin either side (a lamp turns
 # hues a little; a court card's picture may reach into its corner in the back's colour, dondorf's
@@ -23,9 +27,10 @@ BACK_COLOUR_LEAST: Final = 0.02
 BACK_RATIO: Final = 10.0
 # A start whose index box is at least this share the back's own colours lies on a back: no read.
 # Fan-scan starts of the six designs' speed frames and seed 500 (1318 that found no index, 300
-# that found one; nicu-ornamental's back has no such colour): starts finding none at 0.3 or over,
-# kennard 51 of 222, hershey 57 of 163, standard 125 of 320, dondorf 26 of 286, nicu-white 55 of
-# 237; starts kept as a card at most 0.14 (dondorf), ones finding a back's pattern up to 1.0.
+# that found one): starts finding none at 0.3 or over, kennard 51 of 222, hershey 57 of 163,
+# standard 100 of 320, nicu-white 55 of 237 (dondorf 0: its one colour is 0.08 of its back,
+# nicu-ornamental has none); starts kept as a card at most 0.11 (kennard), ones finding a back's
+# pattern as an index up to 0.6.
 BACK_SHARE: Final = 0.3
 
 
@@ -49,7 +54,7 @@ def back_colours(deck: DeckProfile) -> npt.NDArray[np.bool_] | None:
     faces = np.maximum(np.maximum(faces, np.roll(faces, 1, axis=0)), np.roll(faces, -1, axis=0))
     back = np.bincount(colour_bins(deck.back), minlength=HUE_BINS * SAT_BINS) / deck.back[:, :, 0].size
     only = (back >= BACK_COLOUR_LEAST) & (back >= BACK_RATIO * faces.reshape(-1))
-    only[::SAT_BINS] = False  # (grey)
+    only.reshape(HUE_BINS, SAT_BINS)[:, :PAPER_SATURATED] = False
     return only if only.any() else None
 
 
