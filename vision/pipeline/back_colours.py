@@ -42,10 +42,15 @@ def colour_bins(image: ByteImage) -> npt.NDArray[np.intp]:
     return np.asarray(hue * SAT_BINS + sat, dtype=np.intp)
 
 
-def back_colours(deck: DeckProfile) -> npt.NDArray[np.bool_] | None:
-    """The colour bins of the deck's back that its faces' index corners (the search patch of the
-    index box) show hardly at all (see BACK_RATIO); None when there are none (a back in the
-    faces' own colours)."""
+# Each 8-bit hue (0-179) and saturation to its part of a colour bin's number (see colour_bins).
+_HUE_PART: Final = np.array([min(v, 179) * HUE_BINS // 180 * SAT_BINS for v in range(256)], np.uint8)
+_SAT_PART: Final = np.array([v * SAT_BINS // 256 for v in range(256)], np.uint8)
+
+
+def back_colours(deck: DeckProfile) -> ByteImage | None:
+    """Which colour bins of the deck's back its faces' index corners (the search patch of the
+    index box) show hardly at all (see BACK_RATIO), as a lookup from a bin's number to 1 (the
+    back's) or 0; None when there are none (a back in the faces' own colours)."""
     sw, sh = deck.index_box.search_size()
     corners = np.zeros(HUE_BINS * SAT_BINS)
     for face in deck.faces:
@@ -55,13 +60,19 @@ def back_colours(deck: DeckProfile) -> npt.NDArray[np.bool_] | None:
     back = np.bincount(colour_bins(deck.back), minlength=HUE_BINS * SAT_BINS) / deck.back[:, :, 0].size
     only = (back >= BACK_COLOUR_LEAST) & (back >= BACK_RATIO * faces.reshape(-1))
     only.reshape(HUE_BINS, SAT_BINS)[:, :PAPER_SATURATED] = False
-    return only if only.any() else None
+    if not only.any():
+        return None
+    lookup = np.zeros(256, np.uint8)
+    lookup[: only.size] = only
+    return lookup
 
 
-def on_back(box_pixels: ByteImage, colours: npt.NDArray[np.bool_]) -> bool:
-    """Whether the pixels of an index box (BGR) are largely the back's own ``colours``."""
+def on_back(box_pixels: ByteImage, colours: ByteImage) -> bool:
+    """Whether the pixels of an index box (BGR) are largely the back's own ``colours`` (as
+    back_colours gives them). (The bins of colour_bins by lookups: a fan scan asks this of every
+    start, and numpy's per-call cost would be most of the work.)"""
     if box_pixels.size == 0:
         return False
-    return bool(
-        np.count_nonzero(colours[colour_bins(box_pixels)]) >= BACK_SHARE * box_pixels.shape[0] * box_pixels.shape[1]
-    )
+    hue, sat, _ = cv2.split(cv2.cvtColor(box_pixels, cv2.COLOR_BGR2HSV))
+    bins = cv2.add(cv2.LUT(hue, _HUE_PART), cv2.LUT(sat, _SAT_PART))
+    return bool(cv2.countNonZero(cv2.LUT(bins, colours)) >= BACK_SHARE * box_pixels.shape[0] * box_pixels.shape[1])
