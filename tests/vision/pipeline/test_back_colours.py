@@ -54,6 +54,7 @@ def test_a_start_on_the_back_is_refused_and_every_registered_index_kept(
 def test_an_untuned_design_whose_back_shares_its_faces_colours_keeps_every_index(dondorf: DeckProfile) -> None:
     # dondorf's teal and brown back: its pale colours are a warm-lit paper's (table 3019's 9c was
     # refused when they counted), its court pictures bring its teal into their corners.
+    assert back_colours(dondorf) is None
     reader = CornerReader(deck=dondorf, settings=RecognizerSettings())
     assert _refused_faces(reader, dondorf) == 0
 
