@@ -14,6 +14,7 @@ from vision.covered_suit import covered_match
 from vision.deck import DeckProfile
 from vision.index import index_feature
 from vision.index_match import IndexMatch, match_index
+from vision.pipeline.back_colours import back_colours, on_back
 from vision.pipeline.geometry import local_poly, share
 from vision.pipeline.settings import RecognizerSettings
 
@@ -70,6 +71,7 @@ class CornerReader:
         sw, sh = deck.index_box.search_size()
         self._search = (sw + CORNER_LEAD, sh + CORNER_LEAD)
         self._box = _led(deck.index_box)
+        self._back_colours = back_colours(deck)
         self._reads: dict[tuple[int, bytes], CornerRead] = {}
         # Reads made without the paler ink level that found no index: read again when it is asked for.
         self._unpaled: set[tuple[int, bytes]] = set()
@@ -98,6 +100,28 @@ class CornerReader:
             self._unpaled.discard(key)
             found = self._reads[key] = self._read_once(image, origin, x_vec, y_vec, pale=pale, key=key)
         return found
+
+    def on_back(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> bool:
+        """Whether the index box at one corner (as :meth:`read`'s) shows largely the deck's back's
+        own colours (``back_colours``): a place only guessed at (a fan scan's start) that lies on
+        a back holds no index, and is not worth a read.
+        """
+        if self._back_colours is None:
+            return False
+        box = self.deck.index_box
+        x0, y0 = round(box.x0 * CARD_PX_W), round(box.y0 * CARD_PX_H)
+        w, h = round(box.x1 * CARD_PX_W) - x0, round(box.y1 * CARD_PX_H) - y0
+        dx, dy = x_vec / CARD_PX_W, y_vec / CARD_PX_H
+        start = origin + x0 * dx + y0 * dy
+        m = np.array([[dx[0], dy[0], start[0]], [dx[1], dy[1], start[1]]], dtype=np.float64)
+        pixels = cv2.warpAffine(
+            image,
+            m,
+            (max(w, 1), max(h, 1)),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+        return on_back(pixels, self._back_colours)
 
     def read_index(self, image: ByteImage, corners: Vec, k: int) -> CornerRead:
         """Read the index at a card's corner ``k`` (0 or 2; ``corners`` in frame pixels), once a frame."""
