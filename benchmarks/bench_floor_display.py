@@ -56,9 +56,9 @@ async def _display(
 
 
 def _sign_in(base: str) -> str:
-    import httpx
+    import httpx2
 
-    with httpx.Client(base_url=base, headers={"Origin": base}) as client:
+    with httpx2.Client(base_url=base, headers={"Origin": base}) as client:
         client.post("/api/login", json={"name": "bench", "password": PASSWORD}).raise_for_status()
         return "; ".join(f"{k}={v}" for k, v in client.cookies.items())
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -220,7 +220,7 @@ def floor_load(folder: Path, *, tables_n: int, clients_n: int, cards: int, rate:
         alone, fed_alone = feed(tables, cards=cards, rate=rate, rng=rng, counters=counters)
         time.sleep(0.5)
         published_alone = [published[k] - at for k, at in fed_alone.items() if k in published]
-        response = httpx.post(f"{server.url}/api/login", json={"name": "supervisor", "password": PASSWORD})
+        response = httpx2.post(f"{server.url}/api/login", json={"name": "supervisor", "password": PASSWORD})
         response.raise_for_status()
         cookie = f"da_session={response.cookies['da_session']}"
         child = subprocess.Popen(

@@ -6,7 +6,7 @@ import socket
 import sqlite3
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from tests.web_display.kit import make_app, make_table
@@ -47,7 +47,7 @@ def test_serve_listens_on_a_free_port_and_stops(tmp_path: Path) -> None:
     app = make_app(tmp_path, {"T1": make_table(tmp_path / "journal", "oasis", "T1")})
     handle = serve(app, host="127.0.0.1", port=0)
     try:
-        response = httpx.get(f"{handle.url}/login")
+        response = httpx2.get(f"{handle.url}/login")
         assert response.status_code == 200 and "Sign in" in response.text
         with pytest.raises(ServerError, match="cannot listen"):
             serve(app, host="127.0.0.1", port=handle.port)

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import httpx
+import httpx2
 import pytest
 
 from tests.web_display.kit import PASSWORD
@@ -53,7 +53,7 @@ def server(tmp_path: Path) -> Iterator[Server]:
     assert url.startswith("http://"), url
     srv = Server(proc, url)
     # Warm up: pages, the API and one sign-in (one password hash: its 64 MiB are in the baseline peak).
-    with httpx.Client(base_url=url, timeout=60) as web:
+    with httpx2.Client(base_url=url, timeout=60) as web:
         assert web.post("/api/login", json={"name": "dealer", "password": PASSWORD}).status_code == 200
         for path in ("/api/tables/T1", "/api/floor", "/login", "/static/dealer.js"):
             web.get(path)
@@ -94,21 +94,21 @@ def test_a_huge_anonymous_body_does_not_grow_the_server(server: Server, declared
     grown = server.peak() - before
     assert grown < 48 * MB, f"peak memory grew {grown / MB:.0f} MB for one request ({status})"
     assert status.startswith("HTTP/1.1 413") or status in ("closed", ""), status
-    with httpx.Client(base_url=server.url, timeout=30) as web:  # and it still serves
+    with httpx2.Client(base_url=server.url, timeout=30) as web:  # and it still serves
         assert web.get("/login").status_code == 200
 
 
 def test_many_sign_ins_at_once_do_not_grow_the_server(server: Server) -> None:
     """16 anonymous sign-ins at once from 16 addresses, three times over: argon2 takes 64 MiB each."""
-    terminal = httpx.Client(base_url=server.url, transport=httpx.HTTPTransport(local_address="127.0.0.3"))
+    terminal = httpx2.Client(base_url=server.url, transport=httpx2.HTTPTransport(local_address="127.0.0.3"))
     assert terminal.post("/api/login", json={"name": "dealer", "password": PASSWORD}).status_code == 200
     before = server.peak()
     statuses: list[int] = []
     lock = threading.Lock()
 
     def attempt(i: int) -> None:
-        transport = httpx.HTTPTransport(local_address=f"127.0.0.{10 + i}")
-        with httpx.Client(base_url=server.url, transport=transport, timeout=120) as web:
+        transport = httpx2.HTTPTransport(local_address=f"127.0.0.{10 + i}")
+        with httpx2.Client(base_url=server.url, transport=transport, timeout=120) as web:
             for _ in range(3):
                 status = web.post("/api/login", json={"name": "dealer", "password": f"guess-{i}"}).status_code
                 with lock:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
+import httpx2
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -22,7 +22,7 @@ def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
 def test_metrics_are_scraped_from_this_machine_with_live_clients_and_sign_ins(tmp_path: Path) -> None:
     table = make_table(tmp_path / "journal", "oasis", "T1")
     app = make_app(tmp_path, {"T1": table})
-    with live_server(app) as server, httpx.Client(base_url=server.url, timeout=30) as web:
+    with live_server(app) as server, httpx2.Client(base_url=server.url, timeout=30) as web:
         assert web.post("/api/login", json={"name": "dealer", "password": "wrong-password"}).status_code == 401
         assert web.post("/api/login", json={"name": "dealer", "password": PASSWORD}).status_code == 200
         table.on_card("9s", counter=1)  # an unexpected card: a tilt

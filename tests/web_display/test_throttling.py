@@ -8,18 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from tests.web_display.kit import PASSWORD, live_server, make_app, make_table
 
 NAMES = ("dealer", "supervisor")
 
 
-def client(url: str, address: str) -> httpx.Client:
-    return httpx.Client(base_url=url, transport=httpx.HTTPTransport(local_address=address), timeout=60)
+def client(url: str, address: str) -> httpx2.Client:
+    return httpx2.Client(base_url=url, transport=httpx2.HTTPTransport(local_address=address), timeout=60)
 
 
-def sign_in(web: httpx.Client, name: str, password: str = PASSWORD) -> httpx.Response:
+def sign_in(web: httpx2.Client, name: str, password: str = PASSWORD) -> httpx2.Response:
     return web.post("/api/login", json={"name": name, "password": password})
 
 

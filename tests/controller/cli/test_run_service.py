@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from drivers.shoe.sim import SimConfig, SimulatedShoeProcess
@@ -84,7 +84,7 @@ def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path) -> None:
             assert len(pings) >= 2
 
             trust = ssl.create_default_context(cafile=str(cert))
-            with httpx.Client(base_url=base, verify=trust, timeout=30) as web:
+            with httpx2.Client(base_url=base, verify=trust, timeout=30) as web:
                 page = web.get("/login")
                 assert page.status_code == 200
                 assert page.headers["strict-transport-security"] == "max-age=31536000"

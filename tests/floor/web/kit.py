@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from floor import FloorStore, open_store
 from floor.accounts import FloorAccountStore
@@ -80,9 +80,9 @@ def running(url: str, data: Path, *, settings: FloorSettings = FAST) -> Iterator
 
 
 @contextmanager
-def signed_in(base: str, name: str) -> Iterator[httpx.Client]:
+def signed_in(base: str, name: str) -> Iterator[httpx2.Client]:
     """An HTTP client signed in as ``name``, sending its CSRF token with every change."""
-    with httpx.Client(base_url=base, timeout=10.0, headers={"Origin": base}) as client:
+    with httpx2.Client(base_url=base, timeout=10.0, headers={"Origin": base}) as client:
         answer = client.post("/api/login", json={"name": name, "password": PASSWORD})
         answer.raise_for_status()
         me = answer.json()

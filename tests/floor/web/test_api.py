@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 
 from tests.floor.web.kit import FAST, floor_of, running, signed_in, until
 
 
-def _tiles(client: httpx.Client, **query: str) -> list[dict[str, Any]]:
+def _tiles(client: httpx2.Client, **query: str) -> list[dict[str, Any]]:
     answer = client.get("/api/floor/tables", params=query)
     assert answer.status_code == 200, answer.text
     tiles: list[dict[str, Any]] = answer.json()["tiles"]
@@ -57,11 +57,11 @@ def test_the_tables_api_filters_by_pit_game_text_and_flags(floor_url: str, tmp_p
                 422,
                 {"error": "filter: unknown filter 'cards' (one of tilt, jackpot, lost, camera)"},
             )
-        anonymous = httpx.get(f"{floor.url}/api/floor/tables")
+        anonymous = httpx2.get(f"{floor.url}/api/floor/tables")
         assert (anonymous.status_code, anonymous.json()) == (401, {"error": "sign in first"})
 
 
-def _panel(client: httpx.Client) -> dict[str, Any]:
+def _panel(client: httpx2.Client) -> dict[str, Any]:
     answer = client.get("/api/floor/jackpots")
     assert answer.status_code == 200
     panel: dict[str, Any] = answer.json()
@@ -104,7 +104,7 @@ def test_a_large_hit_needs_two_different_supervisors_and_dealers_cannot_confirm(
             until(lambda: _panel(dana)["hits"] == [], what="the confirmed hit gone from the panel")
             missing = tess.post("/api/floor/jackpots/big/9/confirm")
             assert (missing.status_code, missing.json()) == (404, {"error": "account big has no hit number 9"})
-            no_csrf = httpx.post(
+            no_csrf = httpx2.post(
                 f"{floor.url}/api/floor/jackpots/big/1/confirm", cookies=tess.cookies, headers={"Origin": floor.url}
             )
             assert no_csrf.status_code == 403 and "CSRF" in no_csrf.json()["error"]
@@ -220,9 +220,9 @@ def test_the_service_says_when_postgresql_is_gone_and_recovers(pg_cluster: Any, 
 def test_reports_are_served_to_supervisors_signed_in_with_the_central_accounts(floor_url: str, tmp_path: Path) -> None:
     with running(floor_url, tmp_path / "data") as floor:
         floor_of(floor.store, pits=1, per_pit=2)
-        page = httpx.get(f"{floor.url}/reports", follow_redirects=False)
+        page = httpx2.get(f"{floor.url}/reports", follow_redirects=False)
         assert (page.status_code, page.headers["location"]) == (303, "/login?next=/reports")
-        assert httpx.get(f"{floor.url}/api/reports?day=2026-11-24").status_code == 401
+        assert httpx2.get(f"{floor.url}/api/reports?day=2026-11-24").status_code == 401
         with signed_in(floor.url, "dana") as dealer:
             answer = dealer.get("/api/reports", params={"day": "2026-11-24"})
             assert answer.status_code == 403 and "only a supervisor may read the reports" in answer.text

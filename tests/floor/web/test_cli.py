@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import httpx
+import httpx2
 import pytest
 
 from controller.cli import main
@@ -32,9 +32,9 @@ def test_the_floor_command_serves_the_floor_and_stops_on_sigterm(tmp_path: Path)
                 proc.stderr.read() if proc.stderr else "",
             )
             base = line.split()[3].removesuffix("/floor")
-            page = httpx.get(f"{base}/floor", follow_redirects=False)
+            page = httpx2.get(f"{base}/floor", follow_redirects=False)
             assert (page.status_code, page.headers["location"]) == (303, "/login?next=/floor")
-            assert httpx.get(f"{base}/login").status_code == 200
+            assert httpx2.get(f"{base}/login").status_code == 200
         finally:
             proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0

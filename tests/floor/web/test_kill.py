@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from controller.autoplay import AutoplayConfig, AutoPlayer
@@ -47,7 +47,7 @@ class Service:
         self.proc.wait(30)
 
 
-def _pending(client: httpx.Client) -> list[dict[str, Any]]:
+def _pending(client: httpx2.Client) -> list[dict[str, Any]]:
     answer = client.get("/api/floor/jackpots")
     return list(answer.json()["hits"]) if answer.status_code == 200 else []
 
@@ -76,7 +76,7 @@ def test_sigkill_of_the_floor_service_loses_nothing_and_its_sessions_survive(pg_
     player.start()
     confirmed = 0
     try:
-        with httpx.Client(base_url=service.url, timeout=10.0, headers={"Origin": service.url}) as sam:
+        with httpx2.Client(base_url=service.url, timeout=10.0, headers={"Origin": service.url}) as sam:
             me = sam.post("/api/login", json={"name": "sam", "password": PASSWORD}).json()
             sam.headers[me["csrf_header"]] = me["csrf"]
             for _ in range(3):
