@@ -9,9 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import area, drawn, overlap_area, share, shrink, unit
+from vision.pipeline.geometry import area, drawn, overlap_area, share, unit
 from vision.pipeline.hidden import turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+from vision.pipeline.stack_tops import strip_beyond
 
 if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
@@ -115,7 +116,7 @@ def _lower(
     ``chosen``) whose strip beside it is too thin for the outline to propose, or None."""
     c = top.corners
     hiding = drawn(solid.shape, (o.corners for o in chosen))
-    su, sv = _strip_beyond(c, solid=solid, hiding=hiding, card_w=card_w)
+    su, sv = strip_beyond(c, solid=solid, hiding=hiding, reach=_REACH * card_w)
     if float(np.hypot(su, sv)) < _THIN * card_w:
         return None
     a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
@@ -153,41 +154,6 @@ def _lower(
     hyp.code, hyp.confidence, hyp.back, hyp.back_score = BACK, 0.5 + 0.5 * score, True, score
     hyp.hidden = True
     return hyp
-
-
-def _strip_beyond(top: Vec, *, solid: ByteImage, hiding: ByteImage, card_w: float) -> tuple[float, float]:
-    """How far (plane pixels, signed along the top's sides ``top[1] - top[0]`` and ``top[3] -
-    top[0]``) the stack reaches beyond ``top`` where ``hiding`` (the chosen cards, the top among
-    them) explains none of it, along three quarters of a side (``_beyond``)."""
-    a, b = unit(top[1] - top[0]), unit(top[3] - top[0])
-    w, h = float(np.hypot(*(top[1] - top[0]))), float(np.hypot(*(top[3] - top[0])))
-    reach = _REACH * card_w
-    x0, y0, bw, bh = cv2.boundingRect(np.round(shrink(top, 1.0 + 2.0 * reach / w)).astype(np.int32))
-    x0, y0 = max(x0, 0), max(y0, 0)
-    rest = cv2.bitwise_and(solid[y0 : y0 + bh, x0 : x0 + bw], cv2.bitwise_not(hiding[y0 : y0 + bh, x0 : x0 + bw]))
-    # (Less the slivers along the drawn edges and the blob's blurred rim: a lone card's are 1-2 px.)
-    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    if cv2.countNonZero(rest) < 0.75 * min(w, h):
-        return 0.0, 0.0  # too little for any side (``_beyond``): most tops, lone cards
-    ys, xs = np.nonzero(rest)
-    rel = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64) - top[0]
-    u, v = rel @ a, rel @ b
-    su = _beyond(u - w, v, h, reach) or -_beyond(-u, v, h, reach)
-    sv = _beyond(v - h, u, w, reach) or -_beyond(-v, u, w, reach)
-    return su, sv
-
-
-def _beyond(out: Vec, along: Vec, length: float, reach: float) -> float:
-    """How far the points ``out`` beyond a side of ``length`` reach past it along three quarters of
-    the side (each pixel column's farthest, the lower quartile over the side's columns): a card
-    under the top shows along the whole side its offset faces, a chip or a neighbour's corner
-    along a part of it."""
-    keep = (out > 0) & (out <= reach) & (along >= 0) & (along < length)
-    if np.count_nonzero(keep) < 0.75 * length:
-        return 0.0
-    far = np.zeros(int(length) + 1, np.float64)
-    np.maximum.at(far, along[keep].astype(np.int64), out[keep])
-    return float(np.percentile(far, 25))
 
 
 def _on_share(quad: Vec, *, solid: ByteImage, hiding: ByteImage) -> float:

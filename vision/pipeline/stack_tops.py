@@ -235,20 +235,7 @@ def _under_top(
     c = _polished(top.corners, whole, card_w=card_w)
     hiding = drawn(solid.shape, (c if o is top else o.corners for o in chosen))
     a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
-    w, h = float(np.hypot(*(c[1] - c[0]))), float(np.hypot(*(c[3] - c[0])))
-    reach = _FAR * card_w
-    x0, y0, bw, bh = cv2.boundingRect(np.round(shrink(c, 1.0 + 2.0 * reach / w)).astype(np.int32))
-    x0, y0 = max(x0, 0), max(y0, 0)
-    rest = cv2.bitwise_and(solid[y0 : y0 + bh, x0 : x0 + bw], cv2.bitwise_not(hiding[y0 : y0 + bh, x0 : x0 + bw]))
-    # (Less the slivers along the drawn edges: the top placed to a pixel leaves one at most.)
-    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    ys, xs = np.nonzero(rest)
-    rel = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64) - c[0]
-    u, v = rel @ a, rel @ b
-    # How far the stack reaches beyond each side of the top, along the side: the card under it
-    # shows along the whole side its offset faces (a chip against the stack along a part of it).
-    su = _beyond(u - w, v, h, reach) or -_beyond(-u, v, h, reach)
-    sv = _beyond(v - h, u, w, reach) or -_beyond(-v, u, w, reach)
+    su, sv = strip_beyond(c, solid=solid, hiding=hiding, reach=_FAR * card_w)
     if float(np.hypot(su, sv)) < _SAME * card_w:
         return None  # no strip beside it wider than the top's own edge: no card under it seen
 
@@ -300,6 +287,30 @@ def _polished(
             best = better
     best = max([best, *(score(turned(best[1], t)) for t in turns)], key=_first)
     return best[1]
+
+
+def strip_beyond(
+    top: npt.NDArray[np.float64], *, solid: ByteImage, hiding: ByteImage, reach: float
+) -> tuple[float, float]:
+    """How far (plane pixels, signed along the top's sides ``top[1] - top[0]`` and ``top[3] -
+    top[0]``, each at most ``reach``) the stack reaches beyond ``top`` where ``hiding`` (the chosen
+    cards, the top among them) explains none of it, along three quarters of a side (``_beyond``):
+    the strip of a card lying under the top."""
+    a, b = unit(top[1] - top[0]), unit(top[3] - top[0])
+    w, h = float(np.hypot(*(top[1] - top[0]))), float(np.hypot(*(top[3] - top[0])))
+    x0, y0, bw, bh = cv2.boundingRect(np.round(shrink(top, 1.0 + 2.0 * reach / w)).astype(np.int32))
+    x0, y0 = max(x0, 0), max(y0, 0)
+    rest = cv2.bitwise_and(solid[y0 : y0 + bh, x0 : x0 + bw], cv2.bitwise_not(hiding[y0 : y0 + bh, x0 : x0 + bw]))
+    # (Less the slivers along the drawn edges and the blob's blurred rim: a lone card's are 1-2 px.)
+    rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    if cv2.countNonZero(rest) < 0.75 * min(w, h):
+        return 0.0, 0.0  # too little for any side (``_beyond``): most tops, lone cards
+    ys, xs = np.nonzero(rest)
+    rel = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64) - top[0]
+    u, v = rel @ a, rel @ b
+    su = _beyond(u - w, v, h, reach) or -_beyond(-u, v, h, reach)
+    sv = _beyond(v - h, u, w, reach) or -_beyond(-v, u, w, reach)
+    return su, sv
 
 
 def _beyond(out: npt.NDArray[np.float64], along: npt.NDArray[np.float64], length: float, reach: float) -> float:
