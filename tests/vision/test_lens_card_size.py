@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
 import pytest
 
-from drivers.camera.sim import Lighting, Marker, Optics, Scene, SimCard, TableRenderer, TableView
-from tests.vision.stacks import each_counted_once
+from drivers.camera.sim import Marker, Scene, SimCard, TableRenderer, TableView
+from tests.vision.stacks import TWO_IN_A_CORNER, each_counted_once
 from vision.calibration import Calibration, calibrate_markers
 from vision.config import MarkerConfig
 from vision.deck import DeckProfile
@@ -17,30 +18,12 @@ from vision.pipeline.settings import RecognizerSettings
 from vision.recognize import BACK, Recognizer
 from vision.scenes import view_calibration
 
-# A strongly barrelled camera (dev table 3012's, figures as drawn) and two backs stacked in a
-# corner of its frame, where the plane (the homography's) shows a card about a tenth longer than
-# its card size: rectangles of the plane's card size fitted to that stack land at both of its ends,
-# neither on a card (a miss and a phantom).
-_VIEW = TableView(
-    table_w_mm=1000.0,
-    table_h_mm=560.0,
-    roll_deg=-1.8704465571537625,
-    tilt_deg=6.489342374593884,
-    distortion_k1=-0.059613365323489244,
-    felt_bgr=(70, 95, 60),
-    felt_texture="weave",
-)
-_TWO_IN_A_CORNER = (
-    SimCard(code="Td", x_mm=914.6715952471701, y_mm=85.96672415871456, angle_deg=253.97274006406894, face_up=False),
-    SimCard(code="7h", x_mm=924.6083733285379, y_mm=103.00538148284514, angle_deg=251.19249301243093, face_up=False),
-)
-_LIGHT = Lighting(
-    brightness=0.819864298312285,
-    falloff=0.1154586042393234,
-    falloff_angle_deg=27.657201366613755,
-    tint_bgr=(0.7369576889253151, 0.947391537785063, 1.0876807703582283),
-)
-_OPTICS = Optics(noise_sigma=3.0, motion_angle_deg=155.66954415583504)
+# A strongly barrelled camera (dev table 3012's) and two backs stacked in a corner of its frame,
+# where the plane (the homography's) shows a card about a tenth longer than its card size:
+# rectangles of the plane's card size fitted to that stack land at both of its ends, neither on a
+# card (a miss and a phantom).
+_VIEW, _SCENE, _ = TWO_IN_A_CORNER
+_TWO_IN_A_CORNER = _SCENE.cards
 
 
 def _area(quad: Any) -> float:
@@ -73,7 +56,7 @@ def test_the_planes_card_size_in_a_barrelled_corner_is_the_size_the_lens_gives_i
 
 def _read(deck: DeckProfile, cards: tuple[SimCard, ...], seed: int, *, lens_size: bool) -> tuple[list[Any], Any]:
     renderer = TableRenderer(deck=deck, view=_VIEW, seed=seed)
-    frame = renderer.render(Scene(cards=cards, lighting=_LIGHT, optics=_OPTICS), seed=seed)
+    frame = renderer.render(dataclasses.replace(_SCENE, cards=cards), seed=seed)
     settings = RecognizerSettings(lens_card_size=lens_size)
     reading = Recognizer(deck=deck, settings=settings, calibration=view_calibration(_VIEW)).read(frame)
     return [renderer.card_quad_px(card) for card in cards], reading

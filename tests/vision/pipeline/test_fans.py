@@ -136,6 +136,18 @@ def _scored(code: str, score: float) -> CornerRead:
     return CornerRead(UNKNOWN, 0.4, code, match)
 
 
+def _settled(fans: FanReader, card: Hypothesis, *, over_far: str | None) -> Hypothesis:
+    """``card`` after the fan is settled, with a card read ``over_far`` lying over its far corner
+    (turned about it, as a fan held in the hand; None: no card there)."""
+    hyps = [card]
+    if over_far is not None:
+        top = Hypothesis(corners=card_quad(100.0 + 0.5 * W, 100.0 + 0.5 * H, 20.0))
+        top.code = over_far
+        hyps.append(top)
+    fans.settle(hyps, card_w=W)
+    return card
+
+
 def _exposed(
     deck: DeckProfile,
     *,
@@ -167,14 +179,7 @@ def _exposed(
         fans.read_exposed(np.zeros((400, 400, 3), np.uint8), card, 0, plane, turn=True)
     else:
         fans.read_exposed(np.zeros((400, 400, 3), np.uint8), card, 0, plane, seen_score=FAN_SEEN_SCORE)
-    hyps = [card]
-    if over_far is not None:
-        # Turned about the far corner, as a fan held in the hand: the card over it was read as it.
-        top = Hypothesis(corners=card_quad(100.0 + 0.5 * W, 100.0 + 0.5 * H, 20.0))
-        top.code = over_far
-        hyps.append(top)
-    fans.settle(hyps, card_w=W)
-    return card
+    return _settled(fans, card, over_far=over_far)
 
 
 def test_a_fanned_index_just_under_the_bar_that_holds_its_card_a_pixel_each_way_is_read(kennard: DeckProfile) -> None:
@@ -416,13 +421,7 @@ def _under_top(deck: DeckProfile, *, beside: list[CornerRead], over_far: str | N
     corners.origin, corners.far_origin = card.corners[0], card.corners[2]
     plane = Plane(image=np.zeros((4, 4, 3), np.uint8), to_frame_h=np.eye(3), scale=1.0)
     fans.read_among(np.zeros((400, 400, 3), np.uint8), card, plane)
-    hyps = [card]
-    if over_far is not None:
-        top = Hypothesis(corners=card_quad(100.0 + 0.5 * W, 100.0 + 0.5 * H, 20.0))
-        top.code = over_far
-        hyps.append(top)
-    fans.settle(hyps, card_w=W)
-    return card
+    return _settled(fans, card, over_far=over_far)
 
 
 def test_a_fair_index_whose_far_corner_lies_under_the_card_it_shows_names_its_card(kennard: DeckProfile) -> None:
