@@ -53,7 +53,7 @@ _NUDGE: Final = 0.025
 _NUDGE_GAIN: Final = 0.05
 # At least this share of what shows of a lower card lies on the stack's blob (the rest is felt:
 # a rectangle off the cards, not a card's strip): ``on_stack``.
-_ON_STACK: Final = 0.85
+ON_STACK: Final = 0.85
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
 _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
 # Turns (degrees, from the card on top) the back is slid over a stack at for a middle card.
@@ -339,7 +339,7 @@ def on_stack(corners: Vec, *, solid: ByteImage, hiding: ByteImage, least: float)
     size = area(corners)
     shown = (1.0 - share(hiding, corners)) * size
     seen = share(solid, corners, exclude=hiding) * size
-    return seen >= least and seen >= _ON_STACK * shown
+    return seen >= least and seen >= ON_STACK * shown
 
 
 def _first(pair: tuple[float, object]) -> float:

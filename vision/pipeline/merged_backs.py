@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import area, drawn, overlap_area, share, unit
-from vision.pipeline.hidden import turned
+from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.stack_tops import strip_beyond
 
@@ -41,8 +41,6 @@ _SPAN_WORSE: Final = 0.05
 # all plain border: ``strip_likeness`` is then -1), must match the back in place this well (a glare
 # spot or a rectangle a pixel off takes a true strip down to about 0.5: ``backs._STILL``).
 _STILL: Final = 0.4
-# Share of what shows of the lower card that must lie on the stack, not on felt (``hidden._ON_STACK``).
-_ON_STACK: Final = 0.85
 
 
 def merged_backs(
@@ -135,7 +133,7 @@ def _lower(
         key=lambda q: _on_share(q, solid=solid, hiding=hiding),
     )
     shown = 1.0 - share(hiding, quad)
-    if _on_share(quad, solid=solid, hiding=hiding) < _ON_STACK or shown < 0.04 * card_w * card_h / area(quad):
+    if _on_share(quad, solid=solid, hiding=hiding) < ON_STACK or shown < 0.04 * card_w * card_h / area(quad):
         return None
     if any(
         o.code != BACK or not parallel(quad, o.corners, within=STACK_COS)
