@@ -74,6 +74,29 @@ class Notifier:
             self._sock = None
 
 
+class StatusLine:
+    """systemd's status line (``systemctl status`` shows it as "Status:") kept current: ``compose()``
+    says what the service is doing now, and a changed text is sent; an unchanged one is not."""
+
+    def __init__(self, notifier: Notifier, compose: Callable[[], str]) -> None:
+        self._notifier = notifier
+        self._compose = compose
+        self._sent: str | None = None
+
+    def current(self) -> str:
+        """The status now, counted as sent (for :meth:`Notifier.ready`, which carries it)."""
+        self._sent = self._compose()
+        return self._sent
+
+    def update(self) -> bool:
+        """Send the status if it changed since the last one; True when something was sent."""
+        text = self._compose()
+        if text == self._sent:
+            return False
+        self._sent = text
+        return self._notifier.notify(f"STATUS={text}")
+
+
 class Watchdog:
     """Pings systemd's watchdog at half its interval, but only while ``healthy()`` says so: a table
     whose lock is stuck, whose web server died or whose journal failed stops pinging and is restarted."""

@@ -95,7 +95,7 @@ def run_table(args: argparse.Namespace) -> int:
     from controller.config import load_config
     from controller.control import handle
     from controller.live import LiveConfig, LiveTable
-    from controller.service import Notifier, Watchdog, configure_logging, entry_logger
+    from controller.service import Notifier, StatusLine, Watchdog, configure_logging, entry_logger
     from controller.telemetry import TableMetrics, observe_appends
 
     configure_logging()
@@ -151,8 +151,15 @@ def run_table(args: argparse.Namespace) -> int:
         live.table.inspect(lambda t: t.version)
         return web is None or web.alive
 
+    def status() -> str:
+        # Ready means the journal is replayed and the displays listen; whether the shoe is linked yet
+        # is a separate fact a technician needs in `systemctl status`, so it is said and kept current.
+        shoe = "" if not args.shoe else ", shoe linked" if live.link_up.is_set() else ", shoe not linked"
+        return f"{name}: {live.table.config.game}{shoe}, " + (f"serving {web.url}" if web else "no displays")
+
     watchdog = Watchdog(notifier, healthy)
-    notifier.ready(f"{name}: {live.table.config.game}, serving {web.url if web else 'no displays'}")
+    status_line = StatusLine(notifier, status)
+    notifier.ready(status_line.current())
     try:
         if args.control == "stdio":
             reader = threading.Thread(target=_control_loop, args=(live, stop, handle), daemon=True)
@@ -169,6 +176,7 @@ def run_table(args: argparse.Namespace) -> int:
             if camera is not None and camera.failed.is_set():
                 raise ControllerError(f"stopped: the camera failed: {camera.failure}")
             watchdog.beat()
+            status_line.update()
     finally:
         notifier.stopping()
         if camera is not None:

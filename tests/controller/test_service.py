@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.service import JournaldHandler, Notifier, Watchdog, configure_logging, encode_fields
+from controller.service import JournaldHandler, Notifier, StatusLine, Watchdog, configure_logging, encode_fields
 
 
 @pytest.fixture
@@ -66,6 +66,25 @@ def test_the_watchdog_pings_at_half_its_interval_only_while_healthy(tmp_path: Pa
         with contextlib.suppress(TimeoutError):
             sent.append((t, listener.recv(64).decode()))
     assert sent == [(0, "WATCHDOG=1"), (5, "WATCHDOG=1"), (10, "WATCHDOG=1")]
+
+
+def test_the_status_line_is_sent_when_it_changes_and_only_then(tmp_path: Path, listener: socket.socket) -> None:
+    notifier = Notifier(environ={"NOTIFY_SOCKET": str(tmp_path / "notify")})
+    says = ["T1: oasis, shoe not linked"]
+    line = StatusLine(notifier, lambda: says[0])
+    assert notifier.ready(line.current())
+    assert "STATUS=T1: oasis, shoe not linked" in listener.recv(4096).decode()
+    listener.settimeout(0.2)
+    assert not line.update()  # what ready carried is not sent again
+    says[0] = "T1: oasis, shoe linked"
+    assert line.update()
+    assert listener.recv(4096).decode() == "STATUS=T1: oasis, shoe linked"
+    assert not line.update()
+    with pytest.raises(TimeoutError):
+        listener.recv(4096)
+    says[0] = "T1: oasis, shoe not linked"
+    assert line.update()
+    assert listener.recv(4096).decode() == "STATUS=T1: oasis, shoe not linked"
 
 
 def test_a_watchdog_meant_for_another_process_is_ignored() -> None:

@@ -79,6 +79,10 @@ def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path) -> None:
             base = url.group(1)
             ready = messages(notify, until="READY=1")
             assert any(f"MAINPID={proc.pid}" in m for m in ready)
+            # `systemctl status` says whether the shoe is linked, and follows it once it links.
+            assert re.search(r"STATUS=T7: oasis, shoe (not )?linked, serving https://127\.0\.0\.1:\d+", ready[-1])
+            if "shoe linked" not in ready[-1]:
+                assert messages(notify, until="STATUS=T7: oasis, shoe linked")
             pings = [m for m in messages(notify, until="WATCHDOG=1") if m == "WATCHDOG=1"]
             pings += [m for m in messages(notify, until="WATCHDOG=1") if m == "WATCHDOG=1"]
             assert len(pings) >= 2
@@ -121,6 +125,36 @@ def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path) -> None:
                 proc.kill()
                 proc.communicate(timeout=30)
             notify.close()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+
+
+def test_a_table_whose_shoe_does_not_answer_is_ready_and_says_so(tmp_path: Path) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('game = "oasis"\nname = "T8"\n')
+    with socket.socket() as closed:  # a free port nothing listens on: the shoe's link cannot come up
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify.sock"))
+    notify.settimeout(0.5)
+    env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
+    proc = subprocess.Popen(
+        cli("run", "--config", str(config), "--shoe", f"socket://127.0.0.1:{port}", "--data", str(tmp_path / "d"),
+            "--no-web"),
+        stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env,
+    )  # fmt: skip
+    try:
+        ready = messages(notify, until="READY=1")
+        assert "STATUS=T8: oasis, shoe not linked, no displays" in ready[-1]
+        proc.send_signal(signal.SIGTERM)
+        assert messages(notify, until="STOPPING=1")
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=30)
+        notify.close()
     assert proc.returncode == 0, err
     assert "Traceback" not in err
 
