@@ -65,7 +65,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "increment and reset between rounds (a round in play keeps the ones it opened with); the change is "
         "logged with who and why, and each table journals it as a configuration change. --currency with "
         "--minor-units (alone) sets the unit of an account that has none (one opened before the floor kept "
-        "currencies whose tables did not settle it); an account's unit is never changed.",
+        "currencies whose tables did not settle it); an account's unit is never changed. "
+        "--second-approval-above (alone) sets the amount, in the account's minor units, above which a hit of "
+        "this jackpot needs two supervisors; 'floor' gives it back to the floor service's amount.",
     )
     change.add_argument("--name", required=True)
     change.add_argument("--reset", type=int)
@@ -73,6 +75,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     change.add_argument("--cap", type=int)
     change.add_argument("--currency", help="set the unit of an account that has none (with --minor-units)")
     change.add_argument("--minor-units", type=int, help="its decimals, 0..4 (with --currency)")
+    change.add_argument(
+        "--second-approval-above",
+        metavar="AMOUNT|floor",
+        help="this jackpot's own two-supervisor amount (minor units), or 'floor' for the floor service's",
+    )
     change.add_argument("--by", required=True, help="who makes the change (kept in the log)")
     change.add_argument("--why", required=True, help="why (kept in the log)")
     change.set_defaults(run=run_set)
@@ -132,6 +139,25 @@ def _given_unit(args: argparse.Namespace) -> tuple[str, int] | None:
     if (args.currency is None) != (args.minor_units is None):
         raise FloorConfigError("give --currency and --minor-units together (e.g. --currency EUR --minor-units 0)")
     return None if args.currency is None else (str(args.currency), int(args.minor_units))
+
+
+def _approval_amount(text: str) -> int | None:
+    """--second-approval-above: an amount (0 or more), or None for 'floor'.
+
+    Raises:
+        FloorConfigError: neither a whole amount nor 'floor'.
+    """
+    if text.strip().lower() == "floor":
+        return None
+    try:
+        amount = int(text)
+    except ValueError:
+        amount = -1
+    if amount < 0:
+        raise FloorConfigError(
+            f"--second-approval-above: a whole amount in the jackpot's minor units (0 or more) or 'floor', not {text!r}"
+        )
+    return amount
 
 
 def _scope_unit(store: FloorStore, args: argparse.Namespace) -> tuple[str, int]:
@@ -209,7 +235,15 @@ def run_set(args: argparse.Namespace) -> int:
     from floor import open_store
 
     given = _given_unit(args)
+    alone = (args.reset, args.increment, args.cap, given) == (None, None, None, None)
+    if args.second_approval_above is not None and not alone:
+        raise FloorConfigError("--second-approval-above is set alone, not with other parameters")
     with open_store(_url(args)) as store:
+        if args.second_approval_above is not None:
+            above = _approval_amount(args.second_approval_above)
+            account = store.set_second_approval(account=args.name, above=above, by=args.by, reason=args.why)
+            sys.stdout.write(json.dumps(account.to_json(), indent=2) + "\n")
+            return 0
         if given is not None:
             if (args.reset, args.increment, args.cap) != (None, None, None):
                 raise FloorConfigError("--currency is set alone, not with --reset, --increment or --cap")

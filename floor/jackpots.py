@@ -46,9 +46,15 @@ class Account:
     corrections: int
     currency: str
     minor_units: int
+    second_approval_above: int | None = None  # its own; None: the floor service's amount applies
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def approval_above(self, floor_amount: int | None) -> int | None:
+        """The amount above which a hit of this jackpot needs two supervisors: its own, else the floor's
+        (None: one supervisor confirms every hit)."""
+        return floor_amount if self.second_approval_above is None else self.second_approval_above
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +93,18 @@ class Contribution:
     replayed: bool
 
 
+def _approval(above: int | None, account: Account) -> str:
+    """A second-approval amount as the parameter log writes it."""
+    return "the floor's amount" if above is None else money_text(above, account)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
 
 _ACCOUNT_COLUMNS = (
     "name, scope, scope_value, reset, increment, cap, meter, seeded, contributions, contribution_count, "
-    "overflow, hits, won, corrections, currency, minor_units"
+    "overflow, hits, won, corrections, currency, minor_units, second_approval_above"
 )
 _HIT_COLUMNS = (
     "account, hit_no, table_id, seq, at, share_bp, meter_before, amount, status, confirmed_by, confirmed_at, "
@@ -201,6 +212,30 @@ class JackpotStore(StatusStore):
                 by=by,
                 reason=(f"currency set to {unit_text(currency, minor_units)}: {reason.strip()}"),
             )
+            self._notify(cur, JACKPOT)
+            return self._account(cur, account, lock=False)
+
+    def set_second_approval(self, *, account: str, above: int | None, by: str, reason: str) -> Account:
+        """Set the jackpot's own second-approval amount (its minor units; None: the floor service's applies
+        again); logged with who and why among its parameter changes. A hit already approved keeps its
+        approval; one not yet confirmed is judged by the amount in force when it is confirmed.
+
+        Raises:
+            FloorConfigError: unknown account, a negative amount, no name or reason, or no change.
+        """
+        if not by or not reason.strip():
+            raise FloorConfigError("setting a jackpot's second-approval amount needs who sets it and why")
+        if above is not None and above < 0:
+            raise FloorConfigError(f"account {account}: a second-approval amount is 0 or more, not {above}")
+        with self._transaction(lock=True) as cur:
+            acc = self._account(cur, account, lock=True)
+            if acc.second_approval_above == above:
+                raise FloorConfigError(
+                    f"account {account}: its second-approval amount is already {_approval(above, acc)}"
+                )
+            cur.execute("UPDATE accounts SET second_approval_above = %s WHERE name = %s", (above, account))
+            change = f"second approval above {_approval(above, acc)} (was {_approval(acc.second_approval_above, acc)})"
+            self._log_change(cur, acc, (acc.reset, acc.increment, acc.cap), by=by, reason=f"{change}: {reason.strip()}")
             self._notify(cur, JACKPOT)
             return self._account(cur, account, lock=False)
 
@@ -367,16 +402,16 @@ class JackpotStore(StatusStore):
             raise FloorConfigError(f"account {account} has no hit number {hit_no}")
         return Hit(*row)
 
-    def approve_hit(self, *, account: str, hit_no: int, by: str, second_approval_above: int) -> Hit:
-        """The first of two supervisors approves a pending hit above ``second_approval_above`` (in the
-        account's minor units);
+    def approve_hit(self, *, account: str, hit_no: int, by: str, second_approval_above: int | None = None) -> Hit:
+        """The first of two supervisors approves a pending hit above the jackpot's second-approval amount
+        (its own, else ``second_approval_above``, the floor's, both in the account's minor units);
         another supervisor then confirms it (:meth:`confirm_hit`). The same supervisor approving again
         changes nothing.
 
         Raises:
             FloorConfigError: no such hit, or no supervisor named.
-            FloorRefused: the hit is confirmed already, needs no second approval (at or below the amount:
-                one supervisor confirms it), or another supervisor approved it already (then confirm it).
+            FloorRefused: the hit is confirmed already, needs no second approval (no amount, or at or below
+                it: one supervisor confirms it), or another supervisor approved it already (then confirm it).
         """
         if not by:
             raise FloorConfigError("a hit is approved by a named supervisor")
@@ -385,10 +420,16 @@ class JackpotStore(StatusStore):
             name = f"hit {hit_no} of {account}"
             if hit.status == "confirmed":
                 raise FloorRefused(f"{name} is confirmed already (by {hit.confirmed_by})")
-            if hit.amount <= second_approval_above:
-                held = self._account(cur, account, lock=False)
+            held = self._account(cur, account, lock=False)
+            above = held.approval_above(second_approval_above)
+            if above is None:
                 raise FloorRefused(
-                    f"{name} ({money_text(hit.amount, held)}) is not above {money_text(second_approval_above, held)}: "
+                    f"{name} needs no approval: neither jackpot {account} nor this floor has a second-approval "
+                    "amount, so one supervisor confirms it"
+                )
+            if hit.amount <= above:
+                raise FloorRefused(
+                    f"{name} ({money_text(hit.amount, held)}) is not above {money_text(above, held)}: "
                     "one supervisor confirms it"
                 )
             if hit.approved_by == by:
@@ -405,9 +446,10 @@ class JackpotStore(StatusStore):
     def confirm_hit(self, *, account: str, hit_no: int, by: str, second_approval_above: int | None = None) -> Hit:
         """A supervisor confirms a pending hit (confirming it again is a no-op that keeps the first confirmation).
 
-        With ``second_approval_above`` (the account's minor units), a hit above it must first be approved
-        (:meth:`approve_hit`) by another supervisor; without it, or at or below it, one supervisor confirms
-        it. Whoever approved a hit never confirms it too.
+        A hit above the jackpot's second-approval amount (its own, else ``second_approval_above``, the
+        floor's; the account's minor units) must first be approved (:meth:`approve_hit`) by another
+        supervisor; with neither amount, or at or below it, one supervisor confirms it. Whoever approved a
+        hit never confirms it too.
 
         Raises:
             FloorConfigError: no such hit, or no supervisor named.
@@ -424,10 +466,11 @@ class JackpotStore(StatusStore):
                 raise FloorRefused(
                     f"{by} approved {name} and cannot confirm it too: a second, different supervisor confirms it"
                 )
-            if second_approval_above is not None and hit.amount > second_approval_above and hit.approved_by is None:
-                held = self._account(cur, account, lock=False)
+            held = self._account(cur, account, lock=False)
+            above = held.approval_above(second_approval_above)
+            if above is not None and hit.amount > above and hit.approved_by is None:
                 raise FloorRefused(
-                    f"{name} ({money_text(hit.amount, held)}) is above {money_text(second_approval_above, held)}: "
+                    f"{name} ({money_text(hit.amount, held)}) is above {money_text(above, held)}: "
                     "a supervisor approves it first, then a different supervisor confirms it"
                 )
             cur.execute(

@@ -193,4 +193,13 @@ MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
             FILL_ACCOUNT_UNITS,
         ),
     ),
+    (
+        8,
+        (
+            # A jackpot's own second-approval amount, in its own unit: above it a hit needs two different
+            # supervisors. NULL: the floor service's --second-approval-above applies (one number, which means
+            # different sums on a floor whose jackpots are in different currencies).
+            "ALTER TABLE accounts ADD COLUMN second_approval_above BIGINT",
+        ),
+    ),
 )

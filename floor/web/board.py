@@ -135,9 +135,11 @@ class Board:
         """Take the pending hits (with their pits) and the accounts: None when the panel did not change,
         else the tables whose pending hits may have changed (theirs before and after). Each meter and hit carries
         its account's currency and minor units: the display writes every amount in them."""
-        above = self.second_approval_above
+        floor_above = self.second_approval_above
         accounts = list(accounts)
         units = {a.name: (a.currency, a.minor_units) for a in accounts}
+        # Each jackpot's own amount where it has one, else the floor's.
+        above = {a.name: a.approval_above(floor_above) for a in accounts}
         hits = [
             {
                 "account": hit.account,
@@ -150,7 +152,7 @@ class Board:
                 "currency": units.get(hit.account, ("", 0))[0],
                 "minor_units": units.get(hit.account, ("", 0))[1],
                 "share_bp": hit.share_bp,
-                "needs_second": above is not None and hit.amount > above,
+                "needs_second": _above(hit.amount, above.get(hit.account, floor_above)),
                 "approved_by": hit.approved_by,
                 "approved_at": hit.approved_at,
             }
@@ -159,10 +161,18 @@ class Board:
         panel = {
             "hits": hits,
             "accounts": [
-                {"name": a.name, "meter": a.meter, "hits": a.hits, "currency": a.currency, "minor_units": a.minor_units}
+                {
+                    "name": a.name,
+                    "meter": a.meter,
+                    "hits": a.hits,
+                    "currency": a.currency,
+                    "minor_units": a.minor_units,
+                    "second_approval_above": above[a.name],
+                    "own_approval": a.second_approval_above is not None,
+                }
                 for a in accounts
             ],
-            "second_approval_above": above,
+            "second_approval_above": floor_above,
         }
         if panel == self.jackpots:
             return None
@@ -185,3 +195,7 @@ class Board:
             "games": sorted({t["game"] for t in tiles}),
             "database": self.database,
         }
+
+
+def _above(amount: int, above: int | None) -> bool:
+    return above is not None and amount > above

@@ -34,8 +34,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--second-approval-above",
         type=int,
         metavar="AMOUNT",
-        help="a hit above this amount (in the tables' units) needs two different supervisors: one approves, "
-        "another confirms (default: one supervisor confirms every hit)",
+        help="a hit above this amount (in its jackpot's minor units) needs two different supervisors: one approves, "
+        "another confirms; a jackpot's own amount (jackpot set --second-approval-above) comes first "
+        "(default: one supervisor confirms the hits of a jackpot without its own)",
     )
     parser.add_argument(
         "--link-lost-after", type=float, default=10.0, metavar="S", help="a table silent this long shows link lost"

@@ -113,7 +113,8 @@ async def decide(
     user: SupervisorUser,
     state: StateDep,
 ) -> dict[str, Any]:
-    """A supervisor approves (the first of two, above the second-approval amount) or confirms a hit.
+    """A supervisor approves (the first of two, above the jackpot's second-approval amount, else the floor's)
+    or confirms a hit.
 
     Raises:
         Forbidden: a dealer (403). NotAuthenticated / CsrfRefused: no session, or no CSRF token.
@@ -125,8 +126,6 @@ async def decide(
     who = f"{user.role}:{user.name}"
     try:
         if action == "approve":
-            if above is None:
-                raise FloorRefused("this floor has no second-approval amount: one supervisor confirms every hit")
             hit = await asyncio.to_thread(
                 service.store.approve_hit, account=account, hit_no=hit_no, by=user.name, second_approval_above=above
             )

@@ -79,6 +79,25 @@ def test_jackpot_open_and_set_from_the_command_line(tmp_path: Path, capsys: Any)
         (change,) = store.parameter_changes("pit-A")
         assert (change["by"], change["reason"], change["old_increment"]) == ("pat", "promo", 2)
         assert store.account("pit-A").meter == 5000  # a parameter change never moves the meter
+    # The jackpot's own two-supervisor amount, alone; "floor" gives it back to the floor service's.
+    approval = [*base, "--name", "pit-A", "--by", "pat", "--why", "pit rule"]
+    assert main(["jackpot", "set", *approval, "--second-approval-above", "20000"]) == 0
+    assert json.loads(capsys.readouterr().out)["second_approval_above"] == 20000
+    for bad, message in (
+        (["--second-approval-above", "lots"], "a whole amount in the jackpot's minor units (0 or more) or 'floor'"),
+        (["--second-approval-above", "-5"], "not '-5'"),
+        (["--second-approval-above", "9", "--cap", "70000"], "--second-approval-above is set alone"),
+    ):
+        assert main(["jackpot", "set", *approval, *bad]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
+    assert main(["jackpot", "set", *approval, "--second-approval-above", "floor"]) == 0
+    assert json.loads(capsys.readouterr().out)["second_approval_above"] is None
+    with open_store(str(tmp_path)) as store:
+        assert [c["reason"] for c in store.parameter_changes("pit-A")][1:] == [
+            "second approval above 20,000 EUR (was the floor's amount): pit rule",
+            "second approval above the floor's amount (was 20,000 EUR): pit rule",
+        ]
 
 
 def test_jackpot_open_takes_the_unit_given_or_the_one_its_tables_agree_on(tmp_path: Path, capsys: Any) -> None:

@@ -147,6 +147,52 @@ def test_a_hit_at_or_below_the_amount_is_confirmed_by_one_supervisor(store: Floo
         store.approve_hit(account="big", hit_no=9, by="sam", second_approval_above=0)
 
 
+def test_a_jackpots_own_amount_comes_before_the_floors_and_is_logged(store: FloorStore) -> None:
+    _hits(store)
+    store.add_table(table_id="e1", pit="B", game="oasis", currency="EUR", minor_units=0)
+    store.open_account(
+        name="euros", scope="pit", scope_value="B", reset=40_000, increment=5, cap=90_000, currency="EUR"
+    )
+    store.hit(account="euros", table_id="e1", seq=1)  # 40,000 EUR
+    # A floor amount of 500,000 means 5,000.00 USD for "big" but 500,000 EUR for "euros": each jackpot sets its own.
+    floor_amount = 500_000
+    euros = store.set_second_approval(account="euros", above=10_000, by="pat", reason="pit B's limit")
+    assert euros.second_approval_above == 10_000 and euros.approval_above(floor_amount) == 10_000
+    assert store.account("big").approval_above(floor_amount) == floor_amount
+    with pytest.raises(FloorRefused, match=r"hit 1 of euros \(40,000 EUR\) is above 10,000 EUR: a supervisor approves"):
+        store.confirm_hit(account="euros", hit_no=1, by="sam", second_approval_above=floor_amount)
+    # With no floor amount at all, the jackpot's own still holds.
+    assert store.approve_hit(account="euros", hit_no=1, by="sam").approved_by == "sam"
+    assert store.confirm_hit(account="euros", hit_no=1, by="tess").confirmed_by == "tess"
+    # "big" raised above its hit: one supervisor confirms what the floor's amount would have given to two.
+    store.set_second_approval(account="big", above=2_000_000, by="pat", reason="high-limit room")
+    with pytest.raises(FloorRefused, match=r"\(10,000.00 USD\) is not above 20,000.00 USD: one supervisor"):
+        store.approve_hit(account="big", hit_no=1, by="sam", second_approval_above=floor_amount)
+    # Given back to the floor: the floor's amount applies again; with none anywhere, nothing needs approving.
+    back = store.set_second_approval(account="big", above=None, by="pat", reason="room closed")
+    assert back.second_approval_above is None
+    with pytest.raises(FloorRefused, match=r"is above 5,000\.00 USD"):
+        store.confirm_hit(account="big", hit_no=1, by="sam", second_approval_above=floor_amount)
+    with pytest.raises(FloorRefused, match="needs no approval: neither jackpot big nor this floor has a second-"):
+        store.approve_hit(account="big", hit_no=1, by="sam")
+    assert [c["reason"] for c in store.parameter_changes("big")] == [
+        "second approval above 20,000.00 USD (was the floor's amount): high-limit room",
+        "second approval above the floor's amount (was 20,000.00 USD): room closed",
+    ]
+    assert [(c["old_reset"], c["reset"]) for c in store.parameter_changes("big")] == [(1_000_000, 1_000_000)] * 2
+    for bad, message in (
+        ({"above": -1, "by": "pat", "reason": "x"}, "a second-approval amount is 0 or more, not -1"),
+        ({"above": None, "by": "pat", "reason": "x"}, "its second-approval amount is already the floor's amount"),
+        ({"above": 5, "by": "", "reason": "x"}, "needs who sets it and why"),
+        ({"above": 5, "by": "pat", "reason": " "}, "needs who sets it and why"),
+    ):
+        with pytest.raises(FloorConfigError, match=message):
+            store.set_second_approval(account="big", **bad)  # type: ignore[arg-type]
+    with pytest.raises(FloorConfigError, match="no jackpot account named 'gone'"):
+        store.set_second_approval(account="gone", above=5, by="pat", reason="x")
+    assert len(store.parameter_changes("big")) == 2  # the refusals logged nothing
+
+
 def test_pending_hits_list_the_floor_oldest_first_with_their_pit(store: FloorStore) -> None:
     _hits(store)
     assert [(h.account, h.hit_no, h.table_id, pit) for h, pit in store.pending_hits()] == [

@@ -73,7 +73,7 @@ def test_migration_6_upgrades_a_floor_with_tables_and_journals_in_place(
         Replicator(journal=dollars.store, store=old).ship()
     monkeypatch.undo()
     with open_store(floor_url) as store:  # upgrades it
-        assert store.applied_migrations() == {1, 2, 3, 4, 5, 6, 7} and store.schema_version() == 7
+        assert store.applied_migrations() == {v for v, _ in MIGRATIONS} and store.schema_version() == MIGRATIONS[-1][0]
         assert store.tables() == [(table_id, "A", "oasis"), ("quiet", "A", "oasis")]  # what was there is kept
         assert store.last_seq(table_id) == dollars.store.last_seq
         assert store.units() == {table_id: ("", 0), "quiet": ("", 0)}  # not reported since: stated as unknown
@@ -138,7 +138,7 @@ def test_migration_7_gives_a_jackpot_the_unit_of_the_tables_that_fed_it_or_leave
             _fed(cur, "pit-C", [("w1", 1, "contribution", 5), ("w2", 1, "contribution", 5)])
     monkeypatch.undo()
     with open_store(floor_url) as store:  # upgrades it in place
-        assert store.schema_version() == 7
+        assert store.schema_version() == MIGRATIONS[-1][0]
         units = {a.name: (a.currency, a.minor_units, a.meter) for a in store.accounts()}
         # Fed only by euro tables: euros. Fed in two currencies, never fed, or fed by tables whose unit is not
         # known yet: no unit ('' = not set), the meters as they were.
@@ -170,6 +170,23 @@ def test_migration_7_gives_a_jackpot_the_unit_of_the_tables_that_fed_it_or_leave
         store.add_table(table_id="w2", pit="C", game="oasis", currency="USD", minor_units=2)
         assert (store.account("pit-C").currency, store.account("pit-C").minor_units) == ("USD", 2)
         assert store.account("unfed").currency == ""
+
+
+def test_migration_8_leaves_every_jackpot_on_the_floors_second_approval_amount(
+    floor_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(floor.base, "MIGRATIONS", MIGRATIONS[:7])
+    with open_store(floor_url) as old, old.transaction(write=True) as cur:  # in migration 7's terms
+        cur.execute(
+            "INSERT INTO accounts (name, scope, scope_value, reset, increment, cap, meter, seeded, currency, "
+            "minor_units) VALUES ('big', 'floor', '', 1000, 5, 100000, 1000, 1000, 'USD', 2)"
+        )
+    monkeypatch.undo()
+    with open_store(floor_url) as store:
+        assert store.schema_version() == 8
+        big = store.account("big")
+        assert (big.meter, big.currency, big.second_approval_above, big.approval_above(700)) == (1000, "USD", None, 700)
+        assert store.set_second_approval(account="big", above=50, by="pat", reason="x").approval_above(700) == 50
 
 
 def test_a_jackpot_is_fed_only_by_tables_in_its_currency_and_decimals(store: FloorStore) -> None:

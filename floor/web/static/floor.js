@@ -202,10 +202,16 @@
   }
 
   function drawJackpots() {
+    // Each jackpot's amount in its own money (its own, else the floor's): one raw number would mean
+    // different sums in jackpots of different currencies.
     const above = jackpots.second_approval_above;
-    $("approval-rule").textContent = above === null
-      ? "One supervisor confirms each hit."
-      : `Hits above ${cents(above)}: one supervisor approves, a different one confirms.`;
+    const rules = jackpots.accounts.filter((a) => a.second_approval_above !== null && a.second_approval_above !== undefined)
+      .map((a) => `${a.name} above ${inUnit(a.second_approval_above, a)}`);
+    $("approval-rule").textContent = rules.length
+      ? `Two supervisors (one approves, a different one confirms) for hits of ${rules.join(" · ")}; one confirms any other.`
+      : above === null || jackpots.accounts.length
+        ? "One supervisor confirms each hit."
+        : `Hits above ${cents(above)}: one supervisor approves, a different one confirms.`;
     $("hits").replaceChildren(
       ...jackpots.hits.map((hit, i) =>
         el(

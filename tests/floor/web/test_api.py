@@ -119,6 +119,37 @@ def test_a_large_hit_needs_two_different_supervisors_and_dealers_cannot_confirm(
         ]
 
 
+def test_a_jackpots_own_second_approval_amount_is_the_one_the_panel_and_the_buttons_follow(
+    floor_url: str, tmp_path: Path
+) -> None:
+    with running(floor_url, tmp_path / "data") as floor:
+        floor_of(floor.store, pits=1, per_pit=2)
+        store = floor.store
+        store.open_account(name="big", scope="floor", reset=1_000_000, increment=100, cap=5_000_000)
+        store.open_account(name="pit-A", scope="pit", scope_value="A", reset=2_000, increment=1, cap=9_000)
+        store.hit(account="big", table_id="t001", seq=1)  # 1,000,000: above the floor's 500,000
+        store.hit(account="pit-A", table_id="t002", seq=1)  # 2,000: below the floor's amount
+        store.set_second_approval(account="pit-A", above=1_500, by="pat", reason="pit A's rule")
+        with signed_in(floor.url, "sam") as sam, signed_in(floor.url, "tess") as tess:
+            panel = until(lambda: len(_panel(sam)["hits"]) == 2 and _panel(sam), what="both hits on the panel")
+            assert {h["account"]: h["needs_second"] for h in panel["hits"]} == {"big": True, "pit-A": True}
+            assert {a["name"]: (a["second_approval_above"], a["own_approval"]) for a in panel["accounts"]} == {
+                "big": (500_000, False),
+                "pit-A": (1_500, True),
+            }
+            early = sam.post("/api/floor/jackpots/pit-A/1/confirm")
+            assert early.status_code == 409 and "(2,000 EUR) is above 1,500 EUR" in early.json()["error"]
+            # Raised above the hit, the jackpot's amount lets one supervisor confirm: the panel follows.
+            store.set_second_approval(account="pit-A", above=5_000, by="pat", reason="raised")
+            until(
+                lambda: {h["account"]: h["needs_second"] for h in _panel(sam)["hits"]} == {"big": True, "pit-A": False},
+                what="the panel following the new amount",
+            )
+            refused = sam.post("/api/floor/jackpots/pit-A/1/approve")
+            assert refused.status_code == 409 and "is not above 5,000 EUR: one supervisor confirms it" in refused.text
+            assert tess.post("/api/floor/jackpots/pit-A/1/confirm").status_code == 200
+
+
 def test_a_restart_of_the_service_loses_nothing(floor_url: str, tmp_path: Path) -> None:
     data = tmp_path / "data"
     with running(floor_url, data) as floor:

@@ -100,6 +100,9 @@ def test_the_floor_display_with_120_tables(browser: Browser, floor_url: str, tmp
         page.wait_for_selector(".tile[data-table=t050].has-hit")
         page.wait_for_selector("#hits li[data-account=grand] button.approve")
         assert "2,500,000" in (page.text_content("#hits li") or "")
+        # The rule in the jackpot's own money, not the floor's bare number.
+        rule = "Two supervisors (one approves, a different one confirms) for hits of grand above EUR 500,000"
+        assert (page.text_content("#approval-rule") or "").startswith(rule)
         page.click("#hits li button.approve")
         page.wait_for_selector("#hits li button.confirm[disabled]")  # sam approved: sam may not confirm
         assert "approved by sam" in (page.text_content("#hits li .step") or "")
