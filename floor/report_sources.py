@@ -132,11 +132,18 @@ class TableSource(Source):
 
     def _unit(self) -> tuple[str, int]:
         """The unit of account of the table's configuration: its journal's first entry configures it (and a
-        table refuses another unit later: controller/table)."""
+        table refuses another unit later: controller/table). Where the oldest archive months were pruned
+        (deleted by the casino's retention), the first entry left is not that one: then the oldest
+        checkpoint's settings, which every checkpoint carries, say it."""
         for part in self.segments.parts:
             if part.last_seq > part.base_seq:
                 first = part.entry(part.base_seq + 1)
-                return _unit(first.data if first is not None and first.kind == "configured" else None)
+                if first is not None and first.kind == "configured":
+                    return _unit(first.data)
+                break
+        checkpoint = next(self.segments.checkpoints(), None)
+        if checkpoint is not None and "settings" in checkpoint.state:
+            return _unit({"settings": checkpoint.state["settings"]})
         return UNKNOWN_CURRENCY, 0
 
     def entries(self, table_id: str, *, start: str, end: str) -> Iterator[tuple[str, str, dict[str, Any]]]:

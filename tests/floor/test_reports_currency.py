@@ -8,7 +8,7 @@ import csv
 import io
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -192,3 +192,27 @@ def test_a_table_folder_reports_in_the_currency_its_journal_was_configured_with(
         source.close()
     (total,) = report["totals"]
     assert (total["currency"], total["minor_units"], _figures(total)) == ("USD", 2, _sums([dollar]))
+
+
+def test_a_table_folder_whose_oldest_months_were_pruned_still_reports_in_its_currency(tmp_path: Path) -> None:
+    # September's rounds go to an archive segment, which the casino's retention then deletes: the first
+    # entry left is no longer the one that configured the table.
+    table = Table(
+        tmp_path / "t", start=datetime(2026, 9, 10, 20, 0, tzinfo=UTC), keep_months=2, seed=4, currency="USD",
+        minor_units=2,
+    )  # fmt: skip
+    table.play(26)  # a checkpoint every 25 rounds: September's is where the archive is cut
+    table.clock.now = datetime(2026, 11, 24, 20, 0, tzinfo=UTC)
+    table.play(26)
+    table.close()
+    (archived,) = (tmp_path / "t" / "archive").glob("*.sqlite3")
+    archived.unlink()
+    source = TableSource(tmp_path / "t")
+    try:
+        (info,) = source.tables()
+        report = make_report(source, start="2026-11-01", end="2026-12-01", tz="UTC").to_json()
+    finally:
+        source.close()
+    assert (info.currency, info.minor_units) == ("USD", 2)
+    (total,) = report["totals"]
+    assert (total["currency"], total["minor_units"], total["rounds"]) == ("USD", 2, 26)
