@@ -238,6 +238,10 @@ class CameraLink:
         self._thread: threading.Thread | None = None
         self._started: float | None = None  # monotonic time of start()
         self._lock = threading.Lock()  # one frame at a time, whether stepped or threaded
+        # Who closes the source: stop(), or the thread itself when stop() found it still in a read.
+        self._closing = threading.Lock()
+        self._ran_out = False  # the thread has left its loop (under _closing)
+        self._close_when_out = False  # stop() left the closing to the thread (under _closing)
         self._reported: tuple[object, ...] | None = None  # the covered zones and counts last sent
         self._reported_at = 0.0
         # The displays show this camera's health beside the shoe's (the one place a table's camera is
@@ -349,8 +353,8 @@ class CameraLink:
             state = "failed"
         elif self._thread is None:
             state = "idle"
-        else:
-            state = "running" if self._thread.is_alive() else "stopped"
+        else:  # (stopped once asked to, even while a hung read keeps its thread a little longer)
+            state = "running" if self._thread.is_alive() and not self._stop.is_set() else "stopped"
         last = self.last
         times = list(self._frame_times)
         now = time.monotonic()
@@ -419,12 +423,22 @@ class CameraLink:
         self._thread.start()
         self._changed()
 
-    def stop(self, *, timeout: float = 5.0) -> None:
-        """Stop the thread (after the frame in hand) and close the source."""
+    def stop(self, *, timeout: float = 2.0) -> None:
+        """Stop the thread (after the frame in hand) and close the source.
+
+        A read that has not returned within ``timeout`` seconds (a network camera that hangs) is not
+        waited for: the source is then closed by the thread when the read returns, never under it (a
+        capture released while another thread reads it is undefined in OpenCV)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
-        self.source.close()
+        with self._closing:
+            hung = self._thread is not None and not self._ran_out
+            self._close_when_out = hung
+        if hung:
+            log.warning("the camera's read did not return within %.1f s: its source closes when it does", timeout)
+        else:
+            self.source.close()
         self._changed()
 
     def _step_guarded(self, failed_in_row: int) -> tuple[bool, int]:
@@ -454,6 +468,16 @@ class CameraLink:
             return False, failed_in_row
 
     def _run(self) -> None:
+        try:
+            self._loop()
+        finally:
+            with self._closing:
+                self._ran_out = True
+                close = self._close_when_out
+            if close:
+                self.source.close()
+
+    def _loop(self) -> None:
         period = 1.0 / self.settings.max_fps if self.settings.max_fps else 0.0
         next_at = time.monotonic()
         failed_in_row = 0

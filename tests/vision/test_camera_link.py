@@ -7,6 +7,7 @@ The link is stepped frame by frame, so what it has seen is exact; one test runs 
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -435,4 +436,58 @@ def test_a_camera_whose_frames_stop_turns_stale_and_back(tmp_path: Path, kennard
         link.stop()
         # (The thread ends after the frame in hand, which a busy machine may still be reading.)
         wait_for(lambda: live.table.view()["camera"]["state"] == "stopped", "the camera to stop", timeout=60)
+        live.stop()
+
+
+class _Hanging(FrameSource):
+    """The simulated camera until ``hang`` is set: then a read blocks until ``give`` (a network
+    camera whose stream stalls); notes whether it was closed while a read was in progress."""
+
+    def __init__(self, camera: SimulatedCamera) -> None:
+        super().__init__(name="sim:// (hanging)")
+        self.camera = camera
+        self.hang, self.give, self.in_read = threading.Event(), threading.Event(), threading.Event()
+        self.closed_in_read = False
+        self.released = threading.Event()
+
+    def _grab(self) -> ByteImage | None:
+        if self.hang.is_set():
+            self.in_read.set()
+            self.give.wait(60)
+            self.in_read.clear()
+        frame = self.camera.read()
+        return None if frame is None else frame.image
+
+    def _release(self) -> None:
+        self.closed_in_read = self.in_read.is_set()
+        self.released.set()
+
+
+def test_a_read_that_hangs_is_not_waited_for_and_its_source_is_not_closed_under_it(
+    tmp_path: Path, kennard: DeckProfile
+) -> None:
+    config = build_config({"game": "casino-holdem"})
+    live = LiveTable(config=LiveConfig(data=tmp_path, shoe=None, table=config))
+    source = _Hanging(SimulatedCamera(deck=kennard, view=VIEW, seed=1))
+    link = CameraLink(
+        table=live.table,
+        source=source,
+        deck=kennard,
+        calibration=Calibration(homography=VIEW.homography(), rms_px=0.0),
+        zones=ZONES,
+        settings=LinkSettings(checks=CHECKS, max_fps=10.0),
+    )
+    try:
+        link.start()
+        wait_for(lambda: link.frames >= 1, "a first frame", timeout=60)
+        source.hang.set()
+        assert source.in_read.wait(30)
+        link.stop(timeout=0.2)
+        # Stopped as far as the table can tell, the read still in hand: the source is left open under it.
+        assert link.health().state == "stopped" and not source.released.is_set()
+        source.give.set()
+        assert source.released.wait(30)  # closed by the thread once its read returned
+        assert not source.closed_in_read and not link.failed.is_set()
+    finally:
+        source.give.set()
         live.stop()
