@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import area, drawn, overlap_area, share, unit
+from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, unit
 from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.stack_tops import strip_beyond
@@ -41,6 +41,16 @@ _SPAN_WORSE: Final = 0.05
 # all plain border: ``strip_likeness`` is then -1), must match the back in place this well (a glare
 # spot or a rectangle a pixel off takes a true strip down to about 0.5: ``backs._STILL``).
 _STILL: Final = 0.4
+# A card on top and a back beside it nearer than this (card lengths, centre to centre) may be one
+# card seen longer than the plane's (``_one_card``); as ``backs._one_card``'s bar.
+_NEAR: Final = 0.12
+# The rectangle spanning them must match the back as a card seen whole (``WHOLE_FIT``) and this much
+# better than either. A lone back in a barrelled corner of dev table standard-11005: the top fitted
+# to its near end 0.73, the rectangle kept at its far end 0.68, spanned 0.85.
+_ONE_BETTER: Final = 0.05
+# ... and lie this much on the stack: the two ends' rectangles are offset sideways too, so the one
+# spanning them is a little wider than the card (11005's lone back alone: 0.950, in its table 0.95+).
+_ONE_ON: Final = 0.93
 
 
 def merged_backs(
@@ -69,6 +79,7 @@ def merged_backs(
     so is put in place of the rectangle chosen for it. Run after the stack's other steps
     (``backs.stack_backs``).
     """
+    _one_card(chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h)
     whole_of = tester.whole_likeness(image)
     blank = tester.blank(image)
     added: list[Hypothesis] = []
@@ -97,6 +108,58 @@ def merged_backs(
         for o in chosen:
             cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
     return added
+
+
+def _one_card(
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> None:
+    """A card on top (``whole``) and a back kept beside it that are one card seen longer than the
+    plane's card made one: the rectangle spanning both put in the top's place, the other dropped.
+
+    In a barrelled corner a card shows up to a tenth longer than the plane's card: the top fitted to
+    its near end (``stack_tops.shifted_tops``) leaves the rectangle chosen before at its far end, which
+    is kept as a card under it (its end lies on the stack, beyond the top): one card counted twice.
+    ``backs._one_card`` makes such pairs one before the tops are placed; here the same for the pairs
+    placed after it (the card kept under a top is marked ``hidden``). The spanning rectangle (each
+    corner the outer of the two) must be a card's rectangle lying on the stack and match the back as
+    a card seen whole, ``_ONE_BETTER`` better than either: a true lower card spanned with its top
+    frames the top's border inside it and matches worse.
+    """
+    from vision.pipeline.backs import card_shaped  # (backs imports this module)
+
+    blank = tester.blank(image)
+    for top in [o for o in chosen if o.whole and o.code == BACK]:
+        for low in [o for o in chosen if o is not top and o.code == BACK and not o.whole]:
+            mid = 0.5 * (top.center + low.center)
+            if float(np.hypot(*(top.center - low.center))) >= _NEAR * card_h:
+                continue
+            if not parallel(top.corners, low.corners, within=STACK_COS):
+                continue
+            other = aligned(low.corners, top.corners)
+            far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(other - mid).T)
+            span = np.asarray(np.where(far[:, None], top.corners, other), np.float64)
+            if not card_shaped(span, card_w=card_w, card_h=card_h) or share(solid, span) < _ONE_ON:
+                continue
+            one = Hypothesis(corners=span, anchors=top.anchors)
+            score = tester.strip_likeness(one, image, blank)
+            best = max(tester.strip_likeness(top, image, blank), tester.strip_likeness(low, image, blank))
+            if score < WHOLE_FIT or score < best + _ONE_BETTER:
+                continue
+            one.code, one.confidence, one.back, one.back_score = BACK, 0.5 + 0.5 * score, True, score
+            one.whole = True
+            chosen[:] = [one if o is top else o for o in chosen if o is not low]
+            cv2.fillConvexPoly(covered, np.round(low.corners).astype(np.int32), 0)
+            cv2.fillConvexPoly(covered, np.round(top.corners).astype(np.int32), 0)
+            for o in chosen:
+                cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
+            break
 
 
 def _lower(
