@@ -182,12 +182,14 @@ class _Stack:
                 best = self._judged(self._polished(corners))
         return best
 
-    def _polished(self, quad: Vec) -> Vec:
+    def _polished(self, quad: Vec, hiding: ByteImage | None = None) -> Vec:
         """``quad`` moved along its sides in steps of ``_STEP`` of a card's width while what shows
-        of it matches the back in place better (a few steps), then turned when that is better still."""
+        of it (``hiding``, else every card counted, left out) matches the back in place better (a
+        few steps), then turned when that is better still."""
+        mask = self.covered if hiding is None else hiding
 
         def placed(corners: Vec) -> tuple[float, Vec]:
-            return self.likeness(Hypothesis(corners=corners), self.covered), corners
+            return self.likeness(Hypothesis(corners=corners), mask), corners
 
         a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
         step = _STEP * self.card_w
@@ -216,10 +218,30 @@ class _Stack:
                 (whole, top), (_, bottom) = sorted(((self.whole(o), o) for o in (one, two)), key=_first)[::-1]
                 if whole < _STILL:
                     continue
+                self._keep_middles(bottom=bottom, top=top)
                 found = self._middle(bottom=bottom, top=top)
                 if found is not None:
                     out.append(found)
         return out
+
+    def _keep_middles(self, *, bottom: Hypothesis, top: Hypothesis) -> None:
+        """Marks as ``hidden`` the chosen backs between ``top`` and ``bottom`` that are a middle card:
+        the outline proposed a rectangle for it, yet it lies almost wholly under the top and over the
+        bottom, so it would be dropped later as a card counted twice (``overlaps.drop_twice_counted``;
+        table 13003's 8h on five designs). It is judged as a middle card found here is (its strip
+        with the cards above it hiding it, against the bottom's look there)."""
+        for mid in self.chosen:
+            if mid is top or mid is bottom or mid.code != BACK or mid.hidden or mid.whole:
+                continue
+            near = [float(np.hypot(*(mid.center - o.center))) / self.card_w for o in (top, bottom)]
+            if max(near) > _FAR or not parallel(mid.corners, top.corners, within=STACK_COS):
+                continue
+            above = drawn(self.covered.shape, (o.corners for o in self.chosen if o is not bottom and o is not mid))
+            # (Drawn from outline corners of two cards, it may lie a few pixels off the middle card.)
+            quad = self._polished(mid.corners, above)
+            score = self.likeness(Hypothesis(corners=quad), above)
+            if self._holds(quad, score=score, bottom=bottom, top=top, above=above, own=mid):
+                mid.corners, mid.center, mid.hidden = quad, quad.mean(axis=0), True
 
     def _middle(self, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
         """The best middle card under ``top`` and over ``bottom``: a card dealt by hand lies a few
@@ -260,24 +282,47 @@ class _Stack:
         shifted = [mid + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
         score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first)
         score, mid = max([(score, mid), *(placed(turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
-        if score < _MATCH:
+        if not self._holds(mid, score=score, bottom=bottom, top=top, above=above):
             return None
+        hyp = Hypothesis(corners=mid)
+        hyp.back, hyp.back_score = True, score
+        return hyp
+
+    def _holds(
+        self,
+        mid: Vec,
+        *,
+        score: float,
+        bottom: Hypothesis,
+        top: Hypothesis,
+        above: ByteImage,
+        own: Hypothesis | None = None,
+    ) -> bool:
+        """Whether a middle card at ``mid`` under ``top`` and over ``bottom``, matching what ``above``
+        leaves of it ``score``, is one more card (``own``: the chosen back drawn there, if any);
+        ``above`` gets it drawn in."""
+        card_w = self.card_w
+        placed_top = self.whole(top) >= WHOLE_FIT
+        apart = _APART if placed_top else _APART_OFF
+        tight = _APART_TIGHT if placed_top else _APART_OFF
+        if score < _MATCH:
+            return False
         # What shows of it must lie on the stack, not on felt (as a strip beyond a back's, ``_judged``):
         # a rectangle drawn between the bottom card and the top, a few pixels off both, matches a
         # strip of the bottom card well yet reaches past the stack's edge where no card lies.
         if not on_stack(mid, solid=self.solid, hiding=above, least=0.04 * card_w * self.card_h):
-            return None
+            return False
         centre = mid.mean(axis=0)
         for o in self.chosen:
-            if o is top:
+            if o is top or o is own:
                 continue
             gap = float(np.hypot(*(centre - o.center))) / card_w
             # A card already counted, or that card a few pixels off: a chosen back's rectangle
             # a little off it leaves its own border showing beside it as a strip.
             if gap < tight or (gap < _APART_OFF and self._own_border(o, centre)):
-                return None
-        if float(np.hypot(*(centre - top.center))) < apart * self.card_w:
-            return None  # a strip this thin is as much the top card's own edge, drawn a little off
+                return False
+        if float(np.hypot(*(centre - top.center))) < apart * card_w:
+            return False  # a strip this thin is as much the top card's own edge, drawn a little off
         # Two backs dealt far apart leave the lower one's picture there: a middle card must
         # match what shows clearly better than the card under it does.
         x, y, w, h = cv2.boundingRect(np.round(bottom.corners).astype(np.int32))
@@ -287,15 +332,11 @@ class _Stack:
         cv2.fillConvexPoly(elsewhere, np.round(mid).astype(np.int32), 0)
         np.bitwise_or(elsewhere[y : y + h, x : x + w], above[y : y + h, x : x + w], out=elsewhere[y : y + h, x : x + w])
         if score < self.likeness(bottom, elsewhere) + _BETTER:
-            return None
+            return False
         # And the card under it, all but its own strip hidden then, is still the back in place
         # (not a rectangle drawn across two cards of the stack).
         cv2.fillConvexPoly(above, np.round(mid).astype(np.int32), 255)
-        if self.likeness(bottom, above) < _STILL:
-            return None
-        hyp = Hypothesis(corners=mid)
-        hyp.back, hyp.back_score = True, score
-        return hyp
+        return self.likeness(bottom, above) >= _STILL
 
     def _own_border(self, card: Hypothesis, toward: Vec) -> bool:
         """Whether a strip at ``toward`` is ``card``'s own border, its rectangle drawn a few pixels
