@@ -1,4 +1,4 @@
-"""How much of a guessed index box is ink, against the registered deck's own indices: too little or too much holds none."""
+"""How much of a guessed index box is ink, against the deck's own indices: too little or too much holds none."""
 
 from __future__ import annotations
 
@@ -37,7 +37,8 @@ def ink_share(box_pixels: ByteImage) -> float:
     k90 = int(0.9 * (flat.size - 1))
     flat.partition(k90)
     level = math.ceil(INK_LEVEL * float(flat[k90]))
-    return cv2.countNonZero(cv2.compare(dark, level, cv2.CMP_LT)) / flat.size
+    _t, ink = cv2.threshold(dark, level - 1, 1, cv2.THRESH_BINARY_INV)  # (under ``level``: at most level - 1)
+    return cv2.countNonZero(ink) / flat.size
 
 
 def index_ink_range(deck: DeckProfile) -> tuple[float, float]:
