@@ -17,6 +17,7 @@ from vision.index_match import IndexMatch, match_index
 from vision.pipeline.back_colours import back_colours, on_back
 from vision.pipeline.geometry import local_poly, share
 from vision.pipeline.settings import RecognizerSettings
+from vision.pipeline.start_ink import index_ink_range, ink_share
 
 UNKNOWN: Final = "unknown"
 ByteImage = npt.NDArray[Any]
@@ -72,6 +73,7 @@ class CornerReader:
         self._search = (sw + CORNER_LEAD, sh + CORNER_LEAD)
         self._box = _led(deck.index_box)
         self._back_colours = back_colours(deck)
+        self._ink_range = index_ink_range(deck)
         self._reads: dict[tuple[int, bytes], CornerRead] = {}
         # Reads made without the paler ink level that found no index: read again when it is asked for.
         self._unpaled: set[tuple[int, bytes]] = set()
@@ -108,20 +110,35 @@ class CornerReader:
         """
         if self._back_colours is None:
             return False
+        return on_back(self._box_pixels(image, origin, x_vec, y_vec), self._back_colours)
+
+    def holds_none(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> bool:
+        """Whether the index box at one corner (as :meth:`read`'s), a place only guessed at (a fan
+        scan's start), plainly holds no index, and is not worth a read: it lies on the deck's back
+        (see :meth:`on_back`), or is ink over far less or far more of it than any registered
+        face's index box is (``index_ink_range``: the card below's paper, a court picture).
+        """
+        pixels = self._box_pixels(image, origin, x_vec, y_vec)
+        if self._back_colours is not None and on_back(pixels, self._back_colours):
+            return True
+        fewest, most = self._ink_range
+        return not fewest <= ink_share(pixels) <= most
+
+    def _box_pixels(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> ByteImage:
+        """The index box at one corner (as :meth:`read`'s) warped from the frame, canonical size."""
         box = self.deck.index_box
         x0, y0 = round(box.x0 * CARD_PX_W), round(box.y0 * CARD_PX_H)
         w, h = round(box.x1 * CARD_PX_W) - x0, round(box.y1 * CARD_PX_H) - y0
         dx, dy = x_vec / CARD_PX_W, y_vec / CARD_PX_H
         start = origin + x0 * dx + y0 * dy
         m = np.array([[dx[0], dy[0], start[0]], [dx[1], dy[1], start[1]]], dtype=np.float64)
-        pixels = cv2.warpAffine(
+        return cv2.warpAffine(
             image,
             m,
             (max(w, 1), max(h, 1)),
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
             borderMode=cv2.BORDER_REPLICATE,
         )
-        return on_back(pixels, self._back_colours)
 
     def read_index(self, image: ByteImage, corners: Vec, k: int) -> CornerRead:
         """Read the index at a card's corner ``k`` (0 or 2; ``corners`` in frame pixels), once a frame."""

@@ -187,8 +187,8 @@ class FanScanner:
         no index is there (ink fitting no card at all).
         """
         fanned = Hypothesis(corners=walk.card(t, card_w=card_w, card_h=card_h), fill=1.0)
-        if self.corners.on_back(image, *index_frame(plane.to_frame(fanned.corners), 0)):
-            return None  # (a band run on over a back: its pattern's dots start ink after a gap)
+        if self.corners.holds_none(image, *index_frame(plane.to_frame(fanned.corners), 0)):
+            return None  # (a band run on over a back, or a court picture: ink after a gap)
         score = self.reader.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
         if score is not None and score < FAN_INDEX_LEAST:
             # Ink that fits no card: a patch placed early (see FAN_EARLY) that takes in the edge
