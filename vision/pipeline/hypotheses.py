@@ -19,6 +19,8 @@ BACK: Final = "back"  # a hypothesis' code once it is counted face down
 _SQUARE_TOL: Final = 0.04
 # Two cards in one place lie parallel within this cosine (8 degrees) when they are one card.
 PARALLEL_COS: Final = math.cos(math.radians(8.0))
+# ... and of two faces read as different cards (see same_card).
+FACES_COS: Final = math.cos(math.radians(4.0))
 # Backs dealt on one another lie within this cosine (about 18 degrees) of each other.
 STACK_COS: Final = 0.95
 # Two cards lie across one another beyond this cosine (60 degrees): no fan turns a card so far.
@@ -357,9 +359,14 @@ def merge(hyps: list[Hypothesis], flats: list[list[float]], tol: float) -> list[
 def same_card(a: Hypothesis, b: Hypothesis, tol: float) -> bool:
     """Whether two hypotheses are one card: the same place and lie (cards of a fan turned about
     a corner have their centres close, but each lies a few degrees further round), or the same
-    index corner read as the same code.
+    index corner read as the same code. Two faces read as different cards lie alike only within
+    FACES_COS: one card's rectangles drawn from its outline corners lie within a degree or two,
+    where a fan turned about a corner turns each card a few degrees (hershey's table 11015: the
+    Td 7.6 degrees from the Qs, their centres 0.19 w apart).
     """
-    if float(np.hypot(*(a.center - b.center))) < tol and parallel(a.corners, b.corners):
+    faces = a.code != b.code and a.code not in (UNKNOWN, BACK) and b.code not in (UNKNOWN, BACK)
+    within = FACES_COS if faces else PARALLEL_COS
+    if float(np.hypot(*(a.center - b.center))) < tol and parallel(a.corners, b.corners, within=within):
         return True
     if a.code != b.code:
         return False
