@@ -28,6 +28,9 @@ ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
 # An outline edge this many card widths long from a corner is a card's long side (see propose).
 LONG_SEEN: Final = 1.15
+# ... and one from a card's blank corner this many card widths along its short side makes the
+# side's end its index corner (see _short_side_seen): table 11019's 4c shows 0.77.
+SHORT_SEEN: Final = 0.6
 # How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
 # table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
 SQUARE_NEAR: Final = 0.1
@@ -262,7 +265,11 @@ class Explainer:
                 or (
                     # (Square to a long edge from a skewed corner: the corner's only evidence
                     # is that edge, so, as for a long side, a plain read must find some index.)
-                    (square or _long_side_seen(blob, hyp, exposed[0], card_w=card_w))
+                    (
+                        square
+                        or _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                        or _short_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                    )
                     # (Its looks a pixel or two off are for an index half-read: where the corner
                     # shows none at all, the one read is all it costs.)
                     and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match is not None
@@ -333,6 +340,25 @@ def _long_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bo
             continue
         for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
             if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > LONG_SEEN * card_w:
+                return True
+    return False
+
+
+def _short_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+    """Whether ``hyp`` is drawn from the outline corner at the far end of its short side from its
+    index corner ``k`` (its blank corner, k + 1), whose straight edge runs most of the way
+    (SHORT_SEEN) along that side to ``k``: the card lies that way round about it, its index
+    corner at the edge's end (the bottom card of a fan, its blank corner the outline's, its
+    index corner against the next card's side: nicu-white, standard table 11019's 4c).
+    """
+    at, blank = hyp.corners[k], hyp.corners[(k + 1) % 4]
+    short_dir = at - blank
+    short_dir = short_dir / max(float(np.hypot(*short_dir)), 1e-9)
+    for c in blob.corners:
+        if abs(c.point[0] - blank[0]) > 0.5 or abs(c.point[1] - blank[1]) > 0.5:
+            continue
+        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
+            if dx * short_dir[0] + dy * short_dir[1] > PARALLEL_COS and run > SHORT_SEEN * card_w:
                 return True
     return False
 
