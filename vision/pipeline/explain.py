@@ -28,6 +28,12 @@ ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
 # An outline edge this many card widths long from a corner is a card's long side (see propose).
 LONG_SEEN: Final = 1.15
+# ... and one from a card's blank corner this many card widths along its short side makes the
+# side's end its index corner (see _short_side_seen): table 11019's 4c shows 0.77.
+SHORT_SEEN: Final = 0.6
+# ... and one from its blank corner this many card heights along its long side lies on top, its
+# index corner read inside the outline (see _top_of_fan): table 13002's 5d shows 1.05.
+WHOLE_SIDE: Final = 0.95
 # How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
 # table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
 SQUARE_NEAR: Final = 0.1
@@ -80,10 +86,19 @@ class Explainer:
                 masks = replace(masks, fg=fg, solid=None if masks.solid is None else cv2.bitwise_or(masks.solid, fg))
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
+        # Not a fan's top card, turned from it by a fan's few tens of degrees (see _top_of_fan:
+        # hershey's table 13002, the 5d 16 degrees round from the 2s read below it, their
+        # centres 0.24 w apart).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
         read: list[Hypothesis] = []
         for hyp in hyps:
-            if any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in read):
+            beside = [o for o in read if float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w]
+            if beside and (
+                alone
+                or hyp.anchors != 1
+                or any(parallel(o.corners, hyp.corners) or across(o.corners, hyp.corners) for o in beside)
+                or _top_of_fan(blob, hyp, card_w=card_w) is None
+            ):
                 continue
             if self.backs.is_back(hyp, plane.image, masks) and not self.backs.against(hyp, plane.image):
                 # A back: nothing to read, the selection below counts it. (A face with a chip of
@@ -262,7 +277,11 @@ class Explainer:
                 or (
                     # (Square to a long edge from a skewed corner: the corner's only evidence
                     # is that edge, so, as for a long side, a plain read must find some index.)
-                    (square or _long_side_seen(blob, hyp, exposed[0], card_w=card_w))
+                    (
+                        square
+                        or _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                        or _short_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                    )
                     # (Its looks a pixel or two off are for an index half-read: where the corner
                     # shows none at all, the one read is all it costs.)
                     and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match is not None
@@ -271,6 +290,20 @@ class Explainer:
         ):
             hyp.examined = (exposed[0],)
             self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
+        elif hyp.anchors == 1 and not square:
+            # A fan's top card: its index corner lies over the cards below, inside the outline,
+            # where the card's whole long side runs from its blank corner (see _top_of_fan).
+            k = _top_of_fan(blob, hyp, card_w=card_w)
+            if (
+                k is not None
+                and k not in exposed
+                and self.corners.inked(ink, hyp.corners, k, image=plane.image)
+                and self.corners.read_index(image, plane.to_frame(hyp.corners), k).match is not None
+            ):
+                self.fans.read_exposed(image, hyp, k, plane, turn=True)
+                # (Read to no avail, the corner is left to the fan scan, whose start along the
+                # edges places it a pixel or two better: kennard's table 13011 2h.)
+                hyp.examined = (k,) if hyp.code != UNKNOWN or hyp.seen else ()
 
     def _holed_backs(
         self, holed: list[Hypothesis], hyps: list[Hypothesis], *, image: ByteImage, fg: ByteImage, card_w: float
@@ -335,6 +368,46 @@ def _long_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bo
             if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > LONG_SEEN * card_w:
                 return True
     return False
+
+
+def _short_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+    """Whether ``hyp`` is drawn from the outline corner at the far end of its short side from its
+    index corner ``k`` (its blank corner, k + 1), whose straight edge runs most of the way
+    (SHORT_SEEN) along that side to ``k``: the card lies that way round about it, its index
+    corner at the edge's end (the bottom card of a fan, its blank corner the outline's, its
+    index corner against the next card's side: nicu-white, standard table 11019's 4c).
+    """
+    at, blank = hyp.corners[k], hyp.corners[(k + 1) % 4]
+    short_dir = at - blank
+    short_dir = short_dir / max(float(np.hypot(*short_dir)), 1e-9)
+    for c in blob.corners:
+        if abs(c.point[0] - blank[0]) > 0.5 or abs(c.point[1] - blank[1]) > 0.5:
+            continue
+        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
+            if dx * short_dir[0] + dy * short_dir[1] > PARALLEL_COS and run > SHORT_SEEN * card_w:
+                return True
+    return False
+
+
+def _top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float) -> int | None:
+    """The index corner of ``hyp`` to read inside the outline, if any: the one whose blank corner
+    (the next, along the short side) is an outline corner running a straight edge along the card's
+    whole long side (WHOLE_SIDE card heights): only a card on top shows its whole side, so its
+    index corner, a short side away, lies over the cards below (hershey's table 13002: the 5d's
+    long side 86 px of 82 from its blank corner, its index over the 2s, its other under a chip).
+    """
+    long_run = WHOLE_SIDE * card_w * CARD_ASPECT
+    for k in (0, 2):
+        blank, far = hyp.corners[(k + 1) % 4], hyp.corners[(k + 2) % 4]
+        long_dir = far - blank
+        long_dir = long_dir / max(float(np.hypot(*long_dir)), 1e-9)
+        for c in blob.corners:
+            if abs(c.point[0] - blank[0]) > 0.5 or abs(c.point[1] - blank[1]) > 0.5:
+                continue
+            for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
+                if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > long_run:
+                    return k
+    return None
 
 
 def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:

@@ -19,6 +19,8 @@ BACK: Final = "back"  # a hypothesis' code once it is counted face down
 _SQUARE_TOL: Final = 0.04
 # Two cards in one place lie parallel within this cosine (8 degrees) when they are one card.
 PARALLEL_COS: Final = math.cos(math.radians(8.0))
+# ... and of two faces read as different cards (see same_card).
+FACES_COS: Final = math.cos(math.radians(4.0))
 # Backs dealt on one another lie within this cosine (about 18 degrees) of each other.
 STACK_COS: Final = 0.95
 # Two cards lie across one another beyond this cosine (60 degrees): no fan turns a card so far.
@@ -137,7 +139,8 @@ def propose(corners: list[Corner], *, card_w: float, card_h: float, alone: bool)
             )
         else:
             hyps.append(Hypothesis(corners=quads[k], run_x=run_x))
-    return merge(hyps, snapped.reshape(len(picks), 8).tolist(), card_w * 0.15)
+    indexed = (close[:, 0] | close[:, 2]).tolist()
+    return merge(hyps, snapped.reshape(len(picks), 8).tolist(), card_w * 0.15, indexed=indexed)
 
 
 def fit_side(
@@ -328,15 +331,19 @@ def square_up(quads: Vec, close: npt.NDArray[np.bool_], *, card_w: float, card_h
             quads[four[r], bad] = c[(best + 1) % 4] + c[(best + 3) % 4] - c[best]
 
 
-def merge(hyps: list[Hypothesis], flats: list[list[float]], tol: float) -> list[Hypothesis]:
+def merge(
+    hyps: list[Hypothesis], flats: list[list[float]], tol: float, *, indexed: list[bool] | None = None
+) -> list[Hypothesis]:
     """Join hypotheses that describe the same card (same corners, or the same turned 180 degrees).
 
-    ``flats`` holds each hypothesis' corners as plain floats, x0 y0 x1 y1 x2 y2 x3 y3.
+    ``flats`` holds each hypothesis' corners as plain floats, x0 y0 x1 y1 x2 y2 x3 y3; ``indexed``
+    whether an outline corner confirms one of its index corners (see below), where known.
     """
-    merged: list[tuple[Hypothesis, list[float], float, float]] = []
-    for hyp, flat in zip(hyps, flats, strict=True):
+    merged: list[tuple[Hypothesis, list[float], float, float, bool]] = []
+    for i, (hyp, flat) in enumerate(zip(hyps, flats, strict=True)):
         cx, cy = (flat[0] + flat[2] + flat[4] + flat[6]) / 4.0, (flat[1] + flat[3] + flat[5] + flat[7]) / 4.0
-        for other, of, ox, oy in merged:
+        at_index = indexed is not None and indexed[i]
+        for j, (other, of, ox, oy, other_at_index) in enumerate(merged):
             if abs(cx - ox) > tol or abs(cy - oy) > tol:
                 continue
             d_same = max(abs(a - b) for a, b in zip(flat, of, strict=True))
@@ -344,22 +351,31 @@ def merge(hyps: list[Hypothesis], flats: list[list[float]], tol: float) -> list[
             if min(d_same, d_turned) < tol:
                 other.support += 1
                 other.run_x = max(other.run_x, hyp.run_x)
-                if hyp.anchors > other.anchors:
-                    # The outline confirms more of this one's corners: its geometry is the card's.
+                # The outline confirms more of this one's corners: its geometry is the card's. As
+                # many: the one confirmed at an index corner, as its index is read there, where the
+                # other's is drawn a card's size from a blank corner (a card a few per cent larger
+                # than the frame's average puts it off its index: nicu-white's table 11006 5h).
+                if hyp.anchors > other.anchors or (hyp.anchors == other.anchors and at_index and not other_at_index):
                     other.corners, other.center, other.anchors = hyp.corners, hyp.center, hyp.anchors
                     other.squared = hyp.squared
+                    merged[j] = (other, of, ox, oy, other_at_index or at_index)
                 break
         else:
-            merged.append((hyp, flat, cx, cy))
-    return [hyp for hyp, _flat, _cx, _cy in merged]
+            merged.append((hyp, flat, cx, cy, at_index))
+    return [entry[0] for entry in merged]
 
 
 def same_card(a: Hypothesis, b: Hypothesis, tol: float) -> bool:
     """Whether two hypotheses are one card: the same place and lie (cards of a fan turned about
     a corner have their centres close, but each lies a few degrees further round), or the same
-    index corner read as the same code.
+    index corner read as the same code. Two faces read as different cards lie alike only within
+    FACES_COS: one card's rectangles drawn from its outline corners lie within a degree or two,
+    where a fan turned about a corner turns each card a few degrees (hershey's table 11015: the
+    Td 7.6 degrees from the Qs, their centres 0.19 w apart).
     """
-    if float(np.hypot(*(a.center - b.center))) < tol and parallel(a.corners, b.corners):
+    faces = a.code != b.code and a.code not in (UNKNOWN, BACK) and b.code not in (UNKNOWN, BACK)
+    within = FACES_COS if faces else PARALLEL_COS
+    if float(np.hypot(*(a.center - b.center))) < tol and parallel(a.corners, b.corners, within=within):
         return True
     if a.code != b.code:
         return False
