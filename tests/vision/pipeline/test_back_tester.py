@@ -1,12 +1,14 @@
-"""The back tester's per-frame memory: a likeness is never carried from one frame to the next."""
+"""The back tester's per-frame memory: a likeness is never carried from one frame to the next, nor warped twice."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import default_deck
+from vision.pipeline import back_tester
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 
@@ -72,3 +74,45 @@ def test_a_rectangle_the_blank_hides_nothing_of_is_judged_as_through_another_emp
         empty = np.zeros(frame.shape[:2], np.uint8)  # not the tester's blank: warped
         other = BackTester(signature=deck.back_signature, back=deck.back)
         assert open_score == other.strip_likeness(Hypothesis(corners=quad), frame, empty)
+
+
+def test_a_likeness_asked_again_makes_no_warp(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The same rectangle asked again within a frame, nothing hidden, is answered from memory
+    # without the warp being made again; asked through a mask, the mask is warped as before.
+    deck = default_deck()
+    frame = _frame(back_shown=True)
+    tester = BackTester(signature=deck.back_signature, back=deck.back)
+    made = []
+    real = back_tester.cv2.getPerspectiveTransform
+
+    def counted(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+        made.append(1)
+        return real(src, dst)
+
+    monkeypatch.setattr(back_tester.cv2, "getPerspectiveTransform", counted)
+    hyp = Hypothesis(corners=_QUAD.copy())
+    first = tester.strip_likeness(hyp, frame, tester.blank(frame))
+    assert tester.strip_likeness(hyp, frame, tester.blank(frame)) == first
+    assert len(made) == 1
+    empty = np.zeros(frame.shape[:2], np.uint8)  # not the tester's blank: it is warped
+    assert tester.strip_likeness(hyp, frame, empty) == first
+    assert len(made) == 2
+
+
+def test_the_chip_test_finds_the_colours_far_from_every_one_of_the_back() -> None:
+    # The nearest main colour's distance, per pixel: a disc of a colour far from all of the back's
+    # on the back itself is the chip kept out; the bare back has none.
+    deck = default_deck()
+    tester = BackTester(signature=deck.back_signature, back=deck.back)
+    patch = cv2.resize(deck.back, (40, 56), interpolation=cv2.INTER_AREA)
+    assert tester._chip(patch) is None
+    far = max(((0, 255, 255), (255, 0, 255), (0, 0, 0), (255, 255, 0)), key=lambda c: _farthest(tester, c))
+    cv2.circle(patch, (20, 28), 7, far, -1)
+    keep = tester._chip(patch)
+    assert keep is not None
+    assert not keep[28, 20] and keep[5, 5] and keep[50, 35]
+
+
+def _farthest(tester: BackTester, colour: tuple[int, int, int]) -> float:
+    """The squared distance of ``colour`` to the back's nearest main colour."""
+    return float(((tester._palette - np.array(colour, np.float32)) ** 2).sum(axis=1).min())
