@@ -403,18 +403,23 @@ def test_the_tables_snapshot_shows_the_cameras_health_with_counts_and_no_card(ri
     assert rig.table.view()["shoe"] == {"state": "ok"}
 
 
-def test_a_camera_whose_frames_stop_turns_stale_and_back(tmp_path: Path, kennard: DeckProfile) -> None:
-    config = build_config({"game": "casino-holdem"})
-    live = LiveTable(config=LiveConfig(data=tmp_path, shoe=None, table=config))
-    gate = Gate(SimulatedCamera(deck=kennard, view=VIEW, seed=1))
+def camera_only_table(folder: Path, deck: DeckProfile, source: FrameSource) -> tuple[LiveTable, CameraLink]:
+    """A Casino Hold'em table with no shoe, and a link from ``source`` over it at 10 frames a second."""
+    live = LiveTable(config=LiveConfig(data=folder, shoe=None, table=build_config({"game": "casino-holdem"})))
     link = CameraLink(
         table=live.table,
-        source=gate,
-        deck=kennard,
+        source=source,
+        deck=deck,
         calibration=Calibration(homography=VIEW.homography(), rms_px=0.0),
         zones=ZONES,
         settings=LinkSettings(checks=CHECKS, max_fps=10.0),
     )
+    return live, link
+
+
+def test_a_camera_whose_frames_stop_turns_stale_and_back(tmp_path: Path, kennard: DeckProfile) -> None:
+    gate = Gate(SimulatedCamera(deck=kennard, view=VIEW, seed=1))
+    live, link = camera_only_table(tmp_path, kennard, gate)
     views: list[dict[str, Any]] = []
     unsubscribe = live.table.subscribe(views.append)
     try:
@@ -466,17 +471,8 @@ class _Hanging(FrameSource):
 def test_a_read_that_hangs_is_not_waited_for_and_its_source_is_not_closed_under_it(
     tmp_path: Path, kennard: DeckProfile
 ) -> None:
-    config = build_config({"game": "casino-holdem"})
-    live = LiveTable(config=LiveConfig(data=tmp_path, shoe=None, table=config))
     source = _Hanging(SimulatedCamera(deck=kennard, view=VIEW, seed=1))
-    link = CameraLink(
-        table=live.table,
-        source=source,
-        deck=kennard,
-        calibration=Calibration(homography=VIEW.homography(), rms_px=0.0),
-        zones=ZONES,
-        settings=LinkSettings(checks=CHECKS, max_fps=10.0),
-    )
+    live, link = camera_only_table(tmp_path, kennard, source)
     try:
         link.start()
         wait_for(lambda: link.frames >= 1, "a first frame", timeout=60)

@@ -11,6 +11,7 @@ import ssl
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx2
@@ -51,7 +52,32 @@ def messages(sock: socket.socket, *, until: str, timeout: float = 30) -> list[st
     raise AssertionError(f"no {until!r} within {timeout} s; got {got}")
 
 
-def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path) -> None:
+@pytest.fixture
+def notify(tmp_path: Path) -> Iterator[socket.socket]:
+    """A NOTIFY_SOCKET of the test's own, at ``tmp_path / "notify.sock"``."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp_path / "notify.sock"))
+    sock.settimeout(0.5)
+    yield sock
+    sock.close()
+
+
+def stopped(proc: subprocess.Popen[str], notify: socket.socket) -> str:
+    """SIGTERM, systemd told STOPPING=1, the process ended: its standard error."""
+    proc.send_signal(signal.SIGTERM)
+    assert any("STOPPING=1" in m for m in messages(notify, until="STOPPING=1"))
+    _, err = proc.communicate(timeout=60)
+    return str(err)
+
+
+def reaped(proc: subprocess.Popen[str]) -> None:
+    """A process a failed test left running, killed."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.communicate(timeout=30)
+
+
+def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path, notify: socket.socket) -> None:
     data = tmp_path / "data"
     config = tmp_path / "table.toml"
     config.write_text('game = "oasis"\nname = "T7"\n')
@@ -61,9 +87,6 @@ def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path) -> None:
     )  # fmt: skip
     assert added.returncode == 0, added.stderr
     cert, key = certificate(tmp_path)
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(str(tmp_path / "notify.sock"))
-    notify.settimeout(0.5)
     env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock"), "WATCHDOG_USEC": "300000"}
     with SimulatedShoeProcess(config=SimConfig(seed=5)) as sim:
         proc = subprocess.Popen(
@@ -117,27 +140,19 @@ def test_run_serves_https_tells_systemd_and_is_scraped(tmp_path: Path) -> None:
             ):
                 assert line in scraped, scraped
             assert "dealer_assist_camera_link_up" not in scraped.replace("# HELP", "").split("# TYPE")[0]
-            proc.send_signal(signal.SIGTERM)
-            assert any("STOPPING=1" in m for m in messages(notify, until="STOPPING=1"))
-            _, err = proc.communicate(timeout=60)
+            err = stopped(proc, notify)
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.communicate(timeout=30)
-            notify.close()
+            reaped(proc)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
 
 
-def test_a_table_whose_shoe_does_not_answer_is_ready_and_says_so(tmp_path: Path) -> None:
+def test_a_table_whose_shoe_does_not_answer_is_ready_and_says_so(tmp_path: Path, notify: socket.socket) -> None:
     config = tmp_path / "table.toml"
     config.write_text('game = "oasis"\nname = "T8"\n')
     with socket.socket() as closed:  # a free port nothing listens on: the shoe's link cannot come up
         closed.bind(("127.0.0.1", 0))
         port = closed.getsockname()[1]
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(str(tmp_path / "notify.sock"))
-    notify.settimeout(0.5)
     env = {**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify.sock")}
     proc = subprocess.Popen(
         cli("run", "--config", str(config), "--shoe", f"socket://127.0.0.1:{port}", "--data", str(tmp_path / "d"),
@@ -147,14 +162,9 @@ def test_a_table_whose_shoe_does_not_answer_is_ready_and_says_so(tmp_path: Path)
     try:
         ready = messages(notify, until="READY=1")
         assert "STATUS=T8: oasis, shoe not linked, no displays" in ready[-1]
-        proc.send_signal(signal.SIGTERM)
-        assert messages(notify, until="STOPPING=1")
-        _, err = proc.communicate(timeout=60)
+        err = stopped(proc, notify)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate(timeout=30)
-        notify.close()
+        reaped(proc)
     assert proc.returncode == 0, err
     assert "Traceback" not in err
 
