@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
-from vision.pipeline.geometry import aligned, area, drawn, on_outline, overlap_area, share
+from vision.pipeline.geometry import area, drawn, on_outline, outer_span, overlap_area, share
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
 from vision.pipeline.masks import Masks
@@ -323,10 +323,7 @@ def _spanned(
         gap = float(np.hypot(*(top.center - other.center)))
         if not 0.08 * card_w <= gap < _OTHER_END * card_h or not parallel(top.corners, other.corners, within=STACK_COS):
             continue  # (nearer, the same end drawn again: nothing to span)
-        turned = aligned(other.corners, top.corners)
-        mid = 0.5 * (top.center + other.center)
-        far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(turned - mid).T)
-        span = np.asarray(np.where(far[:, None], top.corners, turned), np.float64)
+        span = outer_span(top.corners, other.corners, mid=0.5 * (top.center + other.center))
         sides = np.hypot(*(np.roll(span, -1, axis=0) - span).T) / np.array((card_w, card_h, card_w, card_h))
         if float(sides.min()) < 0.88 or float(sides.max()) > 1.0 + _OTHER_END:
             continue  # no card's rectangle: two cards' ends
@@ -375,13 +372,10 @@ def _one_card(
             gap = float(np.hypot(*(top.center - low.center)))
             if gap >= 0.12 * card_h or not parallel(top.corners, low.corners, within=STACK_COS):
                 continue
-            other = aligned(low.corners, top.corners)
-            mid = 0.5 * (top.center + low.center)
-            far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(other - mid).T)
-            span = np.where(far[:, None], top.corners, other)
+            span = outer_span(top.corners, low.corners, mid=0.5 * (top.center + low.center))
             if not card_shaped(span, card_w=card_w, card_h=card_h) or share(solid, span) < 0.95:
                 continue
-            one = Hypothesis(corners=np.asarray(span, np.float64), anchors=top.anchors)
+            one = Hypothesis(corners=span, anchors=top.anchors)
             score = tester.strip_likeness(one, image, blank)
             if top_score is None:
                 top_score = tester.strip_likeness(top, image, blank)

@@ -65,6 +65,14 @@ def aligned(quad: Vec, to: Vec) -> Vec:
     return min(shifts, key=lambda c: float(np.hypot(*(c - to).T).sum()))
 
 
+def outer_span(quad: Vec, other: Vec, *, mid: Vec) -> Vec:
+    """The rectangle spanning two drawings of one card (``mid`` the middle of their centres): each
+    corner of ``quad`` or of ``other`` (put in ``quad``'s order), whichever lies farther from ``mid``."""
+    turned = aligned(other, quad)
+    far = np.hypot(*(quad - mid).T) >= np.hypot(*(turned - mid).T)
+    return np.asarray(np.where(far[:, None], quad, turned), np.float64)
+
+
 def local_poly(quad: Vec) -> tuple[int, int, int, int, npt.NDArray[np.int32]]:
     """``cv2.boundingRect`` of the rounded polygon (x, y, w, h) and the polygon rounded in that box's
     frame, ``np.round(quad - (x, y)).astype(np.int32)``: the same integers in plain Python (its

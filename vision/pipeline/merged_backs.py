@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, unit
+from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, unit
 from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.stack_tops import strip_beyond
@@ -137,14 +137,11 @@ def _one_card(
     blank = tester.blank(image)
     for top in [o for o in chosen if o.whole and o.code == BACK]:
         for low in [o for o in chosen if o is not top and o.code == BACK and not o.whole]:
-            mid = 0.5 * (top.center + low.center)
             if float(np.hypot(*(top.center - low.center))) >= _NEAR * card_h:
                 continue
             if not parallel(top.corners, low.corners, within=STACK_COS):
                 continue
-            other = aligned(low.corners, top.corners)
-            far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(other - mid).T)
-            span = np.asarray(np.where(far[:, None], top.corners, other), np.float64)
+            span = outer_span(top.corners, low.corners, mid=0.5 * (top.center + low.center))
             if not card_shaped(span, card_w=card_w, card_h=card_h) or share(solid, span) < _ONE_ON:
                 continue
             one = Hypothesis(corners=span, anchors=top.anchors)
