@@ -221,3 +221,23 @@ def test_cards_whose_outline_misleads_are_placed_by_their_own_corners(
     assert min(float(g.max()) for g in gaps) < 0.08 * height
     truths = [(c, tuple(renderer.card_quad_px(c).mean(axis=0))) for c in scene.cards]
     assert score_reading(truths, [(c.code, c.center) for c in reading.cards], tol_px=22).misread == 0
+
+
+@pytest.mark.parametrize("design", ["kennard", "dondorf"])
+def test_a_card_with_only_its_long_sides_whole_sizes_the_frame(design: str, request: pytest.FixtureRequest) -> None:
+    """Without a calibration the card height is voted from the whole card sides. A card lying alone
+    whose outline gives only its two long sides whole (155 px here) votes as much for a card 1.4
+    times as tall (its long sides read as short ones) and that card, twice the blob's area, was
+    chosen: the card was lost. Its blob can hold only the smaller card."""
+    deck: DeckProfile = request.getfixturevalue(design)
+    view = TableView(width_px=1280, height_px=720, table_w_mm=700, table_h_mm=394, keystone=0.05)
+    renderer = TableRenderer(deck=deck, view=view)
+    back = SimCard(code="Jh", x_mm=160, y_mm=210, angle_deg=8, face_up=False)
+    face = SimCard(code="Jh", x_mm=160, y_mm=210, angle_deg=8, face_up=True)
+    quad = renderer.card_quad_px(back)
+    true_h = float(np.hypot(*(quad[3] - quad[0])))
+    recognizer = Recognizer(deck=deck)
+    for card, seed, code in ((back, 3, BACK), (face, 3, "Jh")):
+        reading = recognizer.read(renderer.render(Scene(cards=(card,)), seed=seed))
+        assert reading.card_height_px == pytest.approx(true_h, rel=0.05)
+        assert [c.code for c in reading.cards] == [code]

@@ -164,23 +164,13 @@ def test_settings_are_checked() -> None:
         Tracker(zones=ZONES, settings=TrackerSettings(vote_frames=2, vote_needed=3))
 
 
-# Without a calibration (a bare Recognizer, `vision read IMAGE`) the card height is voted from the
-# frame's whole card sides. Of a dondorf card here the outline stage finds only the two long sides
-# whole (153 px): the outline corners' legs along its short sides measure 9-14 px (kennard's 99-104),
-# though its not-felt mask is a clean rectangle. So box 2's face-down 4s lying alone (or beside the
-# hand) votes for a card 214 px tall instead of 153 and no card is found; the face-up Jh is lost the
-# same way. A table's camera link reads the rectified plane, where the calibration sizes the card.
-_UNSIZED_DONDORF = pytest.mark.xfail(
-    strict=True,
-    reason="uncalibrated: dondorf cards show only their long sides whole, so the vote sizes a card 214 px not 153",
-)
 RENDERED_DEALS = [
     pytest.param("kennard", True, id="kennard-rectified"),
     pytest.param("hershey", True, id="hershey-rectified"),
     pytest.param("dondorf", True, id="dondorf-rectified"),
     pytest.param("kennard", False, id="kennard-frame"),
     pytest.param("hershey", False, id="hershey-frame"),
-    pytest.param("dondorf", False, id="dondorf-frame", marks=_UNSIZED_DONDORF),
+    pytest.param("dondorf", False, id="dondorf-frame"),
 ]
 
 

@@ -178,12 +178,20 @@ def collinear(a: Sequence[float], b: Sequence[float], *, ends: Sequence[Sequence
     return all(abs((x - px) * dy - (y - py) * dx) < 2.0 for x, y in short)
 
 
-def vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | None:
-    """The card height (long side) most of ``sides`` agree with, refined as their median."""
+def vote_height(
+    sides: npt.NDArray[np.float64], tol: float = 0.08, *, most: npt.NDArray[np.float64] | None = None
+) -> float | None:
+    """The card height (long side) most of ``sides`` agree with, refined as their median.
+
+    ``most`` (one per side) is the tallest card the side's blob can hold. Two heights as many sides
+    agree with are told apart by the sides whose card fits in their blob: a lone card whose
+    outline gives only its long sides whole agrees as well with a card 1.4 times as tall (its long
+    sides read as short ones), which its blob cannot hold; the tie went to the taller card.
+    """
     if len(sides) == 0:
         return None
     if len(sides) <= 8:
-        return vote_height_few([float(v) for v in sides], tol)
+        return vote_height_few([float(v) for v in sides], tol, most=None if most is None else [float(v) for v in most])
     turned = sides * CARD_ASPECT
     candidates = np.concatenate([sides, turned])
     cand = candidates[:, None]
@@ -193,9 +201,12 @@ def vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | No
     gap = np.subtract(sides[None, :], cand)
     agree = np.less(np.abs(gap, out=gap), reach)
     np.subtract(turned[None, :], cand, out=gap)
-    agree |= np.less(np.abs(gap, out=gap), reach)
-    counts = agree.sum(axis=1)
+    turned_agree = np.less(np.abs(gap, out=gap), reach)
+    counts = (agree | turned_agree).sum(axis=1)
     top = np.flatnonzero(counts == counts.max())
+    if most is not None and len(top) > 1:
+        fit = (agree[top] | (turned_agree[top] & (candidates[top, None] <= most[None, :]))).sum(axis=1)
+        top = top[fit == fit.max()]
     best_h = float(candidates[top].max())
     implied = np.where(np.abs(sides - best_h) < tol * best_h, sides, sides * CARD_ASPECT)
     close = np.sort(implied[np.abs(implied - best_h) < tol * best_h])
@@ -204,18 +215,24 @@ def vote_height(sides: npt.NDArray[np.float64], tol: float = 0.08) -> float | No
     return float(close[half]) if len(close) % 2 else float(close[half - 1] + close[half]) / 2.0
 
 
-def vote_height_few(sides: list[float], tol: float) -> float:
+def vote_height_few(sides: list[float], tol: float, *, most: list[float] | None = None) -> float:
     """``_vote_height`` for the few sides of one blob, in plain Python (numpy's per-call cost is
     most of the work for a handful of numbers; the result is the same).
     """
     turned = [v * CARD_ASPECT for v in sides]
+    room = [float("inf")] * len(sides) if most is None else most
     candidates = sides + turned
-    best_h, best_n = 0.0, -1
+    best_h, best_n, best_fit = 0.0, -1, -1
     for cand in candidates:
         reach = tol * cand
-        n = sum(1 for v, t in zip(sides, turned, strict=True) if abs(v - cand) < reach or abs(t - cand) < reach)
-        if n > best_n or (n == best_n and cand > best_h):
-            best_h, best_n = cand, n
+        n = fit = 0
+        for v, t, r in zip(sides, turned, room, strict=True):
+            if abs(v - cand) < reach:
+                n, fit = n + 1, fit + 1
+            elif abs(t - cand) < reach:
+                n, fit = n + 1, fit + (cand <= r)
+        if (n, fit, cand) > (best_n, best_fit, best_h):
+            best_h, best_n, best_fit = cand, n, fit
     implied = [v if abs(v - best_h) < tol * best_h else v * CARD_ASPECT for v in sides]
     close = sorted(v for v in implied if abs(v - best_h) < tol * best_h)
     half = len(close) // 2

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.vision.pipeline.shapes import H, W, card_quad, mask_of
-from vision.pipeline.outline import find_blobs, vote_height, vote_height_few
+from vision.pipeline.outline import CARD_ASPECT, find_blobs, vote_height, vote_height_few
 
 
 @pytest.mark.parametrize("angle", [0, 17, 45, 73, 90, 131])
@@ -58,3 +58,21 @@ def test_the_card_height_vote_is_not_fooled_by_a_fan_width() -> None:
     many = np.array(sides * 3)
     assert vote_height(many) == pytest.approx(H, rel=0.02)
     assert vote_height(np.array([])) is None
+
+
+def test_a_side_reads_as_a_short_side_only_where_its_card_fits() -> None:
+    """Two long sides alone agree as well with a card 1.4 times as tall (read as its short sides);
+    the tie went to the taller card. A blob the taller card cannot fit in rules that reading out."""
+    sides = [H, H * 1.005]
+    assert vote_height(np.array(sides)) == pytest.approx(H * CARD_ASPECT, rel=0.02)
+    assert vote_height_few(sides, 0.08) == pytest.approx(H * CARD_ASPECT, rel=0.02)
+    most = [1.15 * H, 1.15 * H]
+    assert vote_height(np.array(sides), most=np.array(most)) == pytest.approx(H, rel=0.02)
+    assert vote_height_few(sides, 0.08, most=most) == pytest.approx(H, rel=0.02)
+    # The many-sides path: ten such blobs, and a fan (room for anything) whose width is 1.6 cards.
+    many = np.array(sides * 5 + [1.6 * H / CARD_ASPECT])
+    room = np.array(most * 5 + [10 * H])
+    assert vote_height(many) == pytest.approx(H * CARD_ASPECT, rel=0.02)
+    assert vote_height(many, most=room) == pytest.approx(H, rel=0.02)
+    # A short side in a blob that holds its card still reads as one.
+    assert vote_height_few([W, W], 0.08, most=[1.15 * H] * 2) == pytest.approx(H, rel=0.02)
