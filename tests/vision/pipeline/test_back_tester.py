@@ -116,3 +116,24 @@ def test_the_chip_test_finds_the_colours_far_from_every_one_of_the_back() -> Non
 def _farthest(tester: BackTester, colour: tuple[int, int, int]) -> float:
     """The squared distance of ``colour`` to the back's nearest main colour."""
     return float(((tester._palette - np.array(colour, np.float32)) ** 2).sum(axis=1).min())
+
+
+def test_the_chip_test_undoes_the_lamps_gain_on_a_softened_strip() -> None:
+    # The fine-back path hands the chip test a softened (float) strip: under a dim, tinted lamp the
+    # back's colours are brought back by each colour's median, so the bare back still has no chip
+    # and a disc far from its colours is still kept out.
+    deck = default_deck()
+    tester = BackTester(signature=deck.back_signature, back=deck.back)
+    patch = cv2.resize(deck.back, (40, 56), interpolation=cv2.INTER_AREA)
+    far = max(((0, 255, 255), (255, 0, 255), (0, 0, 0), (255, 255, 0)), key=lambda c: _farthest(tester, c))
+    chipped = patch.copy()
+    cv2.circle(chipped, (20, 28), 7, far, -1)
+    lamp = np.array([0.35, 0.4, 0.5], np.float32)
+    for strip, chip in ((patch, False), (chipped, True)):
+        dim = cv2.GaussianBlur(strip.astype(np.float32) * lamp, (0, 0), 0.5)
+        keep = tester._chip(dim)
+        if not chip:
+            assert keep is None
+        else:
+            assert keep is not None
+            assert not keep[28, 20] and keep[5, 5] and keep[50, 35]
