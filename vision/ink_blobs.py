@@ -145,12 +145,12 @@ def _opened_pieces(joined: ByteImage, shape: tuple[int, ...], min_area: int, *, 
         count, labels, more, _c = cv2.connectedComponentsWithStats(opened, connectivity=8, ltype=cv2.CV_16U)
         rows = more[:count].tolist()
         flags = _border_flags(rows, shape, min_area)
-        kept += [s for s, still in zip(rows[1:], flags[1:]) if not still]
+        kept += [s for s, still in zip(rows[1:], flags[1:], strict=True) if not still]
         if not any(flags):
             return kept
         joined = _chosen(flags, labels)
     if not glyphs_only:
-        kept += [s for s, still in zip(rows[1:], flags[1:]) if still]
+        kept += [s for s, still in zip(rows[1:], flags[1:], strict=True) if still]
     return kept
 
 
@@ -191,7 +191,7 @@ def border_cut(
     # The stats as plain ints once: the caller filters them one value at a time.
     rows = stats.tolist()
     border = _border_flags(rows, ink.shape, min_area)
-    kept = [s for s, on in zip(rows, border) if not on]
+    kept = [s for s, on in zip(rows, border, strict=True) if not on]
     carved = len(kept)
     if carved < len(rows):
         kept += _border_pieces(labels, border, ink.shape, min_area, glyphs_only=True)
