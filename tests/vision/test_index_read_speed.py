@@ -15,8 +15,18 @@ from hypothesis import strategies as st
 
 from vision import ink_blobs
 from vision.card_raster import CARD_PX_H, CARD_PX_W, Box, IndexBox
+from vision.deck import Discriminant
 from vision.index_glyphs import SLIVER_HEIGHT, SLIVER_WIDTH, glyph_comps
-from vision.ink_blobs import SQUARE_3, SQUARE_5, _all_on_border, _border_flags, _chosen, edge_piece, hairlines_cut
+from vision.ink_blobs import (
+    SQUARE_3,
+    SQUARE_5,
+    _all_on_border,
+    _border_flags,
+    _chosen,
+    edge_piece,
+    grown_ink,
+    hairlines_cut,
+)
 
 BOX = IndexBox(0.05, 0.04, 0.17, 0.22)
 
@@ -154,3 +164,48 @@ def test_all_on_border_is_every_blob_touching_the_border() -> None:
         assert _all_on_border(mask) == want
         answers.append(want)
     assert any(answers) and not all(answers)
+
+
+def _old_grown_ink(strong: Any, weak: Any) -> Any:
+    """grown_ink as it was (main 20afe86): border blobs found from the labels on the patch's sides."""
+    count, labels = cv2.connectedComponents(weak, connectivity=8, ltype=cv2.CV_16U)
+    keep = np.bincount(labels[strong.view(bool)], minlength=count) > 0
+    keep[np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])] = False
+    keep[0] = False
+    return cv2.bitwise_or(strong, keep.astype(np.uint8)[labels])
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), dots=st.booleans())
+def test_grown_ink_matches_the_labels_on_the_sides(seed: int, dots: bool) -> None:
+    weak, _lead = _patch(seed)
+    rng = np.random.default_rng(seed)
+    if dots:  # lone dots on every third pixel, felt on the left: over 256 blobs, numpy's path
+        weak = np.zeros((114, 62), np.uint8)
+        weak[::3, ::3] = rng.random((38, 21)) < 0.8
+        weak[:, :2] = 1
+        assert cv2.connectedComponents(weak, connectivity=8)[0] > 256
+    strong = weak & (rng.random(weak.shape) < 0.3).astype(np.uint8)
+    got = grown_ink(strong, weak)
+    want = _old_grown_ink(strong, weak)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), modes=st.sampled_from([1, 2, 3]))
+def test_distances_are_the_plain_formulas(seed: int, modes: int) -> None:
+    rng = np.random.default_rng(seed)
+    dim, classes = 40, 13
+    model = Discriminant(
+        projection=rng.normal(size=(dim, classes * modes - 1)).astype(np.float32),
+        centres=rng.normal(size=(classes * modes, classes * modes - 1)).astype(np.float32),
+        spread=float(rng.uniform(0.1, 30.0)),
+        modes=modes,
+    )
+    vector = rng.normal(size=dim).astype(np.float32)
+    z = vector @ model.projection
+    want = ((model.centres - z) ** 2).sum(axis=1) * (1.0 / model.spread)
+    if modes > 1:
+        want = want.reshape(modes, -1).min(axis=0)
+    got = model.distances(vector)
+    assert got.dtype == np.float32 and got.tobytes() == want.astype(np.float32).tobytes()
