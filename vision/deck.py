@@ -237,7 +237,11 @@ class Discriminant:
     def distances(self, vector: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
         """Squared distance to every class (its nearest mode), in units of the training spread."""
         z = vector @ self.projection
-        d = ((self.centres - z) ** 2).sum(axis=1) * (1.0 / self.spread)
+        # In place on one fresh array, the arithmetic of ((centres - z) ** 2).sum(axis=1) / spread
+        # (a square is a product with itself): the same float32 values without the temporaries.
+        diff = self.centres - z
+        d = np.multiply(diff, diff, out=diff).sum(axis=1)
+        d *= 1.0 / self.spread
         if self.modes > 1:
             d = d.reshape(self.modes, -1).min(axis=0)
         return np.asarray(d, dtype=np.float32)

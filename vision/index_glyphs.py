@@ -141,8 +141,7 @@ def glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> l
     # 16-bit labels (a patch has far fewer than 65536 blobs): the same blobs, half the label memory
     # to write, which is a third of the call's time at this size.
     count, labels, stats, _centroids = cv2.connectedComponentsWithStats(ink, connectivity=8, ltype=cv2.CV_16U)
-    stats, carved = border_cut(ink, labels, stats[:count], min_area=min_area)
-    count = len(stats)
+    rows, carved = border_cut(ink, labels, stats[:count], min_area=min_area)
     # Touching the patch border means felt, a neighbour's edge or artwork running on past the
     # index: none of it is part of the index.
     # Short slivers at the index's right edge are the pieces a blurred hairline (an artwork frame
@@ -153,7 +152,7 @@ def glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> l
     # Plain ints: indexing numpy rows one value at a time costs more than the whole filter.
     return [
         (s[0], s[1], s[0] + s[2], s[1] + s[3])
-        for i, s in enumerate(stats[1:count].tolist(), 1)
+        for i, s in enumerate(rows[1:], 1)
         if s[4] >= min_area
         and s[0] > 0
         and s[1] > 0

@@ -36,8 +36,16 @@ def grown_ink(strong: ByteImage, weak: ByteImage) -> ByteImage:
     there, a "2" is read as its foot. The paler blob that holds such pieces is the whole glyph,
     unless it runs on to the patch border (joined to a court card's frame line, or to felt).
     """
-    # Labels alone (the blobs' stats cost twice the labelling): a blob runs on to the border when
-    # one of its pixels lies on the patch's first or last row or column.
+    # Labels alone (the blobs' stats cost twice the labelling), of the mask framed by a line of
+    # ink: every blob that runs on to the border joins the frame's blob, label 1 (the frame's
+    # corner is the first pixel labelled). One look-up of the labels, one histogram, one table.
+    framed = cv2.copyMakeBorder(weak, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
+    count, labels = cv2.connectedComponents(framed, connectivity=8, ltype=cv2.CV_16U)
+    if count <= 256:
+        inner = labels[1:-1, 1:-1].astype(np.uint8)
+        table = (cv2.calcHist([inner], [0], strong, [256], [0, 256]).reshape(-1) > 0).astype(np.uint8)
+        table[:2] = 0  # the background and the frame
+        return cv2.bitwise_or(strong, cv2.LUT(inner, table))
     count, labels = cv2.connectedComponents(weak, connectivity=8, ltype=cv2.CV_16U)
     keep = _label_counts(labels, count, strong) > 0
     keep[np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])] = False
@@ -83,62 +91,89 @@ def hairlines_cut(ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *,
     be dropped with the felt. A hairline (1-2 canonical pixels) does not survive the opening, a
     glyph's strokes do; what still touches the border after it is felt, a neighbour or artwork.
     """
-    return _hairlines_cut(ink, labels, stats, _border_flags(stats.tolist(), ink.shape, min_area), min_area=min_area)
-
-
-def _hairlines_cut(
-    ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], border: list[bool], *, min_area: int
-) -> npt.NDArray[Any]:
-    """:func:`hairlines_cut` with the blobs' border flags (see :func:`_border_flags`) known."""
+    border = _border_flags(stats.tolist(), ink.shape, min_area)
     if not any(border):
         return stats
+    pieces = _border_pieces(labels, border, ink.shape, min_area, glyphs_only=False)
+    return np.concatenate([stats[~np.array(border)], np.array(pieces, dtype=stats.dtype).reshape(-1, 5)])
+
+
+def _border_pieces(
+    labels: ByteImage, border: list[bool], shape: tuple[int, ...], min_area: int, *, glyphs_only: bool
+) -> list[list[int]]:
+    """The rows (x, y, w, h, area, plain ints) :func:`hairlines_cut` puts in place of the blobs
+    flagged in ``border`` (see :func:`_border_flags`; at least one is). ``glyphs_only``: see
+    :func:`_opened_pieces`.
+    """
     joined = _chosen(border, labels)
     # What the openings cut out depends on the border blobs' pixels alone, and a read's paler
     # masks mostly have the same border blobs as its usual one (a blob grown to the paler level
     # never runs on to the border): the last few masks' pieces are remembered, keyed by the mask.
-    key = (joined.shape, min_area, joined.tobytes())
+    # (The rows are shared: callers copy the list before adding to it and never change a row.)
+    key = (joined.shape, min_area, glyphs_only, joined.tobytes())
     pieces = _PIECES.get(key)
     if pieces is None:
-        pieces = _opened_pieces(joined, ink.shape, min_area)
+        pieces = _opened_pieces(joined, shape, min_area, glyphs_only=glyphs_only)
         if len(_PIECES) >= _PIECES_KEPT:
             _PIECES.clear()  # (one step, safe should two threads read at once: at worst a miss)
         _PIECES[key] = pieces
-    return np.concatenate([stats[~np.array(border)], *pieces])
+    return pieces
 
 
-# The last few border masks' pieces (see _hairlines_cut): a read tries up to three ink levels,
+# The last few border masks' pieces (see _border_pieces): a read tries up to three ink levels,
 # and its first mask's entry is looked up by the next before anything else is kept.
-_PIECES: dict[tuple[tuple[int, ...], int, bytes], list[npt.NDArray[Any]]] = {}
+_PIECES: dict[tuple[tuple[int, ...], int, bool, bytes], list[list[int]]] = {}
 
 
 _PIECES_KEPT: Final = 4
 
 
-def _opened_pieces(joined: ByteImage, shape: tuple[int, ...], min_area: int) -> list[npt.NDArray[Any]]:
-    """The stats of the pieces :func:`hairlines_cut` cuts out of the blobs in ``joined`` (the
-    border blobs' mask): the opened blobs clear of the border, then those still on it.
+def _opened_pieces(joined: ByteImage, shape: tuple[int, ...], min_area: int, *, glyphs_only: bool) -> list[list[int]]:
+    """The stats rows (plain ints) of the pieces :func:`hairlines_cut` cuts out of the blobs in
+    ``joined`` (the border blobs' mask): the opened blobs clear of the border, then those still on it.
+
+    ``glyphs_only`` (for :func:`border_cut`): of these, the rows a glyph may be are all there, in
+    the same order (those clear of the border, at least ``min_area``), others may be missing or
+    added (pieces on the border, or smaller than ``min_area``).
     """
-    kept = []
+    # Rows as plain ints throughout: a patch has a handful of blobs, and numpy's boolean picks and
+    # concatenation of a few rows cost more than the lists (a read's blobs end up as ints anyway).
+    kept: list[list[int]] = []
     for square in (SQUARE_3, SQUARE_5):
         # A glyph touching a picture's frame line (a court card's index in some designs) needs
         # the wider opening: the frame's line is thicker than a hairline, still thinner than a glyph.
         opened = cv2.morphologyEx(joined, cv2.MORPH_OPEN, square)
+        if glyphs_only and _all_on_border(opened):
+            # Most openings cut nothing free (nine in ten of kennard's, three in four of standard's):
+            # the blobs' stats are not needed then. All of it goes on to the wider opening, not
+            # just the blobs of at least min_area: an opening keeps each blob's pieces within it,
+            # and those of a smaller blob are smaller still, never a glyph.
+            joined = opened
+            continue
         count, labels, more, _c = cv2.connectedComponentsWithStats(opened, connectivity=8, ltype=cv2.CV_16U)
-        more = more[:count]
-        flags = _border_flags(more.tolist(), shape, min_area)
-        still = np.array(flags)
-        kept.append(more[1:][~still[1:]])
+        rows = more[:count].tolist()
+        flags = _border_flags(rows, shape, min_area)
+        kept += [s for s, still in zip(rows[1:], flags[1:], strict=True) if not still]
         if not any(flags):
-            break
+            return kept
         joined = _chosen(flags, labels)
-    else:
-        kept.append(more[1:][still[1:]])
+    if not glyphs_only:
+        kept += [s for s, still in zip(rows[1:], flags[1:], strict=True) if still]
     return kept
+
+
+def _all_on_border(mask: ByteImage) -> bool:
+    """Whether every blob of ``mask`` touches its border: framed by a line of ink, the mask is then
+    one blob and the background (labels alone cost a third of labels and stats).
+    """
+    framed = cv2.copyMakeBorder(mask, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=1)
+    count: int = cv2.connectedComponents(framed, connectivity=8, ltype=cv2.CV_16U)[0]
+    return count <= 2
 
 
 def _chosen(flags: list[bool], labels: npt.NDArray[Any]) -> ByteImage:
     """A mask, non-zero where a pixel's label is flagged (:func:`_label_mask`'s pixels, not its
-    values: for the opening and labelling in :func:`_hairlines_cut`, which see only non-zero).
+    values: for the opening and labelling in :func:`_opened_pieces`, which see only non-zero).
     One flagged label, the usual case (the felt or the card's edge), is one comparison.
     """
     if sum(flags) == 1:
@@ -150,18 +185,25 @@ def _chosen(flags: list[bool], labels: npt.NDArray[Any]) -> ByteImage:
 
 def border_cut(
     ink: ByteImage, labels: ByteImage, stats: npt.NDArray[Any], *, min_area: int
-) -> tuple[npt.NDArray[Any], int]:
-    """:func:`hairlines_cut`'s stats, and the first of its rows that is a piece cut out of a blob
-    that ran on to the patch border (they follow the blobs that did not).
+) -> tuple[list[list[int]], int]:
+    """:func:`hairlines_cut`'s stats as rows of plain ints, and the first of its rows that is a
+    piece cut out of a blob that ran on to the patch border (they follow the blobs that did not).
+    Of the pieces, only those that may be glyphs are sure to be there (clear of the border, of at
+    least ``min_area``; see :func:`_opened_pieces`).
 
     Such a piece that is a mere sliver is a card's edge, not a glyph: a patch cut a few pixels
     outside the card's corner holds the card's own edge line (or the next card's) along its left
     or top side, broken by the blur into short thin bits that no longer touch the border, and
     the one nearest the expected index would start the index there.
     """
-    # The border flags once, as plain bools: numpy's any() and count on a few rows cost more.
-    border = _border_flags(stats.tolist(), ink.shape, min_area)
-    return _hairlines_cut(ink, labels, stats, border, min_area=min_area), len(border) - sum(border)
+    # The stats as plain ints once: the caller filters them one value at a time.
+    rows = stats.tolist()
+    border = _border_flags(rows, ink.shape, min_area)
+    kept = [s for s, on in zip(rows, border, strict=True) if not on]
+    carved = len(kept)
+    if carved < len(rows):
+        kept += _border_pieces(labels, border, ink.shape, min_area, glyphs_only=True)
+    return kept, carved
 
 
 def edge_piece(s: list[int], *, carved: bool, lead: int, thin: float, short: float) -> bool:
