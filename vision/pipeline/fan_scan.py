@@ -99,14 +99,7 @@ class FanScanner:
         filled = np.zeros((bh, bw), np.uint8)
         cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
         inside = (filled, x0, y0)
-        # (The outline grown by _LOOSE, in a box padded so a point just past the outline's box still
-        # finds it, and one clipped onto its border finds none.)
-        pad = _LOOSE + 1
-        grown = cv2.dilate(
-            cv2.copyMakeBorder(filled, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0),
-            np.ones((2 * _LOOSE + 1, 2 * _LOOSE + 1), np.uint8),
-        )
-        loose = (grown, x0 - pad, y0 - pad)
+        loose = _loose(inside)
         missed: list[tuple[float, float, float, float]] = []  # starts read that showed no index: corner, unit top edge
         # The walks where a start may lie: a card's side from corner to corner has none, and a
         # band under a few pixels is too short to find one in.
@@ -279,6 +272,19 @@ def _found(card: Hypothesis) -> bool:
     return card.code != UNKNOWN or card.seen
 
 
+def _loose(inside: tuple[ByteImage, int, int]) -> tuple[ByteImage, int, int]:
+    """The filled outline ``inside`` (and its box's top-left corner) grown by _LOOSE pixels, in a
+    box padded so a point just past the outline's box still finds it and its border row and
+    column are never outline (see ``_readable``)."""
+    filled, x0, y0 = inside
+    pad = _LOOSE + 1
+    grown = cv2.dilate(
+        cv2.copyMakeBorder(filled, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0),
+        np.ones((2 * _LOOSE + 1, 2 * _LOOSE + 1), np.uint8),
+    )
+    return grown, x0 - pad, y0 - pad
+
+
 def _readable(
     spans: Sequence[tuple[Walk, float, float]],
     loose: tuple[ByteImage, int, int],
@@ -288,7 +294,7 @@ def _readable(
 ) -> list[bool]:
     """For each walk and span along it (plane pixels), whether some start there may be read: its
     card may lie in the blob (``FanScanner._may_lie``), judged every SPAN_STEP in ``loose``, the
-    outline grown by _LOOSE (and its box's top-left corner). Never False where a start would be
+    outline grown by _LOOSE (``_loose``). Never False where a start would be
     read. (All of a blob's walks at once: numpy's per-call cost would be most of the work walk
     by walk.)
     """
