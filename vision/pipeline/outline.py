@@ -16,6 +16,7 @@ CARD_ASPECT: Final = 88.0 / 63.0
 ByteImage = npt.NDArray[Any]
 Point = tuple[float, float]
 # A contour point (x, y) as one integer, x + y * 2**20, to find points by equality.
+CHAMFER: Final = 12.0
 _POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 
 
@@ -98,11 +99,18 @@ def outline_corners(contour: ByteImage) -> tuple[list[Corner], list[float]]:
         edges.pop()
     corners: list[Corner] = []
     lengths = [e[4] for e in edges]
-    for k in range(len(edges)):
+    n_e = len(edges)
+    for k in range(n_e):
         pax, pay, dax, day, la = edges[k]
-        pbx, pby, dbx, dby, lb = edges[(k + 1) % len(edges)]
+        pbx, pby, dbx, dby, lb = edges[(k + 1) % n_e]
+        probe = 4.0
         if abs(dax * dbx + day * dby) > 0.42:  # not within about 25 degrees of a right angle
-            continue
+            if n_e < 4 or lb >= CHAMFER:
+                continue
+            probe += lb
+            pbx, pby, dbx, dby, lb = edges[(k + 2) % n_e]
+            if abs(dax * dbx + day * dby) > 0.42:
+                continue
         denom = dax * dby - day * dbx
         t = ((pbx - pax) * dby - (pby - pay) * dbx) / denom
         px, py = pax + t * dax, pay + t * day
@@ -110,7 +118,7 @@ def outline_corners(contour: ByteImage) -> tuple[list[Corner], list[float]]:
         # interior lies between them: a probe a little way along their bisector is inside.
         bx, by = dbx - dax, dby - day
         bn = math.hypot(bx, by)
-        if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + 4.0 * bx / bn, py + 4.0 * by / bn), False) < 0:
+        if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + probe * bx / bn, py + probe * by / bn), False) < 0:
             continue
         point, out_a, out_b = (px, py), (-dax, -day), (dbx, dby)
         if -dax * dby + day * dbx > 0:
