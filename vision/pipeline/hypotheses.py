@@ -13,12 +13,12 @@ from vision.pipeline.outline import Corner
 
 UNKNOWN: Final = "unknown"
 BACK: Final = "back"  # a hypothesis' code once it is counted face down
-# A quad snapped at four corners further than this (card widths) from a parallelogram has one
-# corner that is not the card's; a corner whose sides are within this share of a card's and
-# whose angle's cosine is below it is the card's own (see square_up).
 # An outline corner's edge this many card widths long is no short side (see propose): dondorf
 # table 3008's 9h on top of a fan, its long side 70.8 px seen, its top run on along the fan's 98.9.
 LONG_EDGE: Final = 1.15
+# A quad snapped at four corners further than this (card widths) from a parallelogram has one
+# corner that is not the card's; a corner whose sides are within this share of a card's and
+# whose angle's cosine is below it is the card's own (see square_up).
 _SQUARE_TOL: Final = 0.04
 # Two cards in one place lie parallel within this cosine (8 degrees) when they are one card.
 PARALLEL_COS: Final = math.cos(math.radians(8.0))
