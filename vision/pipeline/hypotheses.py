@@ -13,9 +13,6 @@ from vision.pipeline.outline import Corner
 
 UNKNOWN: Final = "unknown"
 BACK: Final = "back"  # a hypothesis' code once it is counted face down
-# An outline corner's edge this many card widths long is no short side (see propose): dondorf
-# table 3008's 9h on top of a fan, its long side 70.8 px seen, its top run on along the fan's 98.9.
-LONG_EDGE: Final = 1.15
 # A quad snapped at four corners further than this (card widths) from a parallelogram has one
 # corner that is not the card's; a corner whose sides are within this share of a card's and
 # whose angle's cosine is below it is the card's own (see square_up).
@@ -110,9 +107,7 @@ def propose(corners: list[Corner], *, card_w: float, card_h: float, alone: bool)
     for k, c in enumerate(corners):
         if not (alone and abs(c.x_len - card_h) < 0.1 * card_h):
             picks.append((2 * k, c.x_len))
-        # (A fan's cards spread along their side run their sides in one edge, longer than any
-        # card's: the corner's other edge, longer than a short side, is then its long side.)
-        if c.y_len < card_w * 1.15 or c.x_len > card_w * LONG_EDGE:
+        if c.y_len < card_w * 1.15:
             picks.append((2 * k + 1, 0.0))
     if not picks:
         return []

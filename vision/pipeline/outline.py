@@ -15,10 +15,6 @@ CARD_ASPECT: Final = 88.0 / 63.0
 # 8-bit images (BGR or single channel); OpenCV's stubs type its results loosely.
 ByteImage = npt.NDArray[Any]
 Point = tuple[float, float]
-# An outline edge shorter than this (pixels) between two square ones is a rounded card corner's
-# chamfer, the corner where they meet (dondorf table 3008's 9h, far from a camera 30 degrees off
-# vertical: 9.1 px; its virtual corner lies that much further outside the outline).
-CHAMFER: Final = 12.0
 # A contour point (x, y) as one integer, x + y * 2**20, to find points by equality.
 _POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 
@@ -102,20 +98,11 @@ def outline_corners(contour: ByteImage) -> tuple[list[Corner], list[float]]:
         edges.pop()
     corners: list[Corner] = []
     lengths = [e[4] for e in edges]
-    n_e = len(edges)
-    for k in range(n_e):
+    for k in range(len(edges)):
         pax, pay, dax, day, la = edges[k]
-        pbx, pby, dbx, dby, lb = edges[(k + 1) % n_e]
-        probe = 4.0
+        pbx, pby, dbx, dby, lb = edges[(k + 1) % len(edges)]
         if abs(dax * dbx + day * dby) > 0.42:  # not within about 25 degrees of a right angle
-            # (A rounded corner far from the camera cuts its own short edge: the corner lies
-            # across it, where the edges either side meet, as far outside as the chamfer is long.)
-            if n_e < 4 or lb >= CHAMFER:
-                continue
-            probe += lb
-            pbx, pby, dbx, dby, lb = edges[(k + 2) % n_e]
-            if abs(dax * dbx + day * dby) > 0.42:
-                continue
+            continue
         denom = dax * dby - day * dbx
         t = ((pbx - pax) * dby - (pby - pay) * dbx) / denom
         px, py = pax + t * dax, pay + t * day
@@ -123,7 +110,7 @@ def outline_corners(contour: ByteImage) -> tuple[list[Corner], list[float]]:
         # interior lies between them: a probe a little way along their bisector is inside.
         bx, by = dbx - dax, dby - day
         bn = math.hypot(bx, by)
-        if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + probe * bx / bn, py + probe * by / bn), False) < 0:
+        if bn > 1e-9 and cv2.pointPolygonTest(contour, (px + 4.0 * bx / bn, py + 4.0 * by / bn), False) < 0:
             continue
         point, out_a, out_b = (px, py), (-dax, -day), (dbx, dby)
         if -dax * dby + day * dbx > 0:
