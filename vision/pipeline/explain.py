@@ -37,6 +37,9 @@ WHOLE_SIDE: Final = 0.95
 # How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
 # table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
 SQUARE_NEAR: Final = 0.1
+# A fan-scan card whose index corner is this near (card widths) a corner of a face read across
+# it is no card (see _cornered_across): dondorf table 14029's phantom Tc, 0.6 px (0.01 w) off.
+CORNER_NEAR: Final = 0.1
 
 
 @dataclass
@@ -129,8 +132,11 @@ class Explainer:
             unread = {id(hyp) for hyp in pierced if hyp.code == UNKNOWN and not hyp.seen}
             hyps = [hyp for hyp in hyps if id(hyp) not in unread]
         # Fans: cards whose index corner is in view but not on the outline, found along its edges.
+        scanned: set[int] = set()
         if not alone:
-            hyps.extend(self.fan_scan.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h))
+            found = self.fan_scan.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h)
+            scanned = {id(hyp) for hyp in found}
+            hyps.extend(found)
             self.fans.settle(hyps, card_w=card_w)
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
@@ -154,6 +160,8 @@ class Explainer:
                 # index corner reached from another outline corner. Area does not matter: a
                 # card in the middle of a fan is all but hidden under its neighbours.
                 if any(same_card(hyp, o, 0.2 * card_w) for o in chosen):
+                    continue
+                if id(hyp) in scanned and any(_cornered_across(hyp, o, card_w) for o in chosen):
                     continue
                 chosen.append(hyp)
                 cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
@@ -408,6 +416,17 @@ def _top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float) -> int | None:
                 if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > long_run:
                     return k
     return None
+
+
+def _cornered_across(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
+    """Whether the fan-scan card ``hyp`` has its index corner on a corner of the face ``read``
+    and lies across it: a rectangle placed along the fan's edge where it turns at a card's
+    corner, no card (dondorf table 14029: a "Tc" 0.53 at the 5c's corner, turned 90 degrees
+    across the fan; a fan's cards lie a few tens of degrees apart at most, see ``across``)."""
+    if read.code in (UNKNOWN, BACK) or not across(read.corners, hyp.corners):
+        return False
+    gaps = np.hypot(*(read.corners - hyp.corners[0]).T)
+    return bool(gaps.min() < CORNER_NEAR * card_w)
 
 
 def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
