@@ -22,6 +22,7 @@ from controller.journal.base import (
     JournalStore,
 )
 from controller.journal.chain import genesis, link
+from controller.journal.integrity import check_head
 from controller.journal.salvage import SalvageFile
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ def verify(journal: Path) -> Verification:
     try:
         found.segments = len(store.parts)
         try:
-            store.live._check_head()
+            check_head(store.live)
         except JournalError as exc:
             found.note(str(exc))
         first = store.parts[0]
