@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from drivers.camera.sim import Lighting, Optics, Scene, Shadow, SimCard, TableView
+from drivers.camera.effects import Shadow
+from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
 from tests.vision.stacks import backs_read, each_counted_once
 from vision.tools.kde_decks import kde_deck
 
