@@ -423,14 +423,14 @@ def _cornered_across(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
     and lies across it: a rectangle placed along the fan's edge where it turns at a card's
     corner, no card (dondorf table 14029: a "Tc" 0.53 at the 5c's corner, turned 90 degrees
     across the fan; a fan's cards lie a few tens of degrees apart at most, see ``across``)."""
-    if read.code in (UNKNOWN, BACK) or not across(read.corners, hyp.corners):
-        return False
-    gaps = np.hypot(*(read.corners - hyp.corners[0]).T)
-    return bool(gaps.min() < CORNER_NEAR * card_w)
+    return _across_face(hyp, read) and float(np.hypot(*(read.corners - hyp.corners[0]).T).min()) < CORNER_NEAR * card_w
 
 
 def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
     """Whether ``hyp`` lies across the face ``read`` (turned more than 60 degrees) at the same place."""
-    if read.code in (UNKNOWN, BACK):
-        return False
-    return float(np.hypot(*(hyp.center - read.center))) < 0.3 * card_w and across(read.corners, hyp.corners)
+    return float(np.hypot(*(hyp.center - read.center))) < 0.3 * card_w and _across_face(hyp, read)
+
+
+def _across_face(hyp: Hypothesis, read: Hypothesis) -> bool:
+    """Whether ``read`` is a face read (not unknown, not a back) and ``hyp`` lies across it (over 60 degrees)."""
+    return read.code not in (UNKNOWN, BACK) and across(read.corners, hyp.corners)

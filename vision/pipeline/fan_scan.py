@@ -99,31 +99,31 @@ class FanScanner:
         filled = np.zeros((bh, bw), np.uint8)
         cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
         inside = (filled, x0, y0)
-        loose = _loose(inside)
         missed: list[tuple[float, float, float, float]] = []  # starts read that showed no index: corner, unit top edge
         # The walks where a start may lie: a card's side from corner to corner has none, and a
         # band under a few pixels is too short to find one in.
-        plan: list[tuple[Walk, float, float, float, int, bool]] = []
+        plan: list[tuple[Walk, float, float, float, int, bool, tuple[tuple[float, float], float, Vec]]] = []
         for edge in outline_edges(contour, least=EDGE_LEAST * card_w):
             for walk in walks(edge, contour, probe=0.08 * card_w):
                 side = card_w if walk.short else card_h
                 lo, hi = walk.span(side)
                 if hi < lo:
                     continue
-                length = int((hi - lo + walk.band(box, card_w=card_w, card_h=card_h)[1]) / scale)
+                band = walk.band(box, card_w=card_w, card_h=card_h)
+                length = int((hi - lo + band[1]) / scale)
                 if length >= 4:
                     # The side runs on over the card below from a short visible piece, and a line
                     # fitted to a few pixels of edge is a few degrees off: it is taken from all of it.
                     follow = walk.short and walk.open_start and walk.length < FOLLOW_SHORT * side
-                    plan.append((walk, side, lo, hi, length, follow))
+                    plan.append((walk, side, lo, hi, length, follow, band))
         # Where no start may be read, the band is not looked at (a third of the walks). (One to be
         # followed is scanned: its line may turn a few degrees.)
-        spans = [(walk, lo, min(hi, lo + (length - 1) * scale)) for walk, _, lo, hi, length, _ in plan]
-        may = _readable(spans, loose, card_w=card_w, card_h=card_h) if plan else []
-        for (walk, side, lo, hi, length, follow), open_walk in zip(plan, may, strict=True):
+        spans = [(walk, lo, min(hi, lo + (length - 1) * scale)) for walk, _, lo, hi, length, _, _ in plan]
+        may = _readable(spans, _loose(inside), card_w=card_w, card_h=card_h) if plan else []
+        for (walk, side, lo, hi, length, follow, band), open_walk in zip(plan, may, strict=True):
             if not (follow or open_walk):
                 continue
-            rows, lead, across = walk.band(box, card_w=card_w, card_h=card_h)
+            rows, lead, across = band
             if not paper_along(plane.image, walk, across=across, rows=rows):
                 continue  # no face along this edge (a back, a chip): no index to find
             if follow:
