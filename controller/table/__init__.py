@@ -1,5 +1,6 @@
 """The live table, in layers: its state as a fold over the journal (``state``), kept in the
-journal (``core``), fed by its devices (``inputs``), and driven by staff commands (``service``)."""
+journal (``core``), fed by its devices (``inputs``), and driven by staff commands: reports and tilts
+(``irregularities``), payment disputes (``payments``) and play (``service``)."""
 
 from controller.table.codec import (
     CAMERA,
@@ -15,7 +16,8 @@ from controller.table.codec import (
 )
 from controller.table.core import CHECKPOINT_EVERY, utcnow
 from controller.table.errors import PermissionDenied, TableError
-from controller.table.service import DEAL_SEQUENCE_REPORTS, REPORTABLE, TableService
+from controller.table.irregularities import DEAL_SEQUENCE_REPORTS, REPORTABLE
+from controller.table.service import TableService
 from controller.table.state import RECALL, STORAGE_TILT, TableState, card_slots, decisions
 
 __all__ = [
