@@ -260,7 +260,7 @@ class JackpotAccounts(StatusStore):
 
         The meter itself never moves here (only a hit or a logged correction lowers it): a new cap below
         the meter stops further credit until a hit; a new reset applies at the next hit's top-up. Tables
-        read the new increment and reset and take them between rounds (floor/link.py).
+        read the new increment and reset and take them between rounds (floor/link_jackpot.py).
 
         Raises:
             FloorConfigError: unknown account, nothing changed, no name or reason, or bad values.

@@ -5,17 +5,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from controller.journal.base import Entry, JackpotAccount, JackpotHitRecord
-from controller.settlement import split
-from controller.table import Actor, TableError, TableService
+from controller.table import TableError, TableService
 from controller.telemetry import observe_appends
 from floor.base import FloorStore
 from floor.errors import FloorConfigError, FloorError, FloorUnavailable
-from floor.jackpots import FULL_SHARE_BP, Hit
+from floor.link_jackpot import LinkedJackpot
 from floor.replicator import Replicator
 from floor.units import account_unit_refusal
 
@@ -65,7 +63,8 @@ class FloorLink:
     Each pass ships the journal entries the floor lacks (in order, each once by (table, seq)); before a
     batch is stored, every settled round in it sends its contribution and hit to the linked account,
     keyed by the same (table, seq), so an outage at any point neither loses nor doubles one. The floor's
-    amount for a hit (its meter when the hit's transaction took it) is journaled back at the table.
+    amount for a hit (its meter when the hit's transaction took it) is journaled back at the table (both by its
+    :class:`~floor.link_jackpot.LinkedJackpot`).
 
     The progressive opens only when a pass has caught up with the journal (a pass that began with it closed
     put everything journaled before it began on the floor; a table in play journals on meanwhile), and
@@ -86,18 +85,13 @@ class FloorLink:
         self.settings = settings
         self.journal = table.journal_store
         self.table_id = self.journal.table_id
-        self.account: str | None = None
+        self.jackpot = LinkedJackpot(table=table, store=store)
         self.joined = False
-        self._meter = 0
-        self._pending: tuple[JackpotHitRecord, ...] = ()
-        self._recorded: set[int] = set()  # settled seqs whose floor hit is journaled here
-        self._hit_rounds: dict[int, tuple[int, dict[int, str], dict[int, int]]] = {}
-        self._fresh: list[Hit] = []  # hits sent by this pass, to journal once it is done
         self._floor_seq = -1  # the floor's newest entry of this table as the last pass left it (-1: unknown)
         self._refreshed = float("-inf")
         self._reported: tuple[object, ...] | None = None
         self._reported_at = float("-inf")
-        self.replicator = Replicator(journal=self.journal, store=store, before_batch=self._feed)
+        self.replicator = Replicator(journal=self.journal, store=store, before_batch=self.jackpot.feed)
         self.link_up = False
         self.last_ok = 0.0  # time.monotonic() of the last completed pass
         self.failure = ""
@@ -106,12 +100,17 @@ class FloorLink:
         observe_appends(self.journal, lambda entry, seconds: self._wake.set())
         self._threads: list[threading.Thread] = []
         if table.config.jackpot.enabled:
-            table.link_progressive(self._account_view)
+            table.link_progressive(self.jackpot.view)
         try:
             self.join()
         except FloorUnavailable as exc:
             self.failure = str(exc)
             log.warning("floor not reachable yet (the table plays on, progressive closed): %s", exc)
+
+    @property
+    def account(self) -> str | None:
+        """The linked account the table plays (None: its jackpot is off, or the floor not joined yet)."""
+        return self.jackpot.account
 
     def join(self) -> None:
         """Register the table on the floor (idempotent) and find the linked account it plays.
@@ -160,27 +159,8 @@ class FloorLink:
                         minor_units=config.minor_units,
                     )
                 )
-            self.account, self._meter = chosen, account.meter
-            self._journal_missed_hits()
+            self.jackpot.attach(account=chosen, meter=account.meter)
         self.joined = True
-
-    def _journal_missed_hits(self) -> None:
-        """Journal every hit of this table the floor recorded but the table did not (a stop between the
-        floor's answer and the entry, and the hit confirmed since): what the floor's copy of the journal
-        and the journal's unshipped tail say was journaled, the rest is journaled now."""
-        assert self.account is not None
-        done = {int(e.data["settled"]) for e in self.store.journal_of_kind(self.table_id, "jackpot-floor-hit")}
-        tail = self.journal.entries(after=self.store.last_seq(self.table_id))
-        done |= {int(e.data["settled"]) for e in tail if e.kind == "jackpot-floor-hit"}
-        self._recorded |= done
-        for hit in self.store.table_hits(account=self.account, table_id=self.table_id):
-            if hit.seq > self.journal.base_seq:  # an archived round's hit was journaled long ago
-                self._journal_hit(hit)
-
-    # -- the linked account as the table shows it --------------------------------------------------
-
-    def _account_view(self) -> JackpotAccount:
-        return JackpotAccount(name=self.account or "", meter=self._meter, hits=self._pending)
 
     # -- one pass -----------------------------------------------------------------------------------
 
@@ -203,15 +183,10 @@ class FloorLink:
             self._floor_seq = -1  # unknown until this ship completes (it may stop half-way)
             self._floor_seq = self.replicator.ship().floor_seq
             shipped = True
-        if self.account is not None and (shipped or self._fresh or now - self._refreshed >= self.settings.refresh):
-            account = self.store.account(self.account)
-            self._meter = account.meter
-            for hit in self._fresh:
-                self._journal_hit(hit)
-            self._fresh.clear()
-            pending = self.store.table_pending_hits(account=self.account, table_id=self.table_id)
-            self._pending = tuple(r for h in pending for r in self._records(h))
-            self._take_parameters(reset=account.reset, increment=account.increment)
+        if self.account is not None and (
+            shipped or self.jackpot.fresh or now - self._refreshed >= self.settings.refresh
+        ):
+            self.jackpot.refresh()
             self._refreshed = now
         self._report(now)
         # Caught up: a pass that began with the progressive closed put on the floor everything journaled
@@ -250,83 +225,6 @@ class FloorLink:
             camera=camera,
         )
         self._reported, self._reported_at = shown, now
-
-    def _feed(self, entries: Sequence[Entry]) -> None:
-        """The linked progressive's share of a batch about to be replicated: idempotent by (table, seq)."""
-        if self.account is None:
-            return
-        for entry in entries:
-            if entry.kind != "round-settled":
-                continue
-            jackpot = entry.data["settlement"]["jackpot"]
-            if jackpot["hits"]:
-                claimed = {h["box"]: h["amount"] for h in jackpot["hits"]}
-                share = self._share_bp(jackpot["hits"])
-                hit = self.store.hit(account=self.account, table_id=self.table_id, seq=entry.seq, share_bp=share)
-                hands = {h["box"]: h["hand"] for h in jackpot["hits"]}
-                self._hit_rounds[entry.seq] = (entry.data["round"], hands, claimed)
-                self._fresh.append(hit)  # journaled after the pass, with the floor's amount (pass_once)
-            # As at a table of its own: the hits take the meter as it stands, then the round's losing boxes feed it.
-            if jackpot["contribution"] > 0:
-                self.store.contribute(
-                    account=self.account, table_id=self.table_id, seq=entry.seq, amount=jackpot["contribution"]
-                )
-
-    def _share_bp(self, hits: Sequence[dict[str, object]]) -> int:
-        """What the round's hits claim of the floor's meter, in basis points: the sum of each hand's
-        percentage (the table's settlement scaled them to the meter it saw; the floor takes the same
-        share of its own meter), never more than the whole meter."""
-        percents = self.table.config.jackpot.hit_hands
-        total = sum(percents.get(str(h["hand"]), 100) * 100 for h in hits)
-        return min(FULL_SHARE_BP, total)
-
-    def _journal_hit(self, hit: Hit) -> None:
-        """Journal the floor's amount of a hit once, split over the boxes as the table's settlement claimed."""
-        if hit.seq in self._recorded:  # complete since the join read what was journaled (_journal_missed_hits)
-            return
-        self.table.record_floor_hit(
-            settled=hit.seq,
-            round_no=self._hit_round(hit.seq)[0],
-            account=hit.account,
-            hit_no=hit.hit_no,
-            amount=hit.amount,
-            boxes={r.box: r.amount for r in self._records(hit)},
-        )
-        self._recorded.add(hit.seq)
-
-    def _hit_round(self, seq: int) -> tuple[int, dict[int, str], dict[int, int]]:
-        found = self._hit_rounds.get(seq)
-        if found is None:
-            entry = self.journal.entry(seq)
-            if entry is None or entry.kind != "round-settled":
-                raise FloorConfigError(f"the floor's hit at entry {seq} is not a settled round of this journal")
-            hits = entry.data["settlement"]["jackpot"]["hits"]
-            found = (entry.data["round"], {h["box"]: h["hand"] for h in hits}, {h["box"]: h["amount"] for h in hits})
-            self._hit_rounds[seq] = found
-        return found
-
-    def _records(self, hit: Hit) -> list[JackpotHitRecord]:
-        """A floor hit as the table's pending hits: one per box, each with its share of the floor's amount."""
-        round_no, hands, claimed = self._hit_round(hit.seq)
-        boxes = sorted(claimed)
-        shares = split(hit.amount, [max(1, claimed[b]) for b in boxes]) if hit.amount else [0] * len(boxes)
-        return [
-            JackpotHitRecord(hit=hit.hit_no, round=round_no, box=b, hand=hands[b], amount=a, at=hit.at)
-            for b, a in zip(boxes, shares, strict=True)
-        ]
-
-    def _take_parameters(self, *, reset: int, increment: int) -> None:
-        """The account's contribution and reset become the table's, between rounds (a round open now keeps
-        the ones it was opened with: the change is staged and journaled with who made it on the floor)."""
-        jackpot = self.table.config.jackpot
-        if (jackpot.reset, jackpot.contribution) == (reset, increment) or self.table.staged is not None:
-            return
-        changes = self.store.parameter_changes(self.account) if self.account else []
-        who = changes[-1]["by"] if changes else "floor"
-        config = self.table.config.model_copy(
-            update={"jackpot": jackpot.model_copy(update={"reset": reset, "contribution": increment})}
-        )
-        self.table.reconfigure(config, actor=Actor(f"floor/{who}", "admin"))
 
     # -- running ------------------------------------------------------------------------------------
 
