@@ -1,7 +1,8 @@
 """The pure round state machine: what is expected next, checking and applying cards and decisions.
 
 The round's data types (bets, slots, steps, events, state) are in ``controller.round_data`` and are
-re-exported here, where callers have always imported them.
+re-exported here, where callers have always imported them; its cards layer (dealing and revealing) is
+``controller.round_cards``.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from controller.cards import Card
 from controller.errors import RuleViolation
+from controller.round_cards import RoundCards
 from controller.round_data import (
     Action,
     ActionTaken,
@@ -38,7 +40,6 @@ from controller.round_data import (
 
 if TYPE_CHECKING:
     from controller.config import TableConfig
-    from controller.games import Game
     from controller.settlement import RoundSettlement
 
 __all__ = [
@@ -68,49 +69,19 @@ __all__ = [
 ]
 
 
-class Round:
+class Round(RoundCards):
     """One round of one game, driven by cards and decisions; every step is checked first.
 
     The round is pure: no I/O, clock or randomness. Each accepted card or decision is kept as an
-    immutable event, and :meth:`replay` rebuilds the same round from them.
+    immutable event, and :meth:`replay` rebuilds the same round from them. Its cards, dealt and
+    revealed, are :class:`~controller.round_cards.RoundCards`'; here what it expects next, its
+    decisions, its settlement and its scratch replays.
     """
 
     def __init__(self, *, config: TableConfig, bets: Sequence[BoxBet], jackpot_meter: int = 0) -> None:
-        from controller.games import get_game
-
-        self.game: Game = get_game(config.game)
-        self.config = config
-        self.jackpot_meter = jackpot_meter
-        self.bets = tuple(sorted(bets, key=lambda b: b.box))
-        self.game.check_bets(config, self.bets)
-        if jackpot_meter < 0:
-            raise RuleViolation("jackpot.meter", f"the jackpot meter cannot be negative ({jackpot_meter})")
-        self.state = RoundState(
-            config=config,
-            boxes={b.box: BoxState(bet=b) for b in self.bets},
-            board=[None] * self.game.board_size,
-        )
-        self._events: list[Event] = []
-        # Every card dealt, in order, as it is known now (a placeholder until revealed), and its slot.
-        self._dealt: list[tuple[Card, Slot]] = []
+        super().__init__(config=config, bets=bets, jackpot_meter=jackpot_meter)
         self._step: tuple[int, Step] | None = None
         self._upcoming: tuple[int, tuple[Slot, ...]] | None = None  # upcoming(), as of that many events
-
-    @property
-    def events(self) -> tuple[Event, ...]:
-        return tuple(self._events)
-
-    @property
-    def cards_dealt(self) -> int:
-        return len(self._dealt)
-
-    def dealt(self) -> tuple[tuple[Card, Slot], ...]:
-        """Every card dealt this round in order, as known now (placeholders until revealed), with its slot."""
-        return tuple(self._dealt)
-
-    def unrevealed(self) -> tuple[tuple[int, Slot], ...]:
-        """Cards dealt without identity and not yet revealed: (number, slot), in deal order."""
-        return tuple((n, slot) for n, (c, slot) in enumerate(self._dealt, 1) if isinstance(c, Placeholder))
 
     def at_showdown(self) -> bool:
         """Nothing more is dealt or decided (the round is complete, or waits only for identities)."""
@@ -138,99 +109,6 @@ class Round:
             return Identify(self._dealt[exc.number - 1][1], exc.number)
         return Complete()
 
-    def check_card(self, card: Card) -> Slot:
-        """The slot ``card`` would fill; raises if no card is expected or it was dealt already.
-
-        Raises:
-            RuleViolation: ``deal.not-expected`` or ``deal.duplicate-card``.
-        """
-        step = self.expected()
-        if not isinstance(step, Deal):
-            raise RuleViolation("deal.not-expected", f"no card is expected now: {step.describe()}")
-        if isinstance(card, Placeholder):
-            if step.slot.face_up:
-                raise RuleViolation(
-                    "deal.face-up-unknown", f"a card dealt face up is dealt with its identity: {step.describe()}"
-                )
-        elif card in self.state.seen:
-            raise RuleViolation("deal.duplicate-card", f"card {card} was already dealt this round")
-        return step.slot
-
-    def check_unknown(self) -> Slot:
-        """The slot a card dealt without identity would fill (a table with no reading shoe).
-
-        Raises:
-            RuleViolation: ``deal.not-expected``, or ``deal.face-up-unknown`` when the slot is
-                dealt face up (its identity is on the table: deal it with :meth:`deal`).
-        """
-        return self.check_card(Placeholder(self.cards_dealt + 1))
-
-    def deal_unknown(self) -> CardDealt:
-        """Place the next card without its identity: a placeholder fills the slot until :meth:`reveal`.
-
-        Raises:
-            RuleViolation: as :meth:`check_unknown`.
-        """
-        return self.deal(Placeholder(self.cards_dealt + 1))
-
-    def card_number(self, number: int) -> Card:
-        """Card ``number`` of the round (from 1) as known now.
-
-        Raises:
-            RuleViolation: ``reveal.no-such-card``.
-        """
-        if not 1 <= number <= len(self._dealt):
-            raise RuleViolation(
-                "reveal.no-such-card", f"there is no card {number}: {len(self._dealt)} card(s) dealt this round"
-            )
-        return self._dealt[number - 1][0]
-
-    def check_reveal(self, number: int, card: Card) -> Slot:
-        """Check that card ``number``, dealt without identity, can be revealed as ``card``.
-
-        Raises:
-            RuleViolation: ``reveal.no-such-card``, ``reveal.known`` (it has its identity already),
-                ``reveal.no-identity`` (``card`` is itself a placeholder) or ``deal.duplicate-card``
-                (``card`` is already in this round).
-        """
-        current = self.card_number(number)
-        slot = self._dealt[number - 1][1]
-        if not isinstance(current, Placeholder):
-            raise RuleViolation("reveal.known", f"card {number} ({slot.where()}) is already known")
-        if isinstance(card, Placeholder):
-            raise RuleViolation("reveal.no-identity", f"card {number} must be revealed as one of the 52 cards")
-        if card in self.state.seen:
-            raise RuleViolation("deal.duplicate-card", f"card {card} was already dealt this round")
-        return slot
-
-    def reveal(self, number: int, card: Card) -> CardRevealed:
-        """Give card ``number`` (dealt without identity) its identity, wherever it lies now.
-
-        Raises:
-            RuleViolation: as :meth:`check_reveal`.
-        """
-        slot = self.check_reveal(number, card)
-        hidden = self._dealt[number - 1][0]
-        state = self.state
-
-        def swap(cards: list[Card]) -> None:
-            for i, c in enumerate(cards):
-                if c is hidden:
-                    cards[i] = card
-
-        for box in state.boxes.values():
-            swap(box.cards)
-            swap(box.received)
-            swap(box.discards)
-        swap(state.dealer)
-        state.board = [card if c is hidden else c for c in state.board]
-        state.seen.discard(hidden)
-        state.seen.add(card)
-        self._dealt[number - 1] = (card, slot)
-        event = CardRevealed(number=len(self._events) + 1, dealt=number, card=card, slot=slot)
-        self._events.append(event)
-        return event
-
     def _resolve(self, action: Action) -> Action:
         """An action whose discards name cards dealt without identity by number (``?n``) refers to
         those cards as the round knows them now."""
@@ -238,32 +116,6 @@ class Round:
             return action
         discard = tuple(self.card_number(c.number) if isinstance(c, Placeholder) else c for c in action.discard)
         return Action(box=action.box, action=action.action, discard=discard)
-
-    def deal(self, card: Card) -> CardDealt:
-        """Place the next card from the shoe.
-
-        Raises:
-            RuleViolation: as :meth:`check_card`.
-        """
-        if isinstance(card, Placeholder):
-            card = Placeholder(self.cards_dealt + 1)  # one object per dealt card, numbered by the round
-        slot = self.check_card(card)
-        state = self.state
-        if state.pending and state.pending[0] == slot:
-            state.pending.pop(0)
-        if slot.target == "box":
-            box = state.boxes[slot.box]
-            box.cards.append(card)
-            box.received.append(card)
-        elif slot.target == "dealer":
-            state.dealer.append(card)
-        else:
-            state.board[slot.index] = card
-        state.seen.add(card)
-        self._dealt.append((card, slot))
-        event = CardDealt(number=len(self._events) + 1, card=card, slot=slot)
-        self._events.append(event)
-        return event
 
     def check_action(self, action: Action) -> Decide:
         """Check a decision against the rules without applying it.
