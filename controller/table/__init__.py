@@ -1,6 +1,7 @@
-"""The live table, in layers: its state as a fold over the journal (``state``), kept in the
-journal (``core``), fed by its devices (``inputs``), and driven by staff commands: reports and tilts
-(``irregularities``), payment disputes (``payments``) and play (``service``)."""
+"""The live table, in layers: its state as a fold over the journal (``state``), read by observers under
+the table's lock (``published``), kept in the journal (``core``), fed by its devices (``inputs``), and
+driven by staff commands: reports and tilts (``irregularities``), payment disputes (``payments``) and
+play (``service``)."""
 
 from controller.table.codec import (
     CAMERA,

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import threading
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any, Literal, Self, TypeVar
+from typing import Any, Literal, Self
 
 from controller.config import TableConfig, build_config
 from controller.engine import (
@@ -27,7 +26,8 @@ from controller.journal import (
 )
 from controller.table.codec import SYSTEM, Actor, Device, RecalledRound, config_settings, record_settings
 from controller.table.errors import PermissionDenied, TableError
-from controller.table.state import FINISHED_KEPT, RECALL, STORAGE_TILT, TableState
+from controller.table.published import TablePublisher
+from controller.table.state import FINISHED_KEPT, RECALL, STORAGE_TILT
 from controller.tilts import Tilt, TiltKind
 
 # A checkpoint every this many rounds: a restart replays at most this many rounds' entries.
@@ -35,14 +35,13 @@ CHECKPOINT_EVERY = 25
 # Finished rounds indexed per transaction while a journal is replayed.
 SAVE_BATCH = 256
 log = logging.getLogger(__name__)
-_T = TypeVar("_T")
 
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class TableCore(TableState, ABC):
+class TableCore(TablePublisher, ABC):
     """A table's state kept in its journal. Thread-safe: the shoe thread, the web loop and timers may
     all call in; every command holds the table's lock, writes its entry, then applies it."""
 
@@ -71,8 +70,6 @@ class TableCore(TableState, ABC):
         super().__init__(recall=recall)
         self._store = store
         self._clock = clock
-        self._lock = threading.RLock()
-        self._subscribers: list[Callable[[dict[str, Any]], None]] = []
         self._checkpoint_round = 0
         self._checkpoint_every = checkpoint_every
         self._replaying = True
@@ -197,40 +194,6 @@ class TableCore(TableState, ABC):
                 return "showdown: pay the table as shown, then confirm"
             return step.describe()
 
-    @abstractmethod
-    def _snapshot(self) -> dict[str, Any]:
-        """The public snapshot of the table as it is now (:mod:`controller.view`): what every
-        display is sent; the class that has every command the snapshot shows makes it."""
-
-    def view(self) -> dict[str, Any]:
-        """The public snapshot (see :mod:`controller.view`), consistent: taken under the table's lock."""
-        with self._lock:
-            return self._snapshot()
-
-    def watch(self, callback: Callable[[dict[str, Any]], None]) -> tuple[Callable[[], None], dict[str, Any]]:
-        """Subscribe and take the current snapshot in one step, so no change falls between them."""
-        with self._lock:
-            return self.subscribe(callback), self.view()
-
-    def inspect(self, reader: Callable[[Self], _T]) -> _T:
-        """Run ``reader`` on the table under its lock: a consistent read for an observer (the camera)
-        that needs more than the public snapshot shows, e.g. face-down cards' identities. ``reader``
-        must not block or call commands."""
-        with self._lock:
-            return reader(self)
-
-    def subscribe(self, callback: Callable[[dict[str, Any]], None]) -> Callable[[], None]:
-        """Call ``callback(snapshot)`` after every change; it must not block. Returns unsubscribe."""
-        with self._lock:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock:
-                if callback in self._subscribers:
-                    self._subscribers.remove(callback)
-
-        return unsubscribe
-
     def _apply_staged(self) -> None:
         """Journal the staged configuration as the table's own once no round is open."""
         staged = self.staged
@@ -332,12 +295,6 @@ class TableCore(TableState, ABC):
         if self._unsaved:
             self._save(entry)
         self._publish()
-
-    def _publish(self) -> None:
-        if self._subscribers:
-            view = self._snapshot()
-            for callback in list(self._subscribers):
-                callback(view)
 
     def rounds_since(self, since: datetime) -> int:
         """Settled rounds finished at or after ``since`` (for rounds today and per hour)."""
