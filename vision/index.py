@@ -19,6 +19,7 @@ from vision.index_glyphs import (
     cut_at_index,
     glyph_bounds,
     glyph_comps,
+    glyph_comps_seen,
     off_frame,
     split_rank_suit,
     stacked,
@@ -143,12 +144,23 @@ def index_feature(
     strong = _ink(crisp, paper * INK_LEVELS[0])
     frame = frame if cut and lead > 0 else None
 
-    def found_in(ink: ByteImage) -> IndexFeature | _Glyphs | None:
+    def found_in(ink: ByteImage, comps: list[Box] | None = None) -> IndexFeature | _Glyphs | None:
         return _feature(
-            patch_bgr, gray, ink, paper=paper, k90=k90, box=box, channels=channels, cut=cut, lead=lead, frame=frame
+            patch_bgr,
+            gray,
+            ink,
+            paper=paper,
+            k90=k90,
+            box=box,
+            channels=channels,
+            cut=cut,
+            lead=lead,
+            frame=frame,
+            comps=comps,
         )
 
-    first = found_in(strong)
+    comps, clear = glyph_comps_seen(strong, box, lead=lead, min_area=_min_area(gray))
+    first = found_in(strong, comps)
     # A soft index found at the usual level is rastered only when the grown mask finds none: most
     # soft ones are found again there, and the rasters are a fifth of a read.
     blurred = first is not None and first.softness > GROW_SOFTNESS
@@ -156,10 +168,13 @@ def index_feature(
     if feature is None:
         # The paler level only when it is used (most indices are found crisp at the usual one).
         weak = _ink(crisp, paper * INK_LEVELS[1])
-        grown = grown_ink(strong, weak)
+        # Where every blob at the usual level runs on to the patch border (a third of the reads
+        # that get here: felt, a back, a card's edge), each lies in a paler blob that does too,
+        # and none is grown: the grown mask is the usual one, not worth making.
+        grown = grown_ink(strong, weak) if clear else strong
         # A mask the same as one already tried finds nothing new (most corners without an index),
         # and a soft index found again on the same mask would be found the same.
-        if cv2.countNonZero(cv2.absdiff(grown, strong)):
+        if grown is not strong and cv2.countNonZero(cv2.absdiff(grown, strong)):
             feature = _finished(found_in(grown))
         if feature is None and blurred:
             feature = _finished(first)
@@ -227,15 +242,18 @@ def _feature(
     cut: bool = False,
     lead: int = 0,
     frame: FrameLine | None = None,
+    comps: list[Box] | None = None,
 ) -> IndexFeature | _Glyphs | None:
     """The index from one ink mask: glyphs cut out and split into rank and suit, rastered by
     :func:`_finished` (an index cut off a court picture's frame line comes rastered).
 
-    ``channels`` are the patch's b, g, r planes when the caller has them already.
+    ``channels`` are the patch's b, g, r planes when the caller has them already; ``comps`` the
+    mask's ``glyph_comps`` when they are found already.
     """
     h, w = gray.shape
-    min_area = max(3, (w * h) // 400)
-    comps = glyph_comps(ink, box, lead=lead, min_area=min_area)
+    min_area = _min_area(gray)
+    if comps is None:
+        comps = glyph_comps(ink, box, lead=lead, min_area=min_area)
     expect_h = (box.y1 - box.y0) * CARD_PX_H
     # The frame line in this mask, once: the suit cut off it (_frame_cut) looks for it again.
     seen = frame.seen_in(ink, lead=lead, index_h=expect_h) if frame is not None else None
@@ -398,8 +416,7 @@ def _frame_cut(
     # And the card's own edge: the index is inset from it on every design, but blur joins a suit
     # printed close to it (standard's, 2 px in), and the edge too runs on to the border.
     cleared[:, : lead + EDGE_CLEAR] = 0
-    h, w = ink.shape
-    comps = glyph_comps(cleared, box, lead=lead, min_area=max(3, (w * h) // 400))
+    comps = glyph_comps(cleared, box, lead=lead, min_area=_min_area(ink))
     # The suit: the blobs under the rank, in its columns, within a glyph gap; the nearest row.
     under = [c for c in comps if rank[3] <= c[1] <= rank[3] + STACK_GAP and c[0] < rank[2] and c[2] > rank[0]]
     if under:
@@ -419,6 +436,12 @@ def _frame_cut(
     if not FRAME_INDEX[0] * expect_h <= suit_box[3] - rank[1] <= FRAME_INDEX[1] * expect_h:
         return None
     return _rastered(patch_bgr, gray, cleared, rank, suit_box, paper=paper, k90=k90, channels=channels, framed=True)
+
+
+def _min_area(patch: ByteImage) -> int:
+    """The least area (pixels) of a blob that may be a glyph in a patch of this size."""
+    h, w = patch.shape[:2]
+    return max(3, int(w * h) // 400)
 
 
 def _kth(values: ByteImage, k: int) -> int:

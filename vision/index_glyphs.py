@@ -137,6 +137,14 @@ def glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> l
     """The ink mask's blobs that may be glyphs: clear of the patch border, no hairline sliver, no
     piece of the card's edge (see ``ink_blobs.edge_piece``).
     """
+    return glyph_comps_seen(ink, box, lead=lead, min_area=min_area)[0]
+
+
+def glyph_comps_seen(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> tuple[list[Box], bool]:
+    """:func:`glyph_comps`, and whether any blob of the mask (of any size) lies clear of the patch
+    border: when none does, growing the mask's blobs to a paler level's (``ink_blobs.grown_ink``)
+    leaves it as it is, and the index reader skips it.
+    """
     h, w = ink.shape
     # 16-bit labels (a patch has far fewer than 65536 blobs): the same blobs, half the label memory
     # to write, which is a third of the call's time at this size.
@@ -149,8 +157,11 @@ def glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> l
     # a row of the index. (Further left, slivers are a thin glyph's broken strokes: kept.)
     sliver_w, sliver_h = SLIVER_WIDTH * CARD_PX_W, SLIVER_HEIGHT * (box.y1 - box.y0) * CARD_PX_H
     sliver_x = (box.x0 + 0.75 * (box.x1 - box.x0)) * CARD_PX_W
+    # Every blob the border cut keeps whole (``rows[1:carved]``: those it did not flag, all that
+    # do not touch the border and those too small to be flagged) as the labelling found it.
+    clear = any(s[0] > 0 and s[1] > 0 and s[0] + s[2] < w and s[1] + s[3] < h for s in rows[1:carved])
     # Plain ints: indexing numpy rows one value at a time costs more than the whole filter.
-    return [
+    comps = [
         (s[0], s[1], s[0] + s[2], s[1] + s[3])
         for i, s in enumerate(rows[1:], 1)
         if s[4] >= min_area
@@ -161,6 +172,7 @@ def glyph_comps(ink: ByteImage, box: IndexBox, *, lead: int, min_area: int) -> l
         and not (s[2] <= sliver_w and s[3] < sliver_h and s[0] >= sliver_x)
         and not edge_piece(s, carved=i >= carved, lead=lead, thin=sliver_w, short=sliver_h)
     ]
+    return comps, clear
 
 
 def stacked(joined: list[Box]) -> bool:
