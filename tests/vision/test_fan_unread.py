@@ -16,9 +16,7 @@ def _fan_outcomes(deck: DeckProfile, seed: int, codes: tuple[str, ...]) -> tuple
     that order), and every outcome of the table."""
     table = random_table(np.random.default_rng(seed))
     renderer, frame = render_table(deck, table, seed=seed)
-    reading = Recognizer(deck=deck, calibration=Calibration(homography=table.view.homography(), rms_px=0.0)).read(
-        frame
-    )
+    reading = Recognizer(deck=deck, calibration=Calibration(homography=table.view.homography(), rms_px=0.0)).read(frame)
     outcomes: list[str] = []
     truth = truth_centres(renderer, table.scene)
     score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)

@@ -90,7 +90,7 @@ class FanReader:
                 self._split.append((hyp, first, second))
             elif other.best is not None and other.match is not None:
                 clear = second if other is first else first
-                if clear.code != UNKNOWN and clear.code != other.best:
+                if clear.code not in (UNKNOWN, other.best):
                     self._over.append((hyp, 2 - strong[0], other.best, (clear.code, clear.confidence)))
                 self._steady_under(image, hyp, plane, far=strong[0], own=other, clear=clear)
         else:
