@@ -48,8 +48,9 @@ MISSED_COS: Final = 0.995
 # A scan start within this share of a card's width of an index corner a hypothesis read and found
 # nothing at is that corner again, and is not read; one further off is (a rectangle drawn from a
 # short rounded-corner edge lies a few degrees off its card, its index corner several pixels off:
-# standard's table 11006 2c, its scan start 0.033 w from it, reads 0.9). A read moved
-# FAN_NUDGE is another read.
+# standard's table 11006 2c, whose scan start 0.033 w from it reads the 2c, and dondorf's 11002 2s;
+# development seeds, six designs: these 2 cards more, no other line changed). A read moved FAN_NUDGE is
+# another read.
 FAILED_NEAR: Final = 0.02
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 # A walk is scanned only where some card placed from a start along it may lie in the blob
