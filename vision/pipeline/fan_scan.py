@@ -45,6 +45,13 @@ FAN_FILL: Final = 0.9
 # Seeds 500 and 3000, six designs: see vscan11's note for the counts.
 MISSED_NEAR: Final = 0.02
 MISSED_COS: Final = 0.995
+# A scan start within this share of a card's width of an index corner a hypothesis read and found
+# nothing at is that corner again, and is not read; one further off is (a rectangle drawn from a
+# short rounded-corner edge lies a few degrees off its card, its index corner several pixels off:
+# standard's table 11006 2c, whose scan start 0.033 w from it reads the 2c, and dondorf's 11002 2s;
+# development seeds, six designs: these 2 cards more, no other line changed). A read moved FAN_NUDGE is
+# another read.
+FAILED_NEAR: Final = 0.02
 _GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 # A walk is scanned only where some card placed from a start along it may lie in the blob
 # (``_readable``): a card is placed every SPAN_STEP plane pixels along its span and judged
@@ -92,8 +99,10 @@ class FanScanner:
         box = self.corners.deck.index_box
         scale = plane.scale
         known = [h for h in hyps if h.code != UNKNOWN or h.seen]
-        examined = [h.corners[k] for h in hyps for k in h.examined]
-        examined += [h.corners[k] for h in known for k in (0, 2)]
+        examined = [h.corners[k] for h in known for k in (0, 2)]
+        # (An index corner read that showed nothing is passed over only where a start is that
+        # corner itself: see FAILED_NEAR.)
+        failed = [h.corners[k] for h in hyps if h.code == UNKNOWN and not h.seen for k in h.examined]
         found: list[Hypothesis] = []
         x0, y0, bw, bh = cv2.boundingRect(contour)
         filled = np.zeros((bh, bw), np.uint8)
@@ -157,7 +166,7 @@ class FanScanner:
                 near = [u for u in unsure if abs(t - u[0]) < reach]
                 quad = walk.card(t, card_w=card_w, card_h=card_h)
                 # An index corner already read (a card's own, or a card read) is not read again.
-                if examined and float(np.hypot(*(np.array(examined) - quad[0]).T).min()) < 0.1 * card_w:
+                if _near(examined, quad[0], 0.1 * card_w) or _near(failed, quad[0], FAILED_NEAR * card_w):
                     taken.append(t)
                     continue
                 if not self._may_lie(quad, inside) or _missed_near(quad, missed, card_w=card_w):
@@ -242,6 +251,11 @@ class FanScanner:
                 if fanned.code != UNKNOWN:
                     break
         return fanned
+
+
+def _near(points: Sequence[Vec], point: Vec, reach: float) -> bool:
+    """Whether any of ``points`` lies within ``reach`` of ``point``."""
+    return bool(points) and float(np.hypot(*(np.array(points) - point).T).min()) < reach
 
 
 def _top(quad: Vec) -> tuple[float, float, float, float]:

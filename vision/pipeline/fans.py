@@ -51,6 +51,10 @@ class FanReader:
         # Cards of the blob being explained named by one index corner, with that corner (0 or 2):
         # settled once the blob is read (see _named_under).
         self._one: list[tuple[Hypothesis, int]] = []
+        # Cards of the blob being explained with one clear index corner read as a card and a fair
+        # one showing another: the card, the fair corner (0 or 2), what it showed, and the clear
+        # corner's card and confidence; settled once the blob is read (see settle).
+        self._over: list[tuple[Hypothesis, int, str, tuple[str, float]]] = []
 
     def read_among(self, image: ByteImage, hyp: Hypothesis, plane: Plane) -> None:
         """Read a card among others whose two index corners both lie on the blob's outline.
@@ -85,9 +89,10 @@ class FanReader:
             if len(strong) == 2:
                 self._split.append((hyp, first, second))
             elif other.best is not None and other.match is not None:
-                self._steady_under(
-                    image, hyp, plane, far=strong[0], own=other, clear=second if other is first else first
-                )
+                clear = second if other is first else first
+                if clear.code not in (UNKNOWN, other.best):
+                    self._over.append((hyp, 2 - strong[0], other.best, (clear.code, clear.confidence)))
+                self._steady_under(image, hyp, plane, far=strong[0], own=other, clear=clear)
         else:
             self._read_bottom(image, hyp, plane, first=first, second=second)
 
@@ -96,6 +101,7 @@ class FanReader:
         self._split = [entry for entry in self._split if entry[0] is not hyp]
         self._fair = [entry for entry in self._fair if entry[0] is not hyp]
         self._one = [entry for entry in self._one if entry[0] is not hyp]
+        self._over = [entry for entry in self._over if entry[0] is not hyp]
 
     def _read_bottom(
         self, image: ByteImage, hyp: Hypothesis, plane: Plane, *, first: CornerRead, second: CornerRead
@@ -172,6 +178,7 @@ class FanReader:
         split, self._split = self._split, []
         fair, self._fair = self._fair, []
         one, self._one = self._one, []
+        over, self._over = self._over, []
         for hyp, k in one:
             if hyp.code != UNKNOWN and _named_under(hyps, hyp, k, card_w=card_w):
                 # The index it was named by is that card's (the bottom card of a fan, its far
@@ -179,6 +186,13 @@ class FanReader:
                 hyp.code, hyp.confidence = UNKNOWN, 0.0
         for hyp, far, named, clear in fair:
             if hyp.code == UNKNOWN and _under_read(hyps, hyp, far, code=clear, card_w=card_w):
+                hyp.code, hyp.confidence = named
+        for hyp, k, shown, named in over:
+            # The fair index is that of the card read lying over the corner (the bottom card of a
+            # fan spread along its side, its far corner on the fan's edge under the top card; a
+            # four-index design's top card shows an index there: dondorf's table 13000 8c, its far
+            # corner 5c 0.745 under the 5c): the clear one is this card's own.
+            if hyp.code == UNKNOWN and _under_read(hyps, hyp, k, code=shown, card_w=card_w):
                 hyp.code, hyp.confidence = named
         need = self.settings.accept_score + FAN_EXTRA_SCORE
         for hyp, first, second in split:
