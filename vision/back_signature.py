@@ -51,6 +51,9 @@ _INTERIOR: Final = interior_mask()
 # Its pixels' places in a flattened patch, in order (the interior of a patch with no mask).
 _INTERIOR_AT: Final = np.flatnonzero(_INTERIOR.reshape(-1))
 _ONES3: Final = np.ones(3, np.float32)
+# A pixel's brightness from its B, G, R; chromaticity bins per unit of r or g above ``_LO``.
+_LUMA_WEIGHTS: Final = np.array([0.114, 0.587, 0.299], np.float32)
+_CHROMA_SCALE: Final = _CHROMA / (_HI - _LO)
 
 
 def features(patch: ByteImage, valid: ByteImage | None = None, *, least: float = 0.25) -> Floats | None:
@@ -62,27 +65,39 @@ def features(patch: ByteImage, valid: ByteImage | None = None, *, least: float =
         px = np.take(flat, _INTERIOR_AT, axis=0).astype(np.float32)
     else:
         px = flat[cv2.bitwise_and(_INTERIOR, valid).reshape(-1) > 0].astype(np.float32)
-    if len(px) < least * PATCH_W * PATCH_H:
+    n = len(px)
+    if n < least * PATCH_W * PATCH_H:
         return None
-    luma = px @ np.array([0.114, 0.587, 0.299], np.float32)
+    luma = px @ _LUMA_WEIGHTS
     # The 95th percentile, interpolated as np.percentile does (which costs 50 times more).
-    pos = 0.95 * (len(luma) - 1)
+    pos = 0.95 * (n - 1)
     k = int(pos)
-    lo_hi = np.partition(luma, [k, min(k + 1, len(luma) - 1)])
-    ref = float(lo_hi[k] + (lo_hi[min(k + 1, len(luma) - 1)] - lo_hi[k]) * (pos - k)) + 1.0
+    k1 = min(k + 1, n - 1)
+    lo_hi = np.partition(luma, [k, k1])
+    ref = float(lo_hi[k] + (lo_hi[k1] - lo_hi[k]) * (pos - k)) + 1.0
     rel = luma / ref
     total = px @ _ONES3 + 1.0  # each pixel's B + G + R (whole numbers: exact however summed)
-    # g = G / total and r = R / total side by side (each column's numbers as taken one by one).
-    gr = px[:, 1:] / total[:, None]
-    scale = _CHROMA / (_HI - _LO)
-    gi, ri = np.minimum(np.maximum(((gr - _LO) * scale).astype(np.int32), 0), _CHROMA - 1).T
-    bins = np.where(rel < _DARK, _CHROMA * _CHROMA, ri * _CHROMA + gi)
-    li = np.minimum((rel * _LUMA).astype(np.int32), _LUMA - 1)
-    # Both histograms in one count: each pixel has one chroma bin and one brightness bin after
-    # them, so each histogram's total is the pixel count (each normalised by its own total).
-    out = np.bincount(np.concatenate([bins, li + _CHROMA * _CHROMA + 1]), minlength=FEATURE_LEN).astype(np.float32)
+    # g = G / total and r = R / total as two rows (numpy works a short inner axis a pixel at a time),
+    # binned in place: the same numbers as column by column.
+    gr = px[:, 1:].T / total
+    gr -= _LO
+    gr *= _CHROMA_SCALE
+    gri = gr.astype(np.int32)
+    np.maximum(gri, 0, out=gri)
+    np.minimum(gri, _CHROMA - 1, out=gri)
+    # Both histograms in one count: each pixel has one chroma bin (dark ones their own) and one
+    # brightness bin after them, so each histogram's total is the pixel count (each normalised by
+    # its own total).
+    bins = np.empty(2 * n, np.intp)
+    np.multiply(gri[1], _CHROMA, out=bins[:n])
+    bins[:n] += gri[0]
+    bins[:n][rel < _DARK] = _CHROMA * _CHROMA
+    li = (rel * _LUMA).astype(np.int32)
+    np.minimum(li, _LUMA - 1, out=li)
+    np.add(li, _CHROMA * _CHROMA + 1, out=bins[n:])
+    out = np.bincount(bins, minlength=FEATURE_LEN).astype(np.float32)
     out[_CHROMA * _CHROMA + 1 :] *= _LUMA_WEIGHT
-    out /= np.float32(len(px))
+    out /= np.float32(n)
     # Square roots (Hellinger): the distance of two signatures is then a plain Euclidean one.
     return np.sqrt(out)
 
@@ -91,6 +106,13 @@ def distances(vector: Floats, refs: Floats) -> Floats:
     """Hellinger-style distance of one signature to each row of ``refs``."""
     diff = refs - vector[None, :]
     return np.asarray(np.sqrt((diff * diff).sum(axis=1)), np.float32)
+
+
+def _nearest(vector: Floats, refs: Floats) -> float:
+    """The least of ``distances(vector, refs)``: one square root, of the least sum (the root rounds
+    monotonically, so the same float)."""
+    diff = refs - vector[None, :]
+    return float(np.sqrt((diff * diff).sum(axis=1).min()))
 
 
 @dataclass(frozen=True)
@@ -111,13 +133,13 @@ class BackSignature:
         """Whether a card interior's signature is this deck's back, and how clearly (0..1): nearer
         the back's looks than any face's, and within the deck's limit.
         """
-        d_back = float(distances(vector, self.backs).min())
+        d_back = _nearest(vector, self.backs)
         likeness = max(0.0, 1.0 - d_back / (2.0 * self.limit))
         if d_back > self.limit:
             # No back whatever the faces' distance (the dearer half of the test, skipped for
             # most faces and felt).
             return False, likeness
-        d_face = float(distances(vector, self.faces).min())
+        d_face = _nearest(vector, self.faces)
         return d_back < 0.85 * d_face, likeness
 
     def to_array(self) -> Floats:

@@ -140,12 +140,16 @@ class BackTester:
         # ``strip_likeness``); the picture itself is held, so that a new one is never taken for it.
         self._likeness_of: ByteImage | None = None
         self._likenesses: dict[tuple[bytes, bytes], float] = {}
+        # The same picture's fits of cards seen whole (``fit_whole``), by rectangle and reach: a stack's
+        # steps fit the same chosen card again (kennard's speed frames: 0.5 of 5.6 fits a frame).
+        self._fits: dict[tuple[bytes, float], npt.NDArray[np.float64]] = {}
         # Share of the back's pixels of each hue (coloured ones): whether it may pass for felt.
         self._hues: npt.NDArray[np.float64] | None = None
         if back is not None:
             hsv = cv2.cvtColor(back, cv2.COLOR_BGR2HSV)
             hist = cv2.calcHist([hsv], [0], cv2.inRange(hsv[:, :, 1], 45, 255), [180], [0, 180]).reshape(-1)
             self._hues = hist.astype(np.float64) / float(back.shape[0] * back.shape[1])
+        self._like_cloth: dict[int, bool] = {}
         # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
         # strip's sums are gathered from, ``strip_likeness``).
         self._moments = _moments(self._templates)
@@ -162,8 +166,10 @@ class BackTester:
         """
         if self._hues is None:
             return False
-        offset = (np.arange(180) - felt_hue + 90) % 180 - 90
-        return float(self._hues[np.abs(offset) <= _HUE_BAND].sum()) >= _LIKE_CLOTH
+        if felt_hue not in self._like_cloth:  # (asked for every holed hypothesis: the cloth's hue is one)
+            offset = (np.arange(180) - felt_hue + 90) % 180 - 90
+            self._like_cloth[felt_hue] = float(self._hues[np.abs(offset) <= _HUE_BAND].sum()) >= _LIKE_CLOTH
+        return self._like_cloth[felt_hue]
 
     def is_back(self, hyp: Hypothesis, image: ByteImage, masks: Masks) -> bool:
         """Judged once per hypothesis (remembered on it, with how clearly in ``back_score``)."""
@@ -234,8 +240,15 @@ class BackTester:
         return back
 
     def new_frame(self) -> None:
-        """Forget the last frame's strip likenesses (a camera may hand over its next frame in the same buffer)."""
-        self._likeness_of, self._likenesses = None, {}
+        """Forget the last frame's strip likenesses and fits (a camera may hand over its next frame in the
+        same buffer)."""
+        self._likeness_of, self._likenesses, self._fits = None, {}, {}
+
+    def _remember_for(self, image: ByteImage) -> None:
+        """Forget what was remembered of another picture than ``image`` (held, so that a new one is
+        never taken for it)."""
+        if image is not self._likeness_of:
+            self._likeness_of, self._likenesses, self._fits = image, {}, {}
 
     def strip_likeness(self, hyp: Hypothesis, image: ByteImage, covered: ByteImage) -> float:
         """How closely what no chosen card ``covers`` of ``hyp`` matches the registered back in the
@@ -265,8 +278,7 @@ class BackTester:
         # The same rectangle with the same part of it hidden is asked for again within a frame (a
         # back's whole likeness by the face check, the stack's middle cards and its tops; the
         # middle card's shifted places): the answer is the same, so it is remembered per picture.
-        if image is not self._likeness_of:
-            self._likeness_of, self._likenesses = image, {}
+        self._remember_for(image)
         key = (quad.tobytes(), _OPEN if hidden is None else hidden.tobytes())
         known = self._likenesses.get(key)
         if known is None:
@@ -291,12 +303,15 @@ class BackTester:
             # lies on that card, though: it never passes for one seen whole (``WHOLE_FIT``), from which
             # the cards under it are looked for more closely (kennard-3004: a phantom middle card).
             chip = self._chip(patch)
-            return plain if chip is None else max(plain, min(self._kept(patch, chip, self._whole_moments), _CHIPPED))
-        keep = np.zeros((_STRIP_H, _STRIP_W), bool)
-        keep[1:-1, 1:-1] = hidden[1:-1, 1:-1] == 0  # the outermost pixels may be felt when a pixel off
-        if int(np.count_nonzero(keep)) < 0.04 * _STRIP_W * _STRIP_H:
+            if chip is None:
+                return plain
+            return max(plain, min(self._kept(patch, np.flatnonzero(chip), self._whole_moments), _CHIPPED))
+        # The inner pixels nothing hides, in order (the outermost may be felt when a pixel off): gathered
+        # from the mask once, not drawn into a strip-sized mask and searched again.
+        at = _OPEN_AT[np.take(hidden, _OPEN_AT) == 0]
+        if len(at) < 0.04 * _STRIP_W * _STRIP_H:
             return -1.0  # (before the picture is warped: nothing of it would be looked at)
-        return self._kept(self._seen(image, h, whole=False), keep, self._moments)
+        return self._kept(self._seen(image, h, whole=False), at, self._moments)
 
     def _seen(self, image: ByteImage, h: npt.NDArray[Any], *, whole: bool) -> ByteImage:
         """The picture warped by ``h`` to the strip's size (a card seen ``whole`` softened as the back is
@@ -304,13 +319,12 @@ class BackTester:
         patch = cv2.warpPerspective(image, h, (_STRIP_W, _STRIP_H), flags=cv2.INTER_AREA)
         return cv2.GaussianBlur(patch.astype(np.float32), (0, 0), _FINE_BLUR) if whole and self._fine else patch
 
-    def _kept(self, patch: ByteImage, keep: npt.NDArray[np.bool_], moments: npt.NDArray[np.float64]) -> float:
-        """``_correlated`` over the strip pixels ``keep`` marks of ``patch`` (-1: too few), against the
-        templates' ``moments``."""
-        n = int(np.count_nonzero(keep))
+    def _kept(self, patch: ByteImage, at: npt.NDArray[np.intp], moments: npt.NDArray[np.float64]) -> float:
+        """``_correlated`` over the strip pixels at ``at`` (flat places, ascending) of ``patch`` (-1: too
+        few), against the templates' ``moments``."""
+        n = len(at)
         if n < 0.04 * _STRIP_W * _STRIP_H:
             return -1.0
-        at = np.flatnonzero(keep)
         seen = np.take(patch.reshape(-1, patch.shape[2]), at, axis=0).astype(np.float64)
         tmpl = np.take(moments, at, axis=0)
         return self._correlated(seen, tmpl, (_ONES[:n] @ tmpl).tolist())
@@ -405,7 +419,17 @@ class BackTester:
         """
         if not self._gray:
             return hyp.corners
-        c = hyp.corners
+        # The same rectangle is fitted again within a frame (a chosen card by the stack's tops and its
+        # merged backs): the answer is the same, so it is remembered per picture (a copy handed out).
+        self._remember_for(image)
+        key = (hyp.corners.astype(np.float64).tobytes(), reach)
+        known = self._fits.get(key)
+        if known is None:
+            known = self._fits[key] = np.array(self._fit_whole(hyp.corners, image, reach=reach), np.float64)
+        return known.copy()
+
+    def _fit_whole(self, c: npt.NDArray[np.float64], image: ByteImage, *, reach: float) -> npt.NDArray[np.float64]:
+        """``fit_whole`` of the rectangle ``c``, worked out."""
         pad = max(1, round(reach * _STRIP_W / max(float(np.hypot(*(c[1] - c[0]))), 1.0)))
         # The picture around the rectangle is warped once, with room for the turns; each turn is
         # then a turn of that small patch about its middle (the back's scale is nearly the same

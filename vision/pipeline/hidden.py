@@ -202,8 +202,10 @@ class _Stack:
         a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
         step = _STEP * self.card_w
         best = placed(quad)
+        # The eight moves are the same at every step (worked out once: the same floats).
+        moves = [(su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
         for _ in range(_POLISH_STEPS):
-            moved = [best[1] + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
+            moved = [best[1] + move for move in moves]
             better = max((placed(q) for q in moved), key=_first)
             if better[0] <= best[0]:
                 break
