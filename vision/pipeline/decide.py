@@ -34,9 +34,12 @@ TWICE_EXTRA_SCORE: Final = 0.04
 LONE_SOFT_SHARE: Final = 0.5
 
 
-def eased(read: CornerRead, *, settings: RecognizerSettings) -> CornerRead:
+def eased(read: CornerRead, *, other: CornerRead, settings: RecognizerSettings) -> CornerRead:
     """One index corner of a lone card weighed at LONE_SOFT_SHARE of its blur discount: its score
-    raised by the rest, and read when that clears corners' own bars."""
+    raised by the rest, and read when that clears corners' own bars and, where only the eased
+    score makes it a read, the ``other`` index corner's best match is the same card (two looks at
+    two printed indices agreeing): a face at thumbnail size does not tell a club from a spade of
+    one rank, and a blurred club is what the discount keeps from reading as a spade."""
     match = read.match
     if match is None or match.soft <= 0.0:
         return read
@@ -45,8 +48,10 @@ def eased(read: CornerRead, *, settings: RecognizerSettings) -> CornerRead:
     s = settings
     conf = max(0.0, min(1.0, 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)))
     need = s.accept_score + (PALE_EXTRA_SCORE if match.pale else 0.0)
-    code = match.code if match.score >= need and match.margin >= s.accept_margin else UNKNOWN
-    return CornerRead(code, conf, match.code, match)
+    reads = match.score >= need and match.margin >= s.accept_margin
+    if read.code == UNKNOWN and other.best != match.code:
+        reads = False
+    return CornerRead(match.code if reads else UNKNOWN, conf, match.code, match)
 
 
 class LoneCorners:
@@ -58,7 +63,10 @@ class LoneCorners:
 
     def read_index(self, image: ByteImage, corners: Vec, k: int) -> CornerRead:
         """Read the index at a lone card's corner ``k`` (0 or 2), as ``CornerReader.read_index``."""
-        return eased(self.corners.read_index(image, corners, k), settings=self.settings)
+        read = self.corners.read_index(image, corners, k)
+        if read.match is None or read.match.soft <= 0.0:
+            return read
+        return eased(read, other=self.corners.read_index(image, corners, 2 - k), settings=self.settings)
 
 
 class CardDecider:
@@ -75,7 +83,12 @@ class CardDecider:
         """The card both index corners name (one read, or both pooled; ``alone``: the card lies
         alone, both corners in view), when its face does not refuse it; else unknown."""
         sharp = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
-        first, second = (eased(r, settings=self.settings) for r in sharp) if alone else sharp
+        first, second = sharp
+        if alone:
+            first, second = (
+                eased(first, other=second, settings=self.settings),
+                eased(second, other=first, settings=self.settings),
+            )
         reads = [r for r in (first, second) if r.code != UNKNOWN]
         if len({r.code for r in reads}) > 1:
             # The two corners of one card disagree: that is never a read.
