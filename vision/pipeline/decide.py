@@ -34,39 +34,44 @@ TWICE_EXTRA_SCORE: Final = 0.04
 LONE_SOFT_SHARE: Final = 0.5
 
 
-def eased(read: CornerRead, *, other: CornerRead, settings: RecognizerSettings) -> CornerRead:
-    """One index corner of a lone card weighed at LONE_SOFT_SHARE of its blur discount: its score
-    raised by the rest, and read when that clears corners' own bars and, where only the eased
-    score makes it a read, the ``other`` index corner's best match is the same card (two looks at
-    two printed indices agreeing): a face at thumbnail size does not tell a club from a spade of
-    one rank, and a blurred club is what the discount keeps from reading as a spade."""
-    match = read.match
-    if match is None or match.soft <= 0.0:
-        return read
-    kept = match.soft * LONE_SOFT_SHARE
-    match = dataclasses.replace(match, score=match.score + match.soft - kept, soft=kept)
-    s = settings
-    conf = max(0.0, min(1.0, 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)))
-    need = s.accept_score + (PALE_EXTRA_SCORE if match.pale else 0.0)
-    reads = match.score >= need and match.margin >= s.accept_margin
-    if read.code == UNKNOWN and other.best != match.code:
-        reads = False
-    return CornerRead(match.code if reads else UNKNOWN, conf, match.code, match)
-
-
 class LoneCorners:
-    """A lone card's index corners: the corner reader's reads, each weighed as ``eased``."""
+    """A lone card's index corners: the corner reader's reads, a blurred one weighed at
+    LONE_SOFT_SHARE of its blur discount (its score raised by the rest)."""
 
-    def __init__(self, *, corners: CornerReader, settings: RecognizerSettings) -> None:
+    def __init__(self, *, corners: CornerReader, face: FaceCheck, settings: RecognizerSettings) -> None:
         self.corners = corners
+        self.face = face
         self.settings = settings
 
     def read_index(self, image: ByteImage, corners: Vec, k: int) -> CornerRead:
-        """Read the index at a lone card's corner ``k`` (0 or 2), as ``CornerReader.read_index``."""
+        """Read the index at a lone card's corner ``k`` (0 or 2), as ``CornerReader.read_index``,
+        a blurred index weighed as ``eased``."""
         read = self.corners.read_index(image, corners, k)
-        if read.match is None or read.match.soft <= 0.0:
+        match = read.match
+        if match is None or match.soft <= 0.0:
             return read
-        return eased(read, other=self.corners.read_index(image, corners, 2 - k), settings=self.settings)
+        return self.eased(image, corners, read, other=self.corners.read_index(image, corners, 2 - k))
+
+    def eased(self, image: ByteImage, corners: Vec, read: CornerRead, *, other: CornerRead) -> CornerRead:
+        """One blurred index corner of a lone card, its score raised by the part of its blur
+        discount it no longer keeps, read when that clears corners' own bars. Where only the
+        eased score makes it a read, the ``other`` index corner's best match must be the same card
+        (two looks at two printed indices agreeing) and the whole face must fit that card best of
+        all 52 (``FaceCheck.picks``): a blurred club reads as a spade at both corners alike, and a
+        face thumbnail (``FaceCheck.agrees``) does not tell a club from a spade of one rank.
+        """
+        match = read.match
+        if match is None or match.soft <= 0.0:
+            return read
+        kept = match.soft * LONE_SOFT_SHARE
+        match = dataclasses.replace(match, score=match.score + match.soft - kept, soft=kept)
+        s = self.settings
+        conf = max(0.0, min(1.0, 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)))
+        need = s.accept_score + (PALE_EXTRA_SCORE if match.pale else 0.0)
+        reads = match.score >= need and match.margin >= s.accept_margin
+        if reads and read.code == UNKNOWN:
+            reads = other.best == match.code and self.face.picks(image, corners, match.code)
+        return CornerRead(match.code if reads else UNKNOWN, conf, match.code, match)
 
 
 class CardDecider:
@@ -77,7 +82,7 @@ class CardDecider:
         self.settings = settings
         self.corners = corners
         self.face = FaceCheck(deck=deck, settings=settings)
-        self.lone_corners = LoneCorners(corners=corners, settings=settings)
+        self.lone_corners = LoneCorners(corners=corners, face=self.face, settings=settings)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
         """The card both index corners name (one read, or both pooled; ``alone``: the card lies
@@ -85,15 +90,24 @@ class CardDecider:
         sharp = (self.corners.read_index(image, corners, 0), self.corners.read_index(image, corners, 2))
         first, second = sharp
         if alone:
+            lone = self.lone_corners
             first, second = (
-                eased(first, other=second, settings=self.settings),
-                eased(second, other=first, settings=self.settings),
+                lone.eased(image, corners, first, other=second),
+                lone.eased(image, corners, second, other=first),
             )
         reads = [r for r in (first, second) if r.code != UNKNOWN]
         if len({r.code for r in reads}) > 1:
             # The two corners of one card disagree: that is never a read.
             return UNKNOWN, 0.0
         both = self._combined(first, second)
+        if (
+            alone
+            and both is not None
+            and self._combined(*sharp) is None
+            and not self.face.picks(image, corners, both[0])
+        ):
+            # Only the eased scores pool to a card: as for one corner's eased read (LoneCorners.eased).
+            both = None
         if reads:
             code, conf = reads[0].code, max(r.confidence for r in reads)
             # Alone, both corners are in view: a corner that saw an index must not tell another
