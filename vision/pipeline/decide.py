@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
@@ -47,12 +48,9 @@ class LoneCorners:
         """Read the index at a lone card's corner ``k`` (0 or 2), as ``CornerReader.read_index``,
         a blurred index weighed as ``eased``."""
         read = self.corners.read_index(image, corners, k)
-        match = read.match
-        if match is None or match.soft <= 0.0:
-            return read
-        return self.eased(image, corners, read, other=self.corners.read_index(image, corners, 2 - k))
+        return self.eased(image, corners, read, other=lambda: self.corners.read_index(image, corners, 2 - k))
 
-    def eased(self, image: ByteImage, corners: Vec, read: CornerRead, *, other: CornerRead) -> CornerRead:
+    def eased(self, image: ByteImage, corners: Vec, read: CornerRead, *, other: Callable[[], CornerRead]) -> CornerRead:
         """One blurred index corner of a lone card, its score raised by the part of its blur
         discount it no longer keeps, read when that clears corners' own bars. Where only the
         eased score makes it a read, the ``other`` index corner's best match must be the same card
@@ -70,7 +68,8 @@ class LoneCorners:
         need = s.accept_score + (PALE_EXTRA_SCORE if match.pale else 0.0)
         reads = match.score >= need and match.margin >= s.accept_margin
         if reads and read.code == UNKNOWN:
-            reads = other.best == match.code and self.face.picks(image, corners, match.code)
+            # (The other corner is read only then: a lone card's first corner is often read alone.)
+            reads = other().best == match.code and self.face.picks(image, corners, match.code)
         return CornerRead(match.code if reads else UNKNOWN, conf, match.code, match)
 
 
@@ -92,8 +91,8 @@ class CardDecider:
         if alone:
             lone = self.lone_corners
             first, second = (
-                lone.eased(image, corners, first, other=second),
-                lone.eased(image, corners, second, other=first),
+                lone.eased(image, corners, first, other=lambda: sharp[1]),
+                lone.eased(image, corners, second, other=lambda: sharp[0]),
             )
         reads = [r for r in (first, second) if r.code != UNKNOWN]
         if len({r.code for r in reads}) > 1:
