@@ -40,6 +40,11 @@ class IndexMatch:
     # Every rank's (13) and every suit's (4) score, to pool several corners' evidence.
     rank_scores: npt.NDArray[np.floating[Any]] = field(repr=False, compare=False, default_factory=_no_scores)
     suit_scores: npt.NDArray[np.floating[Any]] = field(repr=False, compare=False, default_factory=_no_scores)
+    # How a corner read made ``score`` (vision.pipeline.corners): what its index's blur took off it
+    # (SOFT_EXTRA_SCORE; the rank and suit scores keep the fits), and whether that index was found
+    # only at the paler ink level, where a read asks PALE_EXTRA_SCORE more.
+    soft: float = 0.0
+    pale: bool = False
 
 
 def match_index(profile: DeckProfile, feature: IndexFeature) -> IndexMatch:

@@ -168,10 +168,11 @@ class CornerReader:
         if feat.softness > SOFT_LIMIT:
             return CornerRead(UNKNOWN, 0.0, None if feat.trimmed else match.code, None)
         # A blurred index's score is discounted, so every use of it (one corner, two pooled, a
-        # fan's scan) asks more of a soft read.
+        # fan's scan) asks more of a soft read; the match keeps the discount, for a lone card
+        # (whose face judges its reads) weighs it again (decide.LONE_SOFT_SHARE).
         soft = SOFT_EXTRA_SCORE * max(feat.softness - SOFT_KNEE, 0.0)
         if soft > 0.0:
-            match = dataclasses.replace(match, score=match.score - soft)
+            match = dataclasses.replace(match, score=match.score - soft, soft=soft, pale=feat.pale)
         s = self.settings
         # Confidence: how far the read clears both thresholds, on 0..1; 0.5 is the bar.
         conf = 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)

@@ -125,6 +125,11 @@ class FaceCheck:
             return None
         return CODES[best], min(1.0, 0.5 * lead / FACE_RANK_MARGIN)
 
+    def picks(self, image: ByteImage, corners: Vec, code: str) -> bool:
+        """Whether the card's whole face at half size fits ``code`` best of all 52 registered
+        faces: unlike the thumbnail, it tells a club's pips from a spade's."""
+        return int(np.argmax(self._face_scores(image, corners))) == CODES.index(code)
+
     def _face_scores(self, image: ByteImage, corners: Vec) -> npt.NDArray[np.float32]:
         """The card's whole face at half the canonical size correlated with every registered face
         (either way up: the two index corners look alike).

@@ -49,7 +49,7 @@ class LoneCardReader:
     def __init__(self, *, decider: CardDecider) -> None:
         self.decider = decider
         self.settings = decider.settings
-        self.corners = decider.corners
+        self.corners = decider.lone_corners  # its face judges its reads: blurred indices weigh less
         self.face = decider.face
 
     def read_alone(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
@@ -134,7 +134,7 @@ class LoneCardReader:
         a red chip under a red back pictured with cream cards) but contradicts the back's
         picture in place is then an unread face, not a back.
         """
-        return any(self.corners.read_index(image, corners, k).code != UNKNOWN for k in (0, 2))
+        return any(self.decider.corners.read_index(image, corners, k).code != UNKNOWN for k in (0, 2))
 
     def _seen_index(self, image: ByteImage, corners: Vec) -> bool:
         """Whether either index corner of a card saw an index at all (ink matched to some card,
