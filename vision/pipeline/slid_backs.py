@@ -1,0 +1,210 @@
+"""Lower backs beside a stack's back found by sliding the back over the stack's unexplained part."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.pipeline.back_tester import WHOLE_FIT, BackTester
+from vision.pipeline.geometry import area, drawn, overlap_area, share, unit
+from vision.pipeline.hidden import on_stack
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# At least this much of the blob near a back (card areas) is explained by no chosen card before
+# the back is slid around it (a lone back's blob leaves slivers of a few hundredths).
+_REST: Final = 0.06
+# Cards dealt on one another lie 6-25 mm apart (0.1-0.4 of a card's width): the back is slid
+# this far (card widths) from the card above.
+_REACH: Final = 0.45
+# Turns (degrees) the back is slid at: backs dealt on one another lie a few degrees apart.
+_TURNS: Final = (-2.0, 0.0, 2.0)
+# A lower card lies at least this far (card widths, centre to centre) from every chosen card
+# (nearer, what shows of it is the card above drawn a pixel or two off: its own border) ...
+_APART: Final = 0.1
+# ... or this far from a card not placed right (not matching the back whole, ``WHOLE_FIT``).
+_APART_OFF: Final = 0.15
+# The slide's best must reach this to be refined (as ``hidden``'s middle search).
+_HOPE: Final = 0.25
+# The best place is refined in steps of this (card widths), at most this many steps.
+_STEP: Final = 0.025
+_STEPS: Final = 8
+# What shows of the lower card matches the registered back in place at least this well (the
+# strip test's bar: true strips mostly over 0.8, a face's or a misplaced rectangle's under 0.35) ...
+_MATCH: Final = 0.6
+# ... shows at least this share of a card ...
+_SHOWS: Final = 0.06
+# ... and this share of the points along its uncovered sides lies on the blob's outline (its
+# own edges: a rectangle framing a chip or a face-up card beside the stack has none there), over
+# at least this length (card widths) of side.
+_EDGE_ON: Final = 0.6
+_EDGE_LEN: Final = 0.3
+# A card under a middle one is looked for again with every chosen card grown by this much (card
+# widths) hiding it: what shows beside the top of the rectangle of the card under the middle one
+# is then its own outer strip, not also the middle card's (cards 0.1 of a width apart; generated
+# table 11019, a stack of three by a chip).
+_WIDE: Final = 0.12
+# The stack's mask ends up to a plane pixel inside a card's edge (a strip a tenth of a card wide
+# then shows 15 % felt): whether a lower card lies on the stack is judged this much (card widths)
+# inside its rectangle.
+_RIM: Final = 0.02
+# Points sampled along each side for the edge test.
+_SAMPLES: Final = 24
+
+
+def slid_backs(
+    *,
+    chosen: list[Hypothesis],
+    covered: ByteImage,
+    solid: ByteImage,
+    contour: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+) -> list[Hypothesis]:
+    """Lower backs of the stacks among ``chosen`` (one blob's cards) that the earlier steps left,
+    each appended to ``chosen`` and drawn into ``covered``; the ones counted.
+
+    Where a stack's blob also holds a chip or a face-up card it touches, the outline's corners
+    there are no card's and the strip beside the top card is reached only a few pixels off (a
+    place matching the back in place poorly). The back at the card's size is slid from each
+    chosen back over what no chosen card hides (``BackTester.slide``), the best place refined by
+    the back's look in place, and counted only where what shows of it is the back (``_MATCH``),
+    lies on the stack, lies under backs parallel to it only, and its uncovered sides lie on the
+    blob's outline: a card is counted by its own edges and picture, never where only one is.
+    """
+    added: list[Hypothesis] = []
+    for top in [o for o in chosen if o.code == BACK]:
+        card = top
+        for _ in range(2):  # the card under it, then the one under that
+            found = None
+            for margin in (0.0, _WIDE * card_w):
+                hiding = covered if margin == 0.0 else drawn(covered.shape, (_grown(o.corners, margin) for o in chosen))
+                found = _under(
+                    card, chosen=chosen, hiding=hiding, solid=solid, image=image, tester=tester, card_w=card_w
+                )
+                if found is not None and _own_edges(found, hiding=hiding, contour=contour, card_w=card_w):
+                    break
+                found = None
+            if found is None:
+                break
+            found.code, found.confidence, found.hidden = BACK, 0.5 + 0.5 * found.back_score, True
+            chosen.append(found)
+            added.append(found)
+            cv2.fillConvexPoly(covered, np.round(found.corners).astype(np.int32), 255)
+            card = found
+    return added
+
+
+def _grown(quad: Vec, by: float) -> Vec:
+    """A card's rectangle grown by ``by`` along both of its sides at each end."""
+    a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
+    signs = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])
+    return np.asarray(quad + by * (signs[:, :1] * a + signs[:, 1:] * b), np.float64)
+
+
+def _under(
+    top: Hypothesis,
+    *,
+    chosen: list[Hypothesis],
+    hiding: ByteImage,
+    solid: ByteImage,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+) -> Hypothesis | None:
+    """The best lower back within reach of ``top`` where what no chosen card hides of it matches the
+    back in place, or None."""
+    card_area = float(cv2.contourArea(top.corners.astype(np.float32)))
+    reach = _REACH * card_w
+    c = top.corners
+    x0, y0 = (np.floor(c.min(axis=0) - reach)).astype(int)
+    x1, y1 = (np.ceil(c.max(axis=0) + reach)).astype(int)
+    mh, mw = solid.shape
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, mw), min(y1, mh)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    rest = cv2.bitwise_and(solid[y0:y1, x0:x1], cv2.bitwise_not(hiding[y0:y1, x0:x1]))
+    if cv2.countNonZero(rest) < _REST * card_area:
+        return None  # the blob around it is explained: no strip to look for
+    scores, quads = tester.slide(top.corners, image, hiding, reach=reach, turns=_TURNS)
+    if not len(scores):
+        return None
+    centres = quads.mean(axis=1)
+    ok = np.hypot(*(centres - top.center).T) <= reach
+    blank = tester.blank(image)
+    for o in chosen:
+        right = o.code == BACK and tester.strip_likeness(o, image, blank) >= WHOLE_FIT
+        ok &= np.hypot(*(centres - o.center).T) >= (_APART if right else _APART_OFF) * card_w
+    scores = np.where(ok, scores, -1.0)
+    best = int(np.argmax(scores))
+    if scores[best] < _HOPE:
+        return None
+
+    def placed(quad: Vec) -> tuple[float, float, Vec]:
+        # Refined by its look in place and by lying on the stack: a place a few pixels along the
+        # strip off the card still matches the back (the felt beside it shows no pattern) but
+        # frames felt where the card does not lie.
+        inner = _grown(quad, -_RIM * card_w)
+        shown = (1.0 - share(hiding, inner)) * area(inner)
+        on = share(solid, inner, exclude=hiding) * area(inner) / max(shown, 1.0)
+        look = tester.strip_likeness(Hypothesis(corners=quad), image, hiding)
+        return look + on, look, quad
+
+    best_place = placed(np.asarray(quads[best], np.float64))
+    a, b = unit(best_place[2][1] - best_place[2][0]), unit(best_place[2][3] - best_place[2][0])
+    step = _STEP * card_w
+    for _ in range(_STEPS):
+        quad = best_place[2]
+        moved = [quad + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
+        better = max((placed(q) for q in moved), key=lambda found: found[0])
+        if better[0] <= best_place[0]:
+            break
+        best_place = better
+    _, score, quad = best_place
+    if score < _MATCH:
+        return None
+    hyp = Hypothesis(corners=quad)
+    under = False
+    for o in chosen:
+        right = o.code == BACK and tester.strip_likeness(o, image, blank) >= WHOLE_FIT
+        if float(np.hypot(*(hyp.center - o.center))) < (_APART if right else _APART_OFF) * card_w:
+            return None  # a card already counted, or its own border drawn a pixel or two off
+        if overlap_area(quad, o.corners) > 1.0:
+            if o.code != BACK or not parallel(quad, o.corners, within=STACK_COS):
+                return None  # only a back lies on a back, a few degrees apart
+            under = True
+    inner = _grown(quad, -_RIM * card_w)
+    if not under or not on_stack(inner, solid=solid, hiding=hiding, least=_SHOWS * card_area):
+        return None
+    hyp.back, hyp.back_score = True, score
+    return hyp
+
+
+def _own_edges(hyp: Hypothesis, *, hiding: ByteImage, contour: ByteImage, card_w: float) -> bool:
+    """Whether the sides of ``hyp`` that no chosen card hides lie on the blob's outline (``_EDGE_ON``
+    of them, over ``_EDGE_LEN`` of a card's width at least)."""
+    c = hyp.corners
+    tol = 0.05 * card_w
+    mh, mw = hiding.shape
+    shown = on = 0
+    length = 0.0  # of side on the outline
+    for k in range(4):
+        p, q = c[k], c[(k + 1) % 4]
+        spacing = float(np.hypot(*(q - p))) / _SAMPLES
+        for t in (np.arange(_SAMPLES) + 0.5) / _SAMPLES:
+            x, y = p + t * (q - p)
+            # A point just inside the side: hidden when a chosen card covers it.
+            xi, yi = round(float(x)), round(float(y))
+            if not (0 <= xi < mw and 0 <= yi < mh) or hiding[yi, xi]:
+                continue
+            shown += 1
+            if abs(cv2.pointPolygonTest(contour, (float(x), float(y)), True)) < tol:
+                on += 1
+                length += spacing
+    return shown > 0 and on >= _EDGE_ON * shown and length >= _EDGE_LEN * card_w
