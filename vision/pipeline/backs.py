@@ -146,14 +146,7 @@ def stack_backs(
         chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
     if slid := slid_backs(
-        chosen=chosen,
-        covered=covered,
-        solid=solid,
-        contour=contour,
-        image=image,
-        tester=tester,
-        card_w=card_w,
-        card_h=card_h,
+        chosen=chosen, covered=covered, solid=solid, contour=contour, image=image, tester=tester, card_w=card_w
     ):
         added += slid + lower_backs()  # the middle card between a top and the card slid under it
     return added

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT, BackTester
-from vision.pipeline.geometry import area, drawn, overlap_area, share, unit
+from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, unit
 from vision.pipeline.hidden import on_stack
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
@@ -65,7 +65,6 @@ def slid_backs(
     image: ByteImage,
     tester: BackTester,
     card_w: float,
-    card_h: float,
 ) -> list[Hypothesis]:
     """Lower backs of the stacks among ``chosen`` (one blob's cards) that the earlier steps left,
     each appended to ``chosen`` and drawn into ``covered``; the ones counted.
@@ -91,7 +90,7 @@ def slid_backs(
                 if found is not None and _own_edges(found, hiding=hiding, contour=contour, card_w=card_w):
                     break
                 found = None
-            if found is None:
+            if found is None or _one_card(card, found, image=image, tester=tester):
                 break
             found.code, found.confidence, found.hidden = BACK, 0.5 + 0.5 * found.back_score, True
             chosen.append(found)
@@ -99,6 +98,23 @@ def slid_backs(
             cv2.fillConvexPoly(covered, np.round(found.corners).astype(np.int32), 255)
             card = found
     return added
+
+
+def _one_card(top: Hypothesis, low: Hypothesis, *, image: ByteImage, tester: BackTester) -> bool:
+    """Whether ``low`` is the far end of ``top``'s own card: a card seen larger than the plane's card
+    (a lens or tilt not undone exactly) leaves its far end showing beside a rectangle fitted to its
+    near end (as ``backs._one_card``). The rectangle spanning both (each corner the outer of the two)
+    then matches the back as a whole card at least as well as the top; under a true top, a true
+    lower card's span frames the top's border inside it and matches worse (generated table 1004,
+    hershey: a lone back under a glare band, its far end 0.14 of a card's width off).
+    """
+    other = aligned(low.corners, top.corners)
+    mid = 0.5 * (top.center + low.center)
+    far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(other - mid).T)
+    span = Hypothesis(corners=np.asarray(np.where(far[:, None], top.corners, other), np.float64))
+    blank = tester.blank(image)
+    score = tester.strip_likeness(span, image, blank)
+    return score >= _MATCH and score >= tester.strip_likeness(top, image, blank)
 
 
 def _grown(quad: Vec, by: float) -> Vec:
