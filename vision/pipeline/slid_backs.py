@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final
 
 import cv2
@@ -34,7 +35,7 @@ _APART_OFF: Final = 0.15
 _HOPE: Final = 0.4
 # The best place is refined in steps of this (card widths), at most this many steps.
 _STEP: Final = 0.025
-_STEPS: Final = 8
+_STEPS: Final = 12
 # What shows of the lower card matches the registered back in place at least this well (the
 # strip test's bar: true strips mostly over 0.8, a face's or a misplaced rectangle's under 0.35) ...
 _MATCH: Final = 0.6
@@ -54,6 +55,14 @@ _WIDE: Final = 0.12
 # then shows 15 % felt): whether a lower card lies on the stack is judged this much (card widths)
 # inside its rectangle.
 _RIM: Final = 0.02
+# A lower card's strip shows along a side of the card over it: a band this deep (card widths)
+# beyond that side (beyond the cards grown by ``_WIDE`` when they hide more) is unexplained stack
+# over at least this share before the back is slid (every back counted on the development seeds
+# had 0.26 or more there; most slides that found nothing under 0.2: kennard's and standard's
+# speed frames, 28 and 35 slides in 10 frames -> 12 and 16).
+_BAND: Final = 0.15
+_BESIDE: Final = 0.2
+_BAND_POINTS: Final = 16  # points along each side (three deep) the band is judged by
 # Points sampled along each side for the edge test.
 _SAMPLES: Final = 24
 
@@ -80,18 +89,40 @@ def slid_backs(
     blob's outline: a card is counted by its own edges and picture, never where only one is.
     """
     added: list[Hypothesis] = []
+    # Whether each chosen back (by id: all alive while this runs) matches the back whole, asked only
+    # of the cards a place lies near enough for it to matter.
+    right_of: dict[int, bool] = {}
+    blank = tester.blank(image)
+
+    def right(o: Hypothesis) -> bool:
+        if id(o) not in right_of:
+            right_of[id(o)] = o.code == BACK and tester.strip_likeness(o, image, blank) >= WHOLE_FIT
+        return right_of[id(o)]
+
     for top in [o for o in chosen if o.code == BACK]:
         card = top
         for _ in range(2):  # the card under it, then the one under that
             found = None
             for margin in (0.0, _WIDE * card_w):
                 hiding = covered if margin == 0.0 else drawn(covered.shape, (_grown(o.corners, margin) for o in chosen))
-                found = _under(
-                    card, chosen=chosen, hiding=hiding, solid=solid, image=image, tester=tester, card_w=card_w
-                )
+                if not _beside(card.corners, solid=solid, hiding=hiding, margin=margin, card_w=card_w):
+                    hoped = False  # no strip shows along any side of it (a chip or a sliver beside it)
+                else:
+                    found, hoped = _under(
+                        card,
+                        chosen=chosen,
+                        hiding=hiding,
+                        solid=solid,
+                        image=image,
+                        tester=tester,
+                        right=right,
+                        card_w=card_w,
+                    )
                 if found is not None and _own_edges(found, hiding=hiding, contour=contour, card_w=card_w):
                     break
                 found = None
+                if not hoped:
+                    break  # the card under a middle one slides to a place already with nothing hiding more
             if found is None or _one_card(card, found, image=image, tester=tester):
                 break
             found.code, found.confidence, found.hidden = BACK, 0.5 + 0.5 * found.back_score, True
@@ -134,10 +165,12 @@ def _under(
     solid: ByteImage,
     image: ByteImage,
     tester: BackTester,
+    right: Callable[[Hypothesis], bool],
     card_w: float,
-) -> Hypothesis | None:
+) -> tuple[Hypothesis | None, bool]:
     """The best lower back within reach of ``top`` where what no chosen card hides of it matches the
-    back in place, or None."""
+    back in place, or None; and whether the slide found a place worth refining (``_HOPE``).
+    ``right`` tells a chosen back matching the back whole."""
     card_area = float(cv2.contourArea(top.corners.astype(np.float32)))
     reach = _REACH * card_w
     c = top.corners
@@ -146,62 +179,93 @@ def _under(
     mh, mw = solid.shape
     x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, mw), min(y1, mh)
     if x1 <= x0 or y1 <= y0:
-        return None
+        return None, False
     rest = cv2.bitwise_and(solid[y0:y1, x0:x1], cv2.bitwise_not(hiding[y0:y1, x0:x1]))
     if cv2.countNonZero(rest) < _REST * card_area:
-        return None  # the blob around it is explained: no strip to look for
+        return None, False  # the blob around it is explained: no strip to look for
     scores, quads = tester.slide(top.corners, image, hiding, reach=reach, turns=_TURNS)
     if not len(scores):
-        return None
+        return None, False
     centres = quads.mean(axis=1)
     ok = np.hypot(*(centres - top.center).T) <= reach
-    blank = tester.blank(image)
     for o in chosen:
-        right = o.code == BACK and tester.strip_likeness(o, image, blank) >= WHOLE_FIT
-        ok &= np.hypot(*(centres - o.center).T) >= (_APART if right else _APART_OFF) * card_w
+        apart = np.hypot(*(centres - o.center).T)
+        ok &= apart >= _APART * card_w
+        if np.any(ok & (apart < _APART_OFF * card_w)) and not right(o):
+            ok &= apart >= _APART_OFF * card_w
     scores = np.where(ok, scores, -1.0)
     best = int(np.argmax(scores))
     if scores[best] < _HOPE:
-        return None
+        return None, False
+    start = np.asarray(quads[best], np.float64)
+    a, b = unit(start[1] - start[0]), unit(start[3] - start[0])
+    step = _STEP * card_w
+    # Each place is judged once: the places a step tries are a lattice around the slide's best,
+    # and most of a step's neighbours were the last step's.
+    judged: dict[tuple[int, int], tuple[float, float, Vec]] = {}
 
-    def placed(quad: Vec) -> tuple[float, float, Vec]:
+    def placed(at: tuple[int, int]) -> tuple[float, float, Vec]:
         # Refined by its look in place and by lying on the stack: a place a few pixels along the
         # strip off the card still matches the back (the felt beside it shows no pattern) but
         # frames felt where the card does not lie.
-        inner = _grown(quad, -_RIM * card_w)
-        shown = (1.0 - share(hiding, inner)) * area(inner)
-        on = share(solid, inner, exclude=hiding) * area(inner) / max(shown, 1.0)
-        look = tester.strip_likeness(Hypothesis(corners=quad), image, hiding)
-        return look + on, look, quad
+        if at not in judged:
+            quad = start + (at[0] * a + at[1] * b) * step
+            inner = _grown(quad, -_RIM * card_w)
+            shown = (1.0 - share(hiding, inner)) * area(inner)
+            on = share(solid, inner, exclude=hiding) * area(inner) / max(shown, 1.0)
+            look = tester.strip_likeness(Hypothesis(corners=quad), image, hiding)
+            judged[at] = (look + on, look, quad)
+        return judged[at]
 
-    best_place = placed(np.asarray(quads[best], np.float64))
-    a, b = unit(best_place[2][1] - best_place[2][0]), unit(best_place[2][3] - best_place[2][0])
-    step = _STEP * card_w
+    here = (0, 0)
     for _ in range(_STEPS):
-        quad = best_place[2]
-        moved = [quad + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
-        better = max((placed(q) for q in moved), key=lambda found: found[0])
-        if better[0] <= best_place[0]:
+        moves = [(here[0] + su, here[1] + sv) for su, sv in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+        better = max(moves, key=lambda at: placed(at)[0])
+        if placed(better)[0] <= placed(here)[0]:
             break
-        best_place = better
-    _, score, quad = best_place
+        here = better
+    _, score, quad = placed(here)
     if score < _MATCH:
-        return None
+        return None, True
     hyp = Hypothesis(corners=quad)
     under = False
     for o in chosen:
-        right = o.code == BACK and tester.strip_likeness(o, image, blank) >= WHOLE_FIT
-        if float(np.hypot(*(hyp.center - o.center))) < (_APART if right else _APART_OFF) * card_w:
-            return None  # a card already counted, or its own border drawn a pixel or two off
+        apart = float(np.hypot(*(hyp.center - o.center)))
+        if apart < _APART * card_w or (apart < _APART_OFF * card_w and not right(o)):
+            return None, True  # a card already counted, or its own border drawn a pixel or two off
         if overlap_area(quad, o.corners) > 1.0:
             if o.code != BACK or not parallel(quad, o.corners, within=STACK_COS):
-                return None  # only a back lies on a back, a few degrees apart
+                return None, True  # only a back lies on a back, a few degrees apart
             under = True
     inner = _grown(quad, -_RIM * card_w)
     if not under or not on_stack(inner, solid=solid, hiding=hiding, least=_SHOWS * card_area):
-        return None
+        return None, True
     hyp.back, hyp.back_score = True, score
-    return hyp
+    return hyp, True
+
+
+def _beside(c: Vec, *, solid: ByteImage, hiding: ByteImage, margin: float, card_w: float) -> bool:
+    """Whether the stack shows unexplained along a side of the card with corners ``c``: of points
+    spread over the band ``_BAND`` of a card's width deep beyond ``margin`` from that side,
+    ``_BESIDE`` at least lie on the stack where no chosen card hides them. A lower card's strip
+    fills that much of a side's band; a chip, a face-up card's corner or a sliver rarely does."""
+    mid = c.mean(axis=0)
+    mh, mw = solid.shape
+    along = (np.arange(_BAND_POINTS) + 0.5) / _BAND_POINTS
+    deep = margin + (np.arange(3) + 0.5) / 3 * _BAND * card_w
+    for k in range(4):
+        p, q = c[k], c[(k + 1) % 4]
+        out = unit(np.array([q[1] - p[1], p[0] - q[0]]))
+        if float(np.dot(out, 0.5 * (p + q) - mid)) < 0.0:
+            out = -out
+        pts = p + along[:, None, None] * (q - p) + deep[None, :, None] * out
+        xs, ys = np.round(pts[..., 0]).astype(int).ravel(), np.round(pts[..., 1]).astype(int).ravel()
+        inside = (xs >= 0) & (xs < mw) & (ys >= 0) & (ys < mh)
+        xs, ys = xs[inside], ys[inside]
+        rest = np.count_nonzero((solid[ys, xs] > 0) & (hiding[ys, xs] == 0))
+        if rest >= _BESIDE * len(along) * len(deep):
+            return True
+    return False
 
 
 def _own_edges(hyp: Hypothesis, *, hiding: ByteImage, contour: ByteImage, card_w: float) -> bool:
