@@ -57,9 +57,9 @@ _WIDE: Final = 0.12
 _RIM: Final = 0.02
 # A lower card's strip shows along a side of the card over it: a band this deep (card widths)
 # beyond that side (beyond the cards grown by ``_WIDE`` when they hide more) is unexplained stack
-# over at least this share before the back is slid (every back counted on the development seeds
-# had 0.26 or more there; most slides that found nothing under 0.2: kennard's and standard's
-# speed frames, 28 and 35 slides in 10 frames -> 12 and 16).
+# over at least this share before the back is slid (every back the step counted on the development
+# seeds had 0.26 or more there; most slides that found nothing had under 0.2: kennard's and
+# standard's speed frames slid 28 and 35 times in 10 frames, at this bar 12 and 16).
 _BAND: Final = 0.15
 _BESIDE: Final = 0.2
 _BAND_POINTS: Final = 16  # points along each side (three deep) the band is judged by
@@ -106,7 +106,7 @@ def slid_backs(
             for margin in (0.0, _WIDE * card_w):
                 hiding = covered if margin == 0.0 else drawn(covered.shape, (_grown(o.corners, margin) for o in chosen))
                 if not _beside(card.corners, solid=solid, hiding=hiding, margin=margin, card_w=card_w):
-                    hoped = False  # no strip shows along any side of it (a chip or a sliver beside it)
+                    hoped = False  # what no card explains lies off its sides or beyond another card
                 else:
                     found, hoped = _under(
                         card,
@@ -122,7 +122,11 @@ def slid_backs(
                     break
                 found = None
                 if not hoped:
-                    break  # the card under a middle one slides to a place already with nothing hiding more
+                    # The grown cards only where the plain slide found the place yet its look was
+                    # spoiled (the card under a middle one, the middle card's strip inside it):
+                    # every back the grown pass counted on the development seeds had slid 0.41 or
+                    # more in the plain one; elsewhere it refined places that counted nothing.
+                    break
             if found is None or _one_card(card, found, image=image, tester=tester):
                 break
             found.code, found.confidence, found.hidden = BACK, 0.5 + 0.5 * found.back_score, True
@@ -248,7 +252,8 @@ def _beside(c: Vec, *, solid: ByteImage, hiding: ByteImage, margin: float, card_
     """Whether the stack shows unexplained along a side of the card with corners ``c``: of points
     spread over the band ``_BAND`` of a card's width deep beyond ``margin`` from that side,
     ``_BESIDE`` at least lie on the stack where no chosen card hides them. A lower card's strip
-    fills that much of a side's band; a chip, a face-up card's corner or a sliver rarely does."""
+    runs along a side of the card over it; what no chosen card explains elsewhere near it (off its
+    corners, beyond another chosen card, a chip a little way off) gives the slide nothing to find."""
     mid = c.mean(axis=0)
     mh, mw = solid.shape
     along = (np.arange(_BAND_POINTS) + 0.5) / _BAND_POINTS

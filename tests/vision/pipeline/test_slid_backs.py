@@ -1,10 +1,21 @@
-"""A stack of three backs touching a chip and a face-up card: the card under the middle one counted."""
+"""slid_backs: a stack of three by a chip and a face-up card counts its bottom card; slid only beside a strip."""
 
 from __future__ import annotations
 
-from drivers.camera.sim import Lighting, Optics, Scene, SimCard, SimChip, TableView
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from drivers.camera.effects import SimChip
+from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
 from tests.vision.stacks import ON_CARD_PX, backs_read, no_back_where_no_card_lies
 from vision.deck import DeckProfile
+from vision.pipeline.geometry import drawn
+from vision.pipeline.slid_backs import _beside, _grown
+
+ByteImage = npt.NDArray[Any]
 
 # Generated table 11019 (figures as drawn), its stack of three backs a few millimetres apart with
 # the face-up 9c and a stack of black chips against it: the blob holds all three, so the outline's
@@ -42,3 +53,36 @@ def test_the_bottom_card_of_a_stack_against_a_chip_and_a_face_is_counted(kennard
     assert no_back_where_no_card_lies(backs_truth, found)
     bottom = backs_truth[0]
     assert any(abs(b[0] - bottom[0]) < ON_CARD_PX and abs(b[1] - bottom[1]) < ON_CARD_PX for b in found)
+
+
+# A back's rectangle 60 px wide (a card's width) and 84 long, for the side-band test below.
+_W = 60.0
+_TOP = np.array([[100.0, 100.0], [160.0, 100.0], [160.0, 184.0], [100.0, 184.0]])
+
+
+def _masks(*, lower_by: float | None = None, disc: tuple[int, int] | None = None) -> tuple[ByteImage, ByteImage]:
+    """The stack's mask (the top, a card under it ``lower_by`` card widths further down, a chip's
+    disc) and what the top hides."""
+    solid = drawn((320, 320), [_TOP] if lower_by is None else [_TOP, _TOP + np.array([0.0, lower_by * _W])])
+    if disc is not None:
+        cv2.circle(solid, disc, 18, 255, -1)
+    return solid, drawn((320, 320), [_TOP])
+
+
+def test_a_strip_along_a_side_of_the_back_is_looked_for() -> None:
+    solid, hiding = _masks(lower_by=0.2)
+    assert _beside(_TOP, solid=solid, hiding=hiding, margin=0.0, card_w=_W)
+
+
+def test_what_lies_off_the_backs_corner_alone_is_not_looked_for() -> None:
+    # A chip against the top's corner (the blob's rest 0.2 of a card: the step's gate of 0.06 passes).
+    solid, hiding = _masks(disc=(176, 200))
+    assert not _beside(_TOP, solid=solid, hiding=hiding, margin=0.0, card_w=_W)
+
+
+def test_with_the_cards_grown_only_a_strip_beyond_the_growth_counts() -> None:
+    grown = drawn((320, 320), [_grown(_TOP, 0.12 * _W)])
+    near, _ = _masks(lower_by=0.1)  # a strip the grown top hides whole
+    far, _ = _masks(lower_by=0.35)
+    assert not _beside(_TOP, solid=near, hiding=grown, margin=0.12 * _W, card_w=_W)
+    assert _beside(_TOP, solid=far, hiding=grown, margin=0.12 * _W, card_w=_W)
