@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -29,10 +30,23 @@ _TURNS: Final = (-2.0, 0.0, 2.0)
 _APART: Final = 0.1
 # ... or this far from a card not placed right (not matching the back whole, ``WHOLE_FIT``).
 _APART_OFF: Final = 0.15
-# The slide's best must reach this to be refined (table 11019's bottom card slid 0.48 and 0.55; at
-# this bar every back counted on the dev seeds still is, and 40 % fewer places are refined than at
-# ``hidden``'s 0.25).
+# The slide's best must reach this for the place to be refined or the grown pass tried (table
+# 11019's bottom card slid 0.48 and 0.55; at this bar every back counted on the dev seeds still is,
+# and 40 % fewer places are refined than at ``hidden``'s 0.25).
 _HOPE: Final = 0.4
+# The best place is refined only where the slide reaches this (every back the step counted on the
+# development seeds had slid 0.46 or more where it was counted; under it, refinements counted nothing) ...
+_REFINE: Final = 0.45
+# ... and where this share at least of what shows of the slide's place lies on the stack (every
+# back counted had 0.91 or more there; most refinements that counted nothing started on felt, under
+# 0.1, and none that started under 0.5 climbed to the 0.85 ``on_stack`` asks: kennard's and
+# standard's speed frames judged 75 and 118 places in 10 frames, at these bars 26 and 49). Judged
+# before the look: it needs no warp.
+_ON_START: Final = 0.5
+# Where under this share of the slide's place lies on the stack, the grown pass is not tried either
+# (every back the grown pass counted on the development seeds followed a plain place 0.3 or more on
+# the stack; of its 41 slides on 60 tables, 33 followed one under 0.25, none counting anything).
+_GROW_ON: Final = 0.2
 # The best place is refined in steps of this (card widths), at most this many steps.
 _STEP: Final = 0.025
 _STEPS: Final = 12
@@ -57,12 +71,15 @@ _WIDE: Final = 0.12
 _RIM: Final = 0.02
 # A lower card's strip shows along a side of the card over it: a band this deep (card widths)
 # beyond that side (beyond the cards grown by ``_WIDE`` when they hide more) is unexplained stack
-# over at least this share before the back is slid (every back the step counted on the development
-# seeds had 0.26 or more there; most slides that found nothing had under 0.2: kennard's and
-# standard's speed frames slid 28 and 35 times in 10 frames, at this bar 12 and 16).
+# over at least this share, along one side at least, before the back is slid (every back the step
+# counted on the development seeds had 0.33 or more there, most over 0.45; most slides that found
+# nothing had under 0.2: kennard's and standard's speed frames slid 28 and 35 times in 10 frames,
+# at 0.2 12 and 19; 8 of 171 slides that counted nothing on 60 tables had 0.2-0.25).
 _BAND: Final = 0.15
-_BESIDE: Final = 0.2
+_BESIDE: Final = 0.25
 _BAND_POINTS: Final = 16  # points along each side (three deep) the band is judged by
+_BAND_ALONG: Final = (np.arange(_BAND_POINTS) + 0.5) / _BAND_POINTS
+_BAND_DEPTHS: Final = (np.arange(3) + 0.5) / 3
 # Points sampled along each side for the edge test.
 _SAMPLES: Final = 24
 
@@ -173,7 +190,8 @@ def _under(
     card_w: float,
 ) -> tuple[Hypothesis | None, bool]:
     """The best lower back within reach of ``top`` where what no chosen card hides of it matches the
-    back in place, or None; and whether the slide found a place worth refining (``_HOPE``).
+    back in place, or None; and whether the slide found a place worth the grown pass (``_HOPE``,
+    ``_GROW_ON``).
     ``right`` tells a chosen back matching the back whole."""
     card_area = float(cv2.contourArea(top.corners.astype(np.float32)))
     reach = _REACH * card_w
@@ -202,6 +220,18 @@ def _under(
     if scores[best] < _HOPE:
         return None, False
     start = np.asarray(quads[best], np.float64)
+
+    def on_of(quad: Vec) -> float:
+        # The share of what shows of a place that lies on the stack.
+        inner = _grown(quad, -_RIM * card_w)
+        shown = (1.0 - share(hiding, inner)) * area(inner)
+        return share(solid, inner, exclude=hiding) * area(inner) / max(shown, 1.0)
+
+    on_start = on_of(start)
+    if on_start < _GROW_ON:
+        return None, False  # the slide matched felt beside the stack: the grown cards would not help
+    if scores[best] < _REFINE or on_start < _ON_START:
+        return None, True
     a, b = unit(start[1] - start[0]), unit(start[3] - start[0])
     step = _STEP * card_w
     # Each place is judged once: the places a step tries are a lattice around the slide's best,
@@ -214,9 +244,7 @@ def _under(
         # frames felt where the card does not lie.
         if at not in judged:
             quad = start + (at[0] * a + at[1] * b) * step
-            inner = _grown(quad, -_RIM * card_w)
-            shown = (1.0 - share(hiding, inner)) * area(inner)
-            on = share(solid, inner, exclude=hiding) * area(inner) / max(shown, 1.0)
+            on = on_start if at == (0, 0) else on_of(quad)
             look = tester.strip_likeness(Hypothesis(corners=quad), image, hiding)
             judged[at] = (look + on, look, quad)
         return judged[at]
@@ -254,23 +282,31 @@ def _beside(c: Vec, *, solid: ByteImage, hiding: ByteImage, margin: float, card_
     ``_BESIDE`` at least lie on the stack where no chosen card hides them. A lower card's strip
     runs along a side of the card over it; what no chosen card explains elsewhere near it (off its
     corners, beyond another chosen card, a chip a little way off) gives the slide nothing to find."""
-    mid = c.mean(axis=0)
+    # All four sides' points at once (numpy's per-call cost was most of the work side by side);
+    # each side's outward normal in plain Python (four points).
     mh, mw = solid.shape
-    along = (np.arange(_BAND_POINTS) + 0.5) / _BAND_POINTS
-    deep = margin + (np.arange(3) + 0.5) / 3 * _BAND * card_w
-    for k in range(4):
-        p, q = c[k], c[(k + 1) % 4]
-        out = unit(np.array([q[1] - p[1], p[0] - q[0]]))
-        if float(np.dot(out, 0.5 * (p + q) - mid)) < 0.0:
-            out = -out
-        pts = p + along[:, None, None] * (q - p) + deep[None, :, None] * out
-        xs, ys = np.round(pts[..., 0]).astype(int).ravel(), np.round(pts[..., 1]).astype(int).ravel()
-        inside = (xs >= 0) & (xs < mw) & (ys >= 0) & (ys < mh)
-        xs, ys = xs[inside], ys[inside]
-        rest = np.count_nonzero((solid[ys, xs] > 0) & (hiding[ys, xs] == 0))
-        if rest >= _BESIDE * len(along) * len(deep):
-            return True
-    return False
+    pts4 = c.tolist()
+    mx, my = sum(x for x, _ in pts4) / 4.0, sum(y for _, y in pts4) / 4.0
+    outs = []
+    for (px, py), (qx, qy) in zip(pts4, pts4[1:] + pts4[:1], strict=True):
+        nx, ny = qy - py, px - qx
+        n = math.hypot(nx, ny)
+        nx, ny = (nx / n, ny / n) if n > 1e-9 else (nx, ny)
+        flip = nx * (0.5 * (px + qx) - mx) + ny * (0.5 * (py + qy) - my) < 0.0
+        outs.append((-nx, -ny) if flip else (nx, ny))
+    out = np.array(outs)
+    ends = c[[1, 2, 3, 0]]
+    deep = margin + _BAND_DEPTHS * _BAND * card_w
+    pts = (
+        c[:, None, None]
+        + _BAND_ALONG[None, :, None, None] * (ends - c)[:, None, None]
+        + deep[None, None, :, None] * out[:, None, None]
+    )
+    xs, ys = np.round(pts[..., 0]).astype(int), np.round(pts[..., 1]).astype(int)
+    inside = (xs >= 0) & (xs < mw) & (ys >= 0) & (ys < mh)
+    xs, ys = np.where(inside, xs, 0), np.where(inside, ys, 0)
+    rest = inside & (solid[ys, xs] > 0) & (hiding[ys, xs] == 0)
+    return bool(np.any(np.count_nonzero(rest.reshape(4, -1), axis=1) >= _BESIDE * _BAND_POINTS * len(_BAND_DEPTHS)))
 
 
 def _own_edges(hyp: Hypothesis, *, hiding: ByteImage, contour: ByteImage, card_w: float) -> bool:
