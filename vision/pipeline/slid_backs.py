@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT, BackTester
-from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, unit
+from vision.pipeline.geometry import aligned, area, count_in, drawn, local_poly, overlap_area, unit
 from vision.pipeline.hidden import on_stack
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
@@ -209,12 +209,16 @@ def _under(
     if not len(scores):
         return None, False
     centres = quads.mean(axis=1)
-    ok = np.hypot(*(centres - top.center).T) <= reach
-    for o in chosen:
-        apart = np.hypot(*(centres - o.center).T)
-        ok &= apart >= _APART * card_w
-        if np.any(ok & (apart < _APART_OFF * card_w)) and not right(o):
-            ok &= apart >= _APART_OFF * card_w
+    # Every place's distance from every chosen card at once (cards by places).
+    others = np.array([o.center for o in chosen])
+    apart = np.hypot(centres[None, :, 0] - others[:, None, 0], centres[None, :, 1] - others[:, None, 1])
+    ok = (np.hypot(*(centres - top.center).T) <= reach) & np.all(apart >= _APART * card_w, axis=0)
+    # Whether a card is placed right is asked only of the cards a place still lies that near (a
+    # card no place lies near keeps none off it, whichever way it is asked).
+    near = np.any(ok & (apart < _APART_OFF * card_w), axis=1).tolist()
+    for o, off, is_near in zip(chosen, apart, near, strict=True):
+        if is_near and not right(o):
+            ok &= off >= _APART_OFF * card_w
     scores = np.where(ok, scores, -1.0)
     best = int(np.argmax(scores))
     if scores[best] < _HOPE:
@@ -222,10 +226,7 @@ def _under(
     start = np.asarray(quads[best], np.float64)
 
     def on_of(quad: Vec) -> float:
-        # The share of what shows of a place that lies on the stack.
-        inner = _grown(quad, -_RIM * card_w)
-        shown = (1.0 - share(hiding, inner)) * area(inner)
-        return share(solid, inner, exclude=hiding) * area(inner) / max(shown, 1.0)
+        return _on_stack_share(_grown(quad, -_RIM * card_w), solid=solid, hiding=hiding)
 
     on_start = on_of(start)
     if on_start < _GROW_ON:
@@ -274,6 +275,27 @@ def _under(
         return None, True
     hyp.back, hyp.back_score = True, score
     return hyp, True
+
+
+def _on_stack_share(quad: Vec, *, solid: ByteImage, hiding: ByteImage) -> float:
+    """The share of what ``hiding`` leaves of ``quad`` that lies on the stack (``solid``): the figure
+    ``share(solid, quad, exclude=hiding) / (1 - share(hiding, quad))``, its polygon drawn once."""
+    size = area(quad)
+    hidden = seen = 0.0
+    x, y, w, h, poly = local_poly(quad)
+    if w > 0 and h > 0:
+        local = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(local, poly, 255)
+        total = cv2.countNonZero(local)
+        mh, mw = solid.shape
+        x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, mw), min(y + h, mh)
+        if total and x1 > x0 and y1 > y0:
+            inside = local[y0 - y : y1 - y, x0 - x : x1 - x]
+            hidden = float(count_in(inside, hiding[y0:y1, x0:x1])) / float(total)
+            on = cv2.bitwise_and(inside, solid[y0:y1, x0:x1])
+            on = cv2.bitwise_and(on, cv2.bitwise_not(hiding[y0:y1, x0:x1]))
+            seen = float(cv2.countNonZero(on)) / float(total)
+    return seen * size / max((1.0 - hidden) * size, 1.0)
 
 
 def _beside(c: Vec, *, solid: ByteImage, hiding: ByteImage, margin: float, card_w: float) -> bool:

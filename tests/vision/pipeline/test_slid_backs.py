@@ -1,4 +1,5 @@
-"""slid_backs: a stack of three by a chip and a face-up card counts its bottom card; slid only beside a strip."""
+"""slid_backs: a stack of three by a chip and a face-up card counts its bottom card; slid only beside a strip;
+refined only from a place on the stack."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableView
 from tests.vision.stacks import ON_CARD_PX, backs_read, no_back_where_no_card_lies
 from vision.deck import DeckProfile
 from vision.pipeline.geometry import drawn
-from vision.pipeline.slid_backs import _beside, _grown
+from vision.pipeline.hypotheses import BACK, Hypothesis
+from vision.pipeline.slid_backs import _beside, _grown, _on_stack_share, _under
 
 ByteImage = npt.NDArray[Any]
 
@@ -86,3 +88,59 @@ def test_with_the_cards_grown_only_a_strip_beyond_the_growth_counts() -> None:
     far, _ = _masks(lower_by=0.35)
     assert not _beside(_TOP, solid=near, hiding=grown, margin=0.12 * _W, card_w=_W)
     assert _beside(_TOP, solid=far, hiding=grown, margin=0.12 * _W, card_w=_W)
+
+
+class _Slid:
+    """A back tester whose slide finds one place with a given score and whose likeness counts its asks."""
+
+    def __init__(self, quad: npt.NDArray[np.float64], score: float) -> None:
+        self.quad, self.score, self.asked = quad, score, 0
+
+    def slide(
+        self, corners: Any, image: Any, covered: Any, *, reach: float, turns: Any
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        return np.array([self.score]), self.quad[None].astype(np.float64)
+
+    def strip_likeness(self, hyp: Hypothesis, image: Any, covered: Any) -> float:
+        self.asked += 1
+        return 0.0
+
+
+def _under_lower(place: npt.NDArray[np.float64], score: float) -> tuple[bool, bool, int]:
+    """``_under`` of the top with a card 0.3 of a width under it, the slide's best at ``place``:
+    whether a back was found, whether the grown pass is worth trying, how many likenesses asked."""
+    solid, hiding = _masks(lower_by=0.3)
+    tester = _Slid(place, score)
+    found, hoped = _under(
+        Hypothesis(corners=_TOP, code=BACK),
+        chosen=[Hypothesis(corners=_TOP, code=BACK)],
+        hiding=hiding,
+        solid=solid,
+        image=np.zeros((320, 320, 3), np.uint8),
+        tester=tester,  # type: ignore[arg-type]
+        right=lambda o: True,
+        card_w=_W,
+    )
+    return found is not None, hoped, tester.asked
+
+
+def test_a_place_on_the_lower_card_is_refined_by_its_look() -> None:
+    assert _under_lower(_TOP + np.array([0.0, 0.3 * _W]), 0.7)[2] > 0
+
+
+def test_a_place_the_slide_found_on_felt_is_neither_refined_nor_grown() -> None:
+    # Beside the top where no card lies (what shows of it is felt): no likeness, no grown pass.
+    assert _under_lower(_TOP + np.array([0.4 * _W, 0.0]), 0.7) == (False, False, 0)
+
+
+def test_a_weak_slide_on_the_stack_only_hopes_for_the_grown_pass() -> None:
+    assert _under_lower(_TOP + np.array([0.0, 0.3 * _W]), 0.42) == (False, True, 0)
+
+
+def test_the_on_stack_share_counts_what_shows_on_the_stack() -> None:
+    solid, hiding = _masks(lower_by=0.3)
+    lower = _TOP + np.array([0.0, 0.3 * _W])
+    assert _on_stack_share(lower, solid=solid, hiding=hiding) > 0.99  # all of what shows
+    # Moved off the stack by half a card's width, nothing hiding it: half of it lies on felt.
+    half = _on_stack_share(lower + np.array([0.5 * _W, 0.0]), solid=solid, hiding=np.zeros_like(hiding))
+    assert 0.45 < half < 0.55
