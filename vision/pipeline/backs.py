@@ -15,6 +15,7 @@ from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
 from vision.pipeline.masks import Masks
 from vision.pipeline.merged_backs import merged_backs
+from vision.pipeline.slid_backs import slid_backs
 from vision.pipeline.stack_tops import shifted_tops, unseen_tops
 
 ByteImage = npt.NDArray[Any]
@@ -144,6 +145,10 @@ def stack_backs(
     added += merged_backs(
         chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
     )
+    if slid := slid_backs(
+        chosen=chosen, covered=covered, solid=solid, contour=contour, image=image, tester=tester, card_w=card_w
+    ):
+        added += slid + lower_backs()  # the middle card between a top and the card slid under it
     return added
 
 
