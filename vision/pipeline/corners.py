@@ -46,6 +46,20 @@ INK_INSET: Final = 0.01
 CORNER_LEAD: Final = 6
 
 
+def confidence(match: IndexMatch, *, settings: RecognizerSettings) -> float:
+    """How far a match clears both accepting bars (score and margin), on 0..1; 0.5 is the bar."""
+    s = settings
+    return max(0.0, min(1.0, 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)))
+
+
+def clears(match: IndexMatch, *, settings: RecognizerSettings, pale: bool) -> bool:
+    """Whether a match reads its card at one index corner: its score and margin clear the accepting
+    bars (an index found only at the paler ink level, ``pale``, is a soft one: it must match more
+    closely, PALE_EXTRA_SCORE)."""
+    need = settings.accept_score + (PALE_EXTRA_SCORE if pale else 0.0)
+    return match.score >= need and match.margin >= settings.accept_margin
+
+
 def index_frame(corners: Vec, k: int) -> tuple[Vec, Vec, Vec]:
     """Where a card's index corner ``k`` (0 or 2: the two index corners, diagonally opposite) is
     read from: the corner and the card's two edges leaving it, along the top and down the side
@@ -174,12 +188,8 @@ class CornerReader:
         if soft > 0.0:
             match = dataclasses.replace(match, score=match.score - soft, soft=soft, pale=feat.pale)
         s = self.settings
-        # Confidence: how far the read clears both thresholds, on 0..1; 0.5 is the bar.
-        conf = 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)
-        conf = max(0.0, min(1.0, conf))
-        # An index found only at the paler ink level is a soft one: it must match more closely.
-        need = s.accept_score + (PALE_EXTRA_SCORE if feat.pale else 0.0)
-        if match.score >= need and match.margin >= s.accept_margin:
+        conf = confidence(match, settings=s)
+        if clears(match, settings=s, pale=feat.pale):
             return CornerRead(match.code, conf, match.code, match)
         if feat.trimmed:
             # A suit cut from ink that ran on past the index reads a card or proves nothing: in a
@@ -189,11 +199,8 @@ class CornerReader:
             # A plain rank over a suit that fits nothing: the suit may lie partly under the next
             # card (a fan's), and is then judged on its uncovered part alone.
             covered = covered_match(self.deck, patch, feat, match, lead=CORNER_LEAD, least=s.accept_margin)
-            if covered is not None and covered.score >= need and covered.margin >= s.accept_margin:
-                conf = max(
-                    0.0, min(1.0, 0.5 * min(covered.score / s.accept_score, covered.margin / s.accept_margin, 2.0))
-                )
-                return CornerRead(covered.code, conf, covered.code, covered)
+            if covered is not None and clears(covered, settings=s, pale=feat.pale):
+                return CornerRead(covered.code, confidence(covered, settings=s), covered.code, covered)
         return CornerRead(UNKNOWN, conf, match.code, match)
 
     def inked(self, ink: ByteImage, corners: Vec, corner: int, *, image: ByteImage | None = None) -> bool:

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch, lead_over, match_scores, pooled
-from vision.pipeline.corners import PALE_EXTRA_SCORE, UNKNOWN, CornerRead, CornerReader
+from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, clears, confidence
 from vision.pipeline.face_check import FaceCheck
 from vision.pipeline.settings import RecognizerSettings
 
@@ -64,13 +64,11 @@ class LoneCorners:
             return read
         kept = match.soft * LONE_SOFT_SHARE
         match = dataclasses.replace(match, score=match.score + match.soft - kept, soft=kept)
-        s = self.settings
-        conf = max(0.0, min(1.0, 0.5 * min(match.score / s.accept_score, match.margin / s.accept_margin, 2.0)))
-        need = s.accept_score + (PALE_EXTRA_SCORE if match.pale else 0.0)
-        reads = match.score >= need and match.margin >= s.accept_margin
+        reads = clears(match, settings=self.settings, pale=match.pale)
         if reads and read.code == UNKNOWN:
             # (The other corner is read only then: a lone card's first corner is often read alone.)
             reads = other().best == match.code and self.face.picks(image, corners, match.code)
+        conf = confidence(match, settings=self.settings)
         return CornerRead(match.code if reads else UNKNOWN, conf, match.code, match)
 
 
