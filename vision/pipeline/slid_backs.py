@@ -11,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT, BackTester
-from vision.pipeline.geometry import aligned, area, count_in, drawn, local_poly, overlap_area, unit
+from vision.pipeline.geometry import area, count_in, drawn, local_poly, outer_span, overlap_area, unit
 from vision.pipeline.hidden import on_stack
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
@@ -162,10 +162,7 @@ def _one_card(top: Hypothesis, low: Hypothesis, *, image: ByteImage, tester: Bac
     lower card's span frames the top's border inside it and matches worse (generated table 1004,
     hershey: a lone back under a glare band, its far end 0.14 of a card's width off).
     """
-    other = aligned(low.corners, top.corners)
-    mid = 0.5 * (top.center + low.center)
-    far = np.hypot(*(top.corners - mid).T) >= np.hypot(*(other - mid).T)
-    span = Hypothesis(corners=np.asarray(np.where(far[:, None], top.corners, other), np.float64))
+    span = Hypothesis(corners=outer_span(top.corners, low.corners, mid=0.5 * (top.center + low.center)))
     blank = tester.blank(image)
     score = tester.strip_likeness(span, image, blank)
     return score >= _MATCH and score >= tester.strip_likeness(top, image, blank)
