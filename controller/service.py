@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
 import struct
 import sys
@@ -72,6 +73,51 @@ class Notifier:
         if self._sock is not None:
             self._sock.close()
             self._sock = None
+
+
+class StopFlag:
+    """A stop request that a signal handler may raise: set from a handler or any thread, waited on by
+    the service's main loop.
+
+    A Python signal handler runs on the main thread between two bytecodes, possibly while that thread
+    holds the lock inside ``threading.Event.wait``; ``Event.set()`` there takes the same lock and never
+    returns. A SIGTERM once hung the service so (no STOPPING=1; systemd would have waited out its stop
+    timeout, then killed it). So this takes no lock at all: ``set`` writes a flag, ``wait`` sleeps in
+    short steps and looks at it.
+    """
+
+    STEP = 0.05  # seconds: how late a wait may notice a stop, at worst
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        self._set = True
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def wait(self, timeout: float) -> bool:
+        """Sleep until the flag is set or ``timeout`` seconds pass; True when it is set."""
+        deadline = time.monotonic() + timeout
+        while not self._set:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            time.sleep(min(self.STEP, left))
+        return True
+
+
+def stop_on_signals() -> StopFlag:
+    """A :class:`StopFlag` that SIGINT (Ctrl-C) and SIGTERM (systemd's stop) set. Call on the main thread."""
+    stop = StopFlag()
+
+    def handler(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, handler)
+    signal.signal(signal.SIGTERM, handler)
+    return stop
 
 
 class StatusLine:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.cli.table import DEFAULT_DATA, _dealer_url, _open_browser, _serve, _stop_on_signals
+from controller.cli.table import DEFAULT_DATA, _dealer_url, _open_browser, _serve
 from controller.errors import ControllerError
+from controller.service import StopFlag, stop_on_signals
 from drivers.errors import DriverError
 from floor.errors import FloorError
 from vision.errors import VisionError
@@ -228,7 +228,7 @@ def run_demo(args: argparse.Namespace) -> int:
 
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     _validate(args)
-    stop = _stop_on_signals()
+    stop = stop_on_signals()
     store = _open_floor(args)
     tables = _tables(args)
     web = floor_web = None
@@ -319,7 +319,7 @@ def _serve_floor(store: Any, args: argparse.Namespace) -> Any:
     return serve(app, host=args.host, port=port)
 
 
-def _wait(stop: threading.Event, first: DemoTable, *, rounds: int | None, started: Any) -> None:
+def _wait(stop: StopFlag, first: DemoTable, *, rounds: int | None, started: Any) -> None:
     camera_down = False
     while not stop.wait(0.2):
         camera = first.camera

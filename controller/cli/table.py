@@ -5,18 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
 import threading
 import webbrowser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.errors import ControllerError
 from drivers.errors import DriverError
 from floor.errors import FloorError
 from vision.errors import VisionError
 from web_display.errors import WebError
+
+if TYPE_CHECKING:
+    from controller.service import StopFlag
 
 ERRORS: tuple[type[BaseException], ...] = (ControllerError, DriverError, WebError, VisionError, FloorError)
 DEFAULT_DATA = Path("dealer-assist-data")
@@ -64,17 +66,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     run.set_defaults(run=run_table)
 
 
-def _stop_on_signals() -> threading.Event:
-    stop = threading.Event()
-
-    def handler(signum: int, frame: Any) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGINT, handler)
-    signal.signal(signal.SIGTERM, handler)
-    return stop
-
-
 def _say(obj: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -95,7 +86,7 @@ def run_table(args: argparse.Namespace) -> int:
     from controller.config import load_config
     from controller.control import handle
     from controller.live import LiveConfig, LiveTable
-    from controller.service import Notifier, StatusLine, Watchdog, configure_logging, entry_logger
+    from controller.service import Notifier, StatusLine, Watchdog, configure_logging, entry_logger, stop_on_signals
     from controller.telemetry import TableMetrics, observe_appends
 
     configure_logging()
@@ -111,7 +102,7 @@ def run_table(args: argparse.Namespace) -> int:
     metrics = TableMetrics()
     observe_appends(live.store, metrics.journal_observer(name, round_open=lambda: live.table.round is not None))
     observe_appends(live.store, entry_logger(name))
-    stop = _stop_on_signals()
+    stop = stop_on_signals()
     web = None
     camera = None
     try:
@@ -305,7 +296,7 @@ def _dealer_url(base: str, live: Any) -> str:
     return f"{base}/tables/{quote(live.table.config.name)}"
 
 
-def _control_loop(live: Any, stop: threading.Event, handle: Any) -> None:
+def _control_loop(live: Any, stop: StopFlag, handle: Any) -> None:
     for line in sys.stdin:
         if not line.strip():
             continue

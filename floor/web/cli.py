@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import signal
-import threading
 from pathlib import Path
 
 from floor.errors import FloorConfigError, FloorError
@@ -83,6 +81,7 @@ def _paths(args: argparse.Namespace) -> tuple[str, Path]:
 
 
 def run_floor(args: argparse.Namespace) -> int:
+    from controller.service import stop_on_signals
     from floor import open_store
     from floor.accounts import FloorAccountStore
     from floor.web.app import create_floor_app
@@ -102,9 +101,7 @@ def run_floor(args: argparse.Namespace) -> int:
             tls = Tls(cert=args.tls_cert, key=args.tls_key) if args.tls_cert is not None else None
             handle = serve(app, host=args.host, port=args.port, tls=tls, forwarded_allow_ips=args.forwarded_allow_ips)
             print(f"floor service on {handle.url}/floor (wall screen: {handle.url}/floor/wall)", flush=True)
-            stop = threading.Event()
-            for sig in (signal.SIGTERM, signal.SIGINT):
-                signal.signal(sig, lambda *_: stop.set())
+            stop = stop_on_signals()
             while not stop.wait(0.5) and handle.alive:
                 pass
             handle.stop()

@@ -7,12 +7,23 @@ import logging
 import os
 import socket
 import struct
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from controller.service import JournaldHandler, Notifier, StatusLine, Watchdog, configure_logging, encode_fields
+from controller.service import (
+    JournaldHandler,
+    Notifier,
+    StatusLine,
+    StopFlag,
+    Watchdog,
+    configure_logging,
+    encode_fields,
+)
 
 
 @pytest.fixture
@@ -128,3 +139,69 @@ def test_logs_go_to_stderr_outside_systemd() -> None:
     finally:
         root.handlers[:], _ = saved
         root.setLevel(saved[1])
+
+
+# A child that raises SIGTERM at the k-th traced line of its main loop, for every k up to 80: the signal
+# handler then runs at every moment of a wait, including while the waiting thread holds a lock.
+_SIGNAL_AT_EVERY_LINE = """
+import os, signal, sys, threading
+
+def event_on_signals():
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    return stop
+
+if sys.argv[1] == "event":
+    make = event_on_signals
+else:
+    from controller.service import stop_on_signals as make
+for k in range(1, 80):
+    stop = make()
+    lines = 0
+    def tracer(frame, event, arg):
+        global lines
+        if event == "line":
+            lines += 1
+            if lines == k:
+                os.kill(os.getpid(), signal.SIGTERM)
+        return tracer
+    sys.settrace(tracer)
+    while not stop.wait(0.01):
+        pass
+    sys.settrace(None)
+print("stopped every time")
+"""
+
+
+def _signalled_loop(kind: str, *, timeout: float) -> subprocess.CompletedProcess[str] | None:
+    """Run the child; None when it hung (killed at ``timeout``)."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-c", _SIGNAL_AT_EVERY_LINE, kind],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def test_a_stop_signal_at_any_moment_of_the_main_loop_stops_it() -> None:
+    done = _signalled_loop("flag", timeout=120)
+    assert done is not None, "a stop signal hung the loop"
+    assert done.returncode == 0 and done.stdout.strip() == "stopped every time", done.stderr
+    # The same child with a threading.Event set by the handler hangs: it did in the service (SIGTERM,
+    # no STOPPING=1). This proves the child finds that deadlock rather than passing whatever is waited on.
+    assert _signalled_loop("event", timeout=10) is None
+
+
+def test_the_stop_flag_is_set_from_another_thread_and_waits_out_its_timeout() -> None:
+    stop = StopFlag()
+    assert not stop.wait(0.01) and not stop.is_set()
+    setter = threading.Timer(0.05, stop.set)
+    setter.start()
+    assert stop.wait(30) and stop.is_set()
+    setter.join()
+    assert stop.wait(0)
