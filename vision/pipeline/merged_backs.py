@@ -12,7 +12,7 @@ from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, unit
 from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
-from vision.pipeline.stack_tops import strip_beyond
+from vision.pipeline.stack_tops import card_shape, strip_beyond
 
 if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
@@ -85,6 +85,10 @@ def merged_backs(
     added: list[Hypothesis] = []
     for low in [o for o in chosen if o.code == BACK and not o.hidden]:
         top, score = low, whole_of(low)
+        if score >= WHOLE_FIT and not low.whole:
+            # Drawn round both cards of a pair (longer than a card along their offset only), it
+            # matches the back whole nearly as well as the top: the top is one of its card-sized ends.
+            top, score = _pair_end(low, score, image=image, tester=tester, card_w=card_w, card_h=card_h)
         if score < WHOLE_FIT:
             if low.whole:
                 continue  # a top found by its look already, yet not whole: no place to measure from
@@ -108,6 +112,37 @@ def merged_backs(
         for o in chosen:
             cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
     return added
+
+
+def _pair_end(
+    low: Hypothesis, score: float, *, image: ByteImage, tester: BackTester, card_w: float, card_h: float
+) -> tuple[Hypothesis, float]:
+    """The card on top of a pair that ``low`` (matching the back whole by ``score``) was drawn round,
+    and how well it matches the back whole; ``low`` and ``score`` when ``low`` is one card's rectangle.
+
+    Two backs dealt 0.06-0.11 of a card's width apart may leave an outline whose rectangle takes
+    corners of both: longer than the plane's card along their offset, or one side longer than its
+    opposite. Most of it is the top card, so it matches the back whole as a card placed right does
+    (0.8), and no stack shows beyond it for ``_lower``. The top is the plane card's rectangle at one
+    of its corners, fitted to the back (``fit_whole``), matching the back whole best of the four and
+    ``_SPAN_WORSE`` better than ``low`` (a lone card seen larger matches best as drawn)."""
+    c = low.corners
+    if card_shape(c, card_w=card_w, card_h=card_h):
+        return low, score  # one card's rectangle (``stack_tops``' test: evenly scaled, within 3 %)
+    a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
+    # The plane card at each corner, its sides along the rectangle's, reaching inward.
+    half = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]], np.float64) * 0.5
+    box = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * 0.5
+    blank = tester.blank(image)
+    best: tuple[Hypothesis, float] = (low, score)
+    for k in range(4):
+        centre = c[k] + half[k, 0] * card_w * a + half[k, 1] * card_h * b
+        end = Hypothesis(corners=np.asarray(centre + box[:, :1] * card_w * a + box[:, 1:] * card_h * b, np.float64))
+        end = Hypothesis(corners=tester.fit_whole(end, image, reach=_SAME * card_w), anchors=low.anchors)
+        fitted = tester.strip_likeness(end, image, blank)
+        if fitted > best[1]:
+            best = (end, fitted)
+    return best if best[1] >= score + _SPAN_WORSE else (low, score)
 
 
 def _one_card(

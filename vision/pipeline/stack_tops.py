@@ -326,6 +326,11 @@ def _beyond(out: npt.NDArray[np.float64], along: npt.NDArray[np.float64], length
     return float(np.percentile(far, 25))
 
 
+def card_shape(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> bool:
+    """Whether ``quad`` is one card's rectangle (``_card_shaped`` against the plane card at its place)."""
+    return _card_shaped(quad, _card_sized(quad, card_w=card_w, card_h=card_h))
+
+
 def _first(pair: tuple[float, object]) -> float:
     """A (score, thing) pair's score: the key that ranks such pairs by score alone."""
     return pair[0]
