@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from controller.config import build_config
 from controller.journal import SqliteJournal
 from controller.table import TableService
+from tests.clock import Clock
 from web_display.accounts import ACCOUNTS_FILE, ensure_demo_accounts
 from web_display.core.config import Settings
 from web_display.main import create_app
@@ -24,17 +25,6 @@ from web_display.server import ServerHandle, serve
 
 PASSWORD = "correct-horse-battery"
 ORIGIN = "http://testserver"
-
-
-class Clock:
-    """A test clock: starts at noon and moves a millisecond per reading."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(milliseconds=1)
-        return self.now
 
 
 def make_table(
