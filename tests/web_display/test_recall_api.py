@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from controller.engine import Action, BoxBet
 from controller.table import Actor, TableService
-from tests.web_display.kit import PASSWORD, deal, leaked, login, make_app, make_table
+from tests.web_display.kit import PASSWORD, leaked, login, make_app, make_table, play_rounds
 from tests.web_display.rounds import SCRIPTS, Card, Script, fed_cards
 
 DEALER = Actor("dana", "dealer")
@@ -58,13 +58,7 @@ def test_recall_shows_a_rounds_face_up_cards_and_nothing_else(tmp_path: Path, ga
 
 def test_older_rounds_for_a_supervisor_or_by_override(tmp_path: Path) -> None:
     table = make_table(tmp_path / "journal", "oasis", "T1")
-    counter = 1
-    for _ in range(11):
-        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
-        counter = deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"], start=counter)
-        table.act(Action(1, "raise"), actor=DEALER)
-        table.confirm_settlement(actor=DEALER)
-        # A new deck each round, as the shoe would: the same cards again are a new round's.
+    play_rounds(table, 11, actor=DEALER)
     with TestClient(make_app(tmp_path, {"T1": table})) as client:
         csrf = login(client, "dealer")
         assert client.get("/api/tables/T1/rounds/2").status_code == 200
