@@ -245,11 +245,10 @@ def test_removing_an_account_asks_first_and_a_supervisor_is_told_admin_is_not_th
 
 
 def test_recall_shows_a_past_rounds_cards_in_deal_order_and_prints(tmp_path: Path, page: Page) -> None:
-    from tests.web_display.rounds import OASIS, Card
-    from tests.web_display.test_recall_api import play
+    from tests.web_display.rounds import OASIS, Card, play_round
 
     table = make_table(tmp_path / "journal", "oasis", "T1", **OASIS.settings)
-    shown = play(table, OASIS)
+    shown = play_round(table, OASIS, actor=DEALER)
     fed = [s.code for s in OASIS.steps if isinstance(s, Card)]
     with live_server(make_app(tmp_path, {"T1": table})) as server:
         sign_in(page, server.url, "dealer", next_path="/tables/T1")
