@@ -33,7 +33,7 @@ PROGRESSIVE = ("open", "closed", "none")
 PHASES = ("idle", "betting", "dealing", "deciding", "decisions", "showdown", "tilt", "closed")
 _PHASE = re.compile(r"^[a-z][a-z-]{0,23}$")
 LINK_LOST_S = 10.0  # a table that has not reported for longer shows "link lost"
-# A camera's states as the table reports them (vision.link.LinkHealth.lamp).
+# A camera's states as the table reports them (vision.link_health.LinkHealth.lamp).
 CAMERA_STATES = ("starting", "ok", "stale", "stopped", "lost")
 
 

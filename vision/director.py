@@ -41,7 +41,8 @@ from drivers.camera.sim import (
 from vision.checks import CheckSettings, ZonePlace, zone_places
 from vision.config import TableVision, ZoneConfig, load_table_vision
 from vision.deck import DeckProfile, default_deck, load_deck
-from vision.link import CameraLink, LinkHealth
+from vision.link import CameraLink
+from vision.link_health import LinkHealth
 
 DEMO_LAYOUT: Final = Path(__file__).parent / "data" / "demo_table.toml"
 # The checks' holds are counted in processed frames; the defaults are sized for 30 frames a

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,19 +15,11 @@ from controller.errors import RuleViolation
 from controller.journal import SqliteJournal
 from controller.record import loads, parse_record, settle_record
 from controller.table import CAMERA, SYSTEM, Actor, PermissionDenied, TableError, TableService
+from tests.clock import Clock
 from tests.controller.roundkit import passes
 
 DEALER = Actor("dana", "dealer")
 SUPER = Actor("sam", "supervisor")
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(milliseconds=1)
-        return self.now
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,6 +16,7 @@ from controller.table import Actor, TableError, TableService
 from controller.view import snapshot
 from floor import FloorStore, FloorUnavailable, open_store
 from floor.link import FloorLink, LinkSettings
+from tests.clock import Clock
 from tests.controller.roundkit import passes
 from tests.floor.kit import FlakyStore, floor_agrees
 from tests.waiting import wait_for
@@ -26,13 +27,8 @@ ROYAL = passes({1: "As Ks Qs Js Ts", 2: "2c 3d 5h 7s 8c"}, "9s 9h Jc Jd 3c", n=5
 PLAIN = passes({1: "Kc Kd Kh 4s 4c", 2: "8c 8d 4d 5s 6c"}, "9s 9h Jc Jd 3c", n=5)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(milliseconds=1)
-        return self.now
+# The tables play from noon on the day the floor's report below covers.
+NOON = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
 
 
 class Table:
@@ -47,7 +43,7 @@ class Table:
 
     def open(self) -> TableService:
         config = build_config({"game": "oasis", "name": self.name, "jackpot": {"reset": 5000, "contribution": 2}})
-        return TableService(config=config, store=SqliteJournal(path=self.path, durable=False), clock=Clock())
+        return TableService(config=config, store=SqliteJournal(path=self.path, durable=False), clock=Clock(start=NOON))
 
     def restart(self) -> TableService:
         self.t.journal_store.close()
@@ -236,7 +232,7 @@ class Dollars(Table):
                 "jackpot": {"reset": 5000, "contribution": 2},
             }
         )
-        return TableService(config=config, store=SqliteJournal(path=self.path, durable=False), clock=Clock())
+        return TableService(config=config, store=SqliteJournal(path=self.path, durable=False), clock=Clock(start=NOON))
 
 
 def test_a_table_in_another_currency_is_refused_from_the_jackpot_and_plays_on_without_the_link(

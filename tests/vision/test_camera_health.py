@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision.link import STALE_AFTER, LinkHealth
+from vision.link_health import STALE_AFTER, LinkHealth
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,9 @@ import numpy.typing as npt
 import pytest
 
 from drivers.camera.sim import TableRenderer, TableView
-from vision.deck import CODES, DeckProfile, _fit_discriminant, load_deck, save_deck
+from vision.deck import CODES, DeckProfile, load_deck, save_deck
 from vision.index import index_feature
+from vision.index_classifier import _fit_discriminant
 from vision.index_match import IndexMatch, match_index, match_scores, pooled
 from vision.recognize import UNKNOWN, Recognizer, RecognizerSettings
 from vision.synth import Conditions, random_scene

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from vision import ink_blobs
 from vision.card_raster import CARD_PX_H, CARD_PX_W, Box, IndexBox
-from vision.deck import Discriminant
+from vision.index_classifier import Discriminant
 from vision.index_glyphs import SLIVER_HEIGHT, SLIVER_WIDTH, glyph_comps
 from vision.ink_blobs import (
     SQUARE_3,

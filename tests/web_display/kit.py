@@ -7,7 +7,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,10 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from controller.config import build_config
+from controller.engine import Action, BoxBet
 from controller.journal import SqliteJournal
-from controller.table import TableService
+from controller.table import Actor, TableService
+from tests.clock import Clock
 from web_display.accounts import ACCOUNTS_FILE, ensure_demo_accounts
 from web_display.core.config import Settings
 from web_display.main import create_app
@@ -24,17 +26,6 @@ from web_display.server import ServerHandle, serve
 
 PASSWORD = "correct-horse-battery"
 ORIGIN = "http://testserver"
-
-
-class Clock:
-    """A test clock: starts at noon and moves a millisecond per reading."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 22, 12, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        self.now += timedelta(milliseconds=1)
-        return self.now
 
 
 def make_table(
@@ -79,6 +70,17 @@ def deal(table: TableService, cards: list[str], *, start: int = 1) -> int:
     for i, code in enumerate(cards):
         table.on_card(code, counter=start + i, shoe="SIM")
     return start + len(cards)
+
+
+def play_rounds(table: TableService, rounds: int, *, actor: Actor) -> None:
+    """Oasis rounds of one box (ante 10, raised, settled) with the same cards, each drawn from a new
+    deck as the shoe would: enough of them (11) puts round 1 past the recall's list of the last ten."""
+    counter = 1
+    for _ in range(rounds):
+        table.open_round([BoxBet(box=1, ante=10)], actor=actor)
+        counter = deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"], start=counter)
+        table.act(Action(1, "raise"), actor=actor)
+        table.confirm_settlement(actor=actor)
 
 
 @contextmanager

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.engine import Action, BoxBet
+from controller.table import Actor, TableService
 from tests.controller.roundkit import passes
 
 
@@ -156,3 +158,24 @@ SCRIPTS = {s.game: s for s in (OASIS, CASINO, EXCHANGE, BONUS)}
 
 def fed_cards(script: Script) -> list[str]:
     return [s.code for s in script.steps if isinstance(s, Card)]
+
+
+def play_round(table: TableService, script: Script, *, actor: Actor) -> set[str]:
+    """The script's round played on the table service itself (no display) and settled; returns the
+    cards that were face up by its end (the script's own account)."""
+    table.open_round([BoxBet(**b) for b in script.bets], actor=actor)
+    counter = 1
+    shown: set[str] = set()
+    for step in script.steps:
+        if isinstance(step, Card):
+            table.on_card(step.code, counter=counter)
+            counter += 1
+            if step.up:
+                shown.add(step.code)
+        else:
+            assert table.round is not None
+            cards = table.round.state.boxes[step.box].cards
+            table.act(Action(step.box, step.action, discard=tuple(cards[p] for p in step.discard)), actor=actor)
+        shown.update(step.reveal)
+    table.confirm_settlement(actor=actor)
+    return shown

@@ -23,7 +23,7 @@ from tests.web_display.browser import (
     signed,
 )
 from tests.web_display.kit import PASSWORD, deal, leaked, live_server, make_app, make_table
-from tests.web_display.rounds import OASIS, SCRIPTS, Act, Card, Script, fed_cards
+from tests.web_display.rounds import OASIS, SCRIPTS, Act, Card, Script, fed_cards, play_round
 
 pytestmark = pytest.mark.browser
 DEALER = Actor("dana", "dealer")
@@ -156,16 +156,7 @@ def test_a_full_round_on_the_dealer_display(tmp_path: Path, page: Page, game: st
 
 def test_a_supervisor_confirms_the_jackpot_and_voids_a_round(tmp_path: Path, browser: Browser) -> None:
     table = make_table(tmp_path / "journal", "oasis", "T1", **OASIS.settings)
-    table.open_round([BoxBet(**b) for b in OASIS.bets], actor=DEALER)
-    counter = 1
-    for step in OASIS.steps:
-        if isinstance(step, Card):
-            table.on_card(step.code, counter=counter)
-            counter += 1
-        else:
-            cards = table.round.state.boxes[step.box].cards if table.round else []
-            table.act(Action(step.box, step.action, discard=tuple(cards[p] for p in step.discard)), actor=DEALER)
-    table.confirm_settlement(actor=DEALER)
+    play_round(table, OASIS, actor=DEALER)
     table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
     page = new_page(browser)
     context = page.context

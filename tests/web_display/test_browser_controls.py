@@ -22,7 +22,7 @@ from tests.web_display.browser import (
     sign_in,
     signed,
 )
-from tests.web_display.kit import PASSWORD, deal, live_server, make_app, make_table
+from tests.web_display.kit import PASSWORD, deal, live_server, make_app, make_table, play_rounds
 from tests.web_display.test_early_show import CARDS
 
 pytestmark = pytest.mark.browser
@@ -245,11 +245,10 @@ def test_removing_an_account_asks_first_and_a_supervisor_is_told_admin_is_not_th
 
 
 def test_recall_shows_a_past_rounds_cards_in_deal_order_and_prints(tmp_path: Path, page: Page) -> None:
-    from tests.web_display.rounds import OASIS, Card
-    from tests.web_display.test_recall_api import play
+    from tests.web_display.rounds import OASIS, Card, play_round
 
     table = make_table(tmp_path / "journal", "oasis", "T1", **OASIS.settings)
-    shown = play(table, OASIS)
+    shown = play_round(table, OASIS, actor=DEALER)
     fed = [s.code for s in OASIS.steps if isinstance(s, Card)]
     with live_server(make_app(tmp_path, {"T1": table})) as server:
         sign_in(page, server.url, "dealer", next_path="/tables/T1")
@@ -308,15 +307,8 @@ def test_an_exchange_against_a_dealer_who_does_not_qualify_reads_bet_by_bet(tmp_
 
 
 def test_a_dealer_recalls_an_older_round_with_a_supervisors_authorisation(tmp_path: Path, page: Page) -> None:
-    from controller.engine import Action
-
     table = make_table(tmp_path / "journal", "oasis", "T1")
-    counter = 1
-    for _ in range(11):
-        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
-        counter = deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"], start=counter)
-        table.act(Action(1, "raise"), actor=DEALER)
-        table.confirm_settlement(actor=DEALER)
+    play_rounds(table, 11, actor=DEALER)
     with live_server(make_app(tmp_path, {"T1": table})) as server:
         sign_in(page, server.url, "dealer", next_path="/tables/T1")
         expect(page.locator("#phase")).to_have_text("idle")

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.engine import Action, BoxBet
+from controller.engine import BoxBet
 from controller.table import Actor, TableService
 from tests.web_display.kit import PASSWORD, deal, login, make_app, make_table
-from tests.web_display.rounds import OASIS, Card
+from tests.web_display.rounds import OASIS, play_round
 from web_display.override import OverrideGrants, OverrideRefused
 
 DEALER = Actor("dana", "dealer")
@@ -96,17 +96,7 @@ def test_a_supervisor_clears_a_tilt_on_the_dealers_terminal_and_the_dealer_stays
 
 def test_void_and_jackpot_confirmation_by_override(client: TestClient, table: TableService) -> None:
     # The scripted Oasis round hits the jackpot; the next round is voided by a supervisor.
-    table.open_round([BoxBet(**b) for b in OASIS.bets], actor=DEALER)
-    counter = 1
-    for step in OASIS.steps:
-        if isinstance(step, Card):
-            table.on_card(step.code, counter=counter)
-            counter += 1
-        else:
-            assert table.round is not None
-            cards = table.round.state.boxes[step.box].cards
-            table.act(Action(step.box, step.action, discard=tuple(cards[p] for p in step.discard)), actor=DEALER)
-    table.confirm_settlement(actor=DEALER)
+    play_round(table, OASIS, actor=DEALER)
     table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
     csrf = login(client, "dealer")
     hit = grant(client, csrf, {"kind": "confirm-jackpot", "hit": 1})

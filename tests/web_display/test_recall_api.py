@@ -9,39 +9,18 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.engine import Action, BoxBet
-from controller.table import Actor, TableService
-from tests.web_display.kit import PASSWORD, deal, leaked, login, make_app, make_table
-from tests.web_display.rounds import SCRIPTS, Card, Script, fed_cards
+from controller.table import Actor
+from tests.web_display.kit import PASSWORD, leaked, login, make_app, make_table, play_rounds
+from tests.web_display.rounds import SCRIPTS, fed_cards, play_round
 
 DEALER = Actor("dana", "dealer")
-
-
-def play(table: TableService, script: Script) -> set[str]:
-    """The script's round, settled; returns the cards that were face up by its end (the script's own account)."""
-    table.open_round([BoxBet(**b) for b in script.bets], actor=DEALER)
-    counter = 1
-    shown: set[str] = set()
-    for step in script.steps:
-        if isinstance(step, Card):
-            table.on_card(step.code, counter=counter)
-            counter += 1
-            if step.up:
-                shown.add(step.code)
-        else:
-            assert table.round is not None
-            cards = table.round.state.boxes[step.box].cards
-            table.act(Action(step.box, step.action, discard=tuple(cards[p] for p in step.discard)), actor=DEALER)
-        shown.update(step.reveal)
-    table.confirm_settlement(actor=DEALER)
-    return shown
 
 
 @pytest.mark.parametrize("game", list(SCRIPTS))
 def test_recall_shows_a_rounds_face_up_cards_and_nothing_else(tmp_path: Path, game: str) -> None:
     script = SCRIPTS[game]
     table = make_table(tmp_path / "journal", game, "T1", **script.settings)
-    shown = play(table, script)
+    shown = play_round(table, script, actor=DEALER)
     with TestClient(make_app(tmp_path, {"T1": table})) as client:
         for who in ("dealer", "supervisor"):
             client.cookies.clear()
@@ -58,13 +37,7 @@ def test_recall_shows_a_rounds_face_up_cards_and_nothing_else(tmp_path: Path, ga
 
 def test_older_rounds_for_a_supervisor_or_by_override(tmp_path: Path) -> None:
     table = make_table(tmp_path / "journal", "oasis", "T1")
-    counter = 1
-    for _ in range(11):
-        table.open_round([BoxBet(box=1, ante=10)], actor=DEALER)
-        counter = deal(table, ["Kc", "9s", "Kd", "9h", "Kh", "Jc", "4s", "Jd", "4c", "3c"], start=counter)
-        table.act(Action(1, "raise"), actor=DEALER)
-        table.confirm_settlement(actor=DEALER)
-        # A new deck each round, as the shoe would: the same cards again are a new round's.
+    play_rounds(table, 11, actor=DEALER)
     with TestClient(make_app(tmp_path, {"T1": table})) as client:
         csrf = login(client, "dealer")
         assert client.get("/api/tables/T1/rounds/2").status_code == 200

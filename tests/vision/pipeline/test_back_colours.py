@@ -7,22 +7,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from vision.card_raster import CARD_PX_H, CARD_PX_W
+from tests.vision.pipeline.canonical import CORNER, deck_named
 from vision.deck import DeckProfile
 from vision.pipeline.back_colours import back_colours
 from vision.pipeline.corners import CornerReader
 from vision.pipeline.settings import RecognizerSettings
-from vision.tools.kde_decks import kde_deck
-
-# A canonical card image read as a frame: its corner at the origin, the card's own size.
-_CORNER = (np.array([0.0, 0.0]), np.array([float(CARD_PX_W), 0.0]), np.array([0.0, float(CARD_PX_H)]))
-
-
-def _deck(name: str, request: pytest.FixtureRequest) -> DeckProfile:
-    if name == "nicu-white":
-        return kde_deck(name)
-    deck: DeckProfile = request.getfixturevalue(name)
-    return deck
 
 
 def _refused_faces(reader: CornerReader, deck: DeckProfile) -> int:
@@ -33,7 +22,7 @@ def _refused_faces(reader: CornerReader, deck: DeckProfile) -> int:
     for face in deck.faces:
         lit = np.clip(face * np.array([0.6, 0.88, 1.0]), 0, 255).astype(np.uint8)
         for image, (dx, dy) in ((face, (0, 0)), (face, (4, 3)), (face, (-3, -2)), (lit, (0, 0))):
-            refused += reader.on_back(np.roll(image, (dy, dx), axis=(0, 1)), *_CORNER)
+            refused += reader.on_back(np.roll(image, (dy, dx), axis=(0, 1)), *CORNER)
     return refused
 
 
@@ -44,10 +33,10 @@ def test_a_start_on_the_back_is_refused_and_every_registered_index_kept(
     # kennard and standard are tuned designs, nicu-white an untuned one: each has a back colour
     # its faces' corners hardly show. Most places on the back are refused (nicu-white's pattern
     # leaves some boxes under BACK_SHARE); no index is.
-    deck = _deck(name, request)
+    deck = deck_named(name, request)
     reader = CornerReader(deck=deck, settings=RecognizerSettings())
     places = [np.ascontiguousarray(deck.back[dy:, dx:]) for dx in (10, 40, 70) for dy in (10, 50, 90)]
-    assert sum(reader.on_back(place, *_CORNER) for place in places) >= 5
+    assert sum(reader.on_back(place, *CORNER) for place in places) >= 5
     assert _refused_faces(reader, deck) == 0
 
 
@@ -65,5 +54,5 @@ def test_a_back_in_the_faces_own_colours_refuses_no_start(kennard: DeckProfile) 
     plain = dataclasses.replace(kennard, back=kennard.faces[0].copy())
     assert back_colours(plain) is None
     reader = CornerReader(deck=plain, settings=RecognizerSettings())
-    assert not reader.on_back(np.ascontiguousarray(plain.back), *_CORNER)
+    assert not reader.on_back(np.ascontiguousarray(plain.back), *CORNER)
     assert back_colours(kennard) is not None

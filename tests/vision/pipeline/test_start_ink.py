@@ -5,26 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.vision.pipeline.canonical import CORNER, deck_named
 from vision.card_raster import CARD_PX_H, CARD_PX_W
-from vision.deck import DeckProfile
 from vision.pipeline.corners import CornerReader
 from vision.pipeline.settings import RecognizerSettings
 from vision.pipeline.start_ink import index_ink_range
-from vision.tools.kde_decks import kde_deck
-
-# A canonical card image read as a frame: its corner at the origin, the card's own size.
-_CORNER = (np.array([0.0, 0.0]), np.array([float(CARD_PX_W), 0.0]), np.array([0.0, float(CARD_PX_H)]))
-
-
-def _deck(name: str, request: pytest.FixtureRequest) -> DeckProfile:
-    if name == "nicu-white":
-        return kde_deck(name)
-    deck: DeckProfile = request.getfixturevalue(name)
-    return deck
 
 
 def _at(image: np.ndarray, dx: int, dy: int) -> np.ndarray:
-    """``image`` moved so that its pixel (dx, dy) lies at the corner read (_CORNER)."""
+    """``image`` moved so that its pixel (dx, dy) lies at the corner read (CORNER)."""
     return np.ascontiguousarray(np.roll(image, (-dy, -dx), axis=(0, 1)))
 
 
@@ -32,7 +21,7 @@ def _at(image: np.ndarray, dx: int, dy: int) -> np.ndarray:
 def test_every_registered_index_is_read_where_blank_paper_and_a_court_picture_are_not(
     name: str, request: pytest.FixtureRequest
 ) -> None:
-    deck = _deck(name, request)
+    deck = deck_named(name, request)
     reader = CornerReader(deck=deck, settings=RecognizerSettings())
     fewest, most = index_ink_range(deck)
     assert 0.0 < fewest < most < 1.0
@@ -41,7 +30,7 @@ def test_every_registered_index_is_read_where_blank_paper_and_a_court_picture_ar
     for face in deck.faces:
         lit = np.clip(face * np.array([0.6, 0.88, 1.0]), 0, 255).astype(np.uint8)
         for image, (dx, dy) in ((face, (0, 0)), (face, (-4, -3)), (face, (3, 2)), (lit, (0, 0))):
-            assert not reader.holds_none(_at(image, dx, dy), *_CORNER)
+            assert not reader.holds_none(_at(image, dx, dy), *CORNER)
     # Blank paper (the card below's margin where a band found a shadow's end), a box with a thin
     # stroke or two (a pip's edge) and one inked nearly all over (a court picture's dense colour)
     # hold none; one inked as a registered index typically is holds one.
@@ -55,8 +44,8 @@ def test_every_registered_index_is_read_where_blank_paper_and_a_court_picture_ar
         image[y0 : y0 + round(share * (y1 - y0)), x0:x1] = (40, 30, 120)
         return image
 
-    assert reader.holds_none(inked(0.0), *_CORNER)
-    assert reader.holds_none(inked(0.5 * fewest), *_CORNER)
-    assert not reader.holds_none(inked(0.5 * (fewest + most / 2.0)), *_CORNER)
+    assert reader.holds_none(inked(0.0), *CORNER)
+    assert reader.holds_none(inked(0.5 * fewest), *CORNER)
+    assert not reader.holds_none(inked(0.5 * (fewest + most / 2.0)), *CORNER)
     if most < 0.85:  # (kennard's and standard's faces: under 0.4 ink; dondorf's, nicu's more)
-        assert reader.holds_none(inked(most + 0.05), *_CORNER)
+        assert reader.holds_none(inked(most + 0.05), *CORNER)
