@@ -27,6 +27,8 @@ EDGE_NEAR: Final = 3
 CORNER_HOLLOW: Final = 0.4
 SQUARE_3: Final = np.ones((3, 3), np.uint8)
 SQUARE_5: Final = np.ones((5, 5), np.uint8)
+# The label table of a mask none of whose pieces grows (``grown_ink``).
+_NO_GROWTH: Final = bytes(256)
 
 
 def grown_ink(strong: ByteImage, weak: ByteImage) -> ByteImage:
@@ -35,6 +37,7 @@ def grown_ink(strong: ByteImage, weak: ByteImage) -> ByteImage:
     A glyph's thin strokes can fall short of the usual level while its thick ones pass: cut
     there, a "2" is read as its foot. The paler blob that holds such pieces is the whole glyph,
     unless it runs on to the patch border (joined to a court card's frame line, or to felt).
+    Where no piece grows, ``strong`` itself.
     """
     # Labels alone (the blobs' stats cost twice the labelling), of the mask framed by a line of
     # ink: every blob that runs on to the border joins the frame's blob, label 1 (the frame's
@@ -45,12 +48,16 @@ def grown_ink(strong: ByteImage, weak: ByteImage) -> ByteImage:
         inner = labels[1:-1, 1:-1].astype(np.uint8)
         table = (cv2.calcHist([inner], [0], strong, [256], [0, 256]).reshape(-1) > 0).astype(np.uint8)
         table[:2] = 0  # the background and the frame
+        if table.tobytes() == _NO_GROWTH:  # (a bytes compare: ndarray.any costs what it would save)
+            # No piece lies in a paler blob clear of the border: nothing grows, and the mask is the
+            # usual one itself (a caller then knows it without comparing the two).
+            return strong
         return cv2.bitwise_or(strong, cv2.LUT(inner, table))
     count, labels = cv2.connectedComponents(weak, connectivity=8, ltype=cv2.CV_16U)
     keep = _label_counts(labels, count, strong) > 0
     keep[np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])] = False
     keep[0] = False
-    return cv2.bitwise_or(strong, _label_mask(keep, labels))
+    return cv2.bitwise_or(strong, _label_mask(keep, labels)) if keep.any() else strong
 
 
 def _label_counts(labels: npt.NDArray[Any], count: int, mask: ByteImage) -> npt.NDArray[Any]:

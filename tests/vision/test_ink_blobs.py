@@ -7,7 +7,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from vision.ink_blobs import _label_counts, _label_mask, _on_border
+from vision.ink_blobs import _label_counts, _label_mask, _on_border, grown_ink
 
 
 def _blobs(rng: np.random.Generator, *, density: float, shape: tuple[int, int] = (114, 62)) -> npt.NDArray[np.uint8]:
@@ -61,3 +61,39 @@ def test_on_border_matches_the_column_formula() -> None:
             assert np.array_equal(got, want)
             judged += want[1:].tolist()
     assert any(judged) and not all(judged)  # blobs on the border and off it were both judged
+
+
+def _grown_by_definition(strong: npt.NDArray[np.uint8], weak: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
+    """The usual-level ink with every paler blob clear of the border that holds some of it added."""
+    count, labels = cv2.connectedComponents(weak, connectivity=8)
+    out = strong.copy()
+    edge = set(np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]]).tolist())
+    for k in range(1, count):
+        blob = labels == k
+        if k not in edge and strong[blob].any():
+            out[blob] = 1
+    return out
+
+
+def test_the_grown_mask_is_the_usual_one_itself_when_nothing_grows() -> None:
+    rng = np.random.default_rng(17)
+    same = grew = 0
+    for k in range(120):
+        weak = _blobs(rng, density=(0.25, 0.4, 0.5)[k % 3])
+        strong = ((rng.random(weak.shape) < (0.02, 0.3)[k % 2]).astype(np.uint8)) & weak
+        if k % 4 == 0:  # the usual level only where the paler blobs touch the border (felt, a card's edge)
+            _count, labels = cv2.connectedComponents(weak, connectivity=8)
+            edge = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
+            strong &= np.isin(labels, edge[edge > 0]).astype(np.uint8)
+        got = grown_ink(strong, weak)
+        assert np.array_equal(got, _grown_by_definition(strong, weak))
+        _count, labels = cv2.connectedComponents(weak, connectivity=8)
+        edge = np.concatenate([labels[0], labels[-1], labels[:, 0], labels[:, -1]])
+        if not (strong.astype(bool) & ~np.isin(labels, edge) & (labels > 0)).any():
+            # No piece lies in a paler blob clear of the border: the very same mask, so the read
+            # knows nothing grew without comparing the two.
+            assert got is strong
+            same += 1
+        else:
+            grew += 1
+    assert same > 10 and grew > 10

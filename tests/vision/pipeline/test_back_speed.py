@@ -45,8 +45,8 @@ def _masked_likeness_before(tester: BackTester, image: np.ndarray, h: np.ndarray
     n = int(np.count_nonzero(keep))
     at = np.flatnonzero(keep)
     seen = np.take(patch.reshape(-1, 3), at, axis=0).astype(np.float64)
-    tmpl = np.take(tester._moments, at, axis=0)
-    return tester._correlated(seen, tmpl, (np.ones(n) @ tmpl).tolist())
+    tmpl = np.take(tester._in_place._moments, at, axis=0)
+    return tester._in_place._correlated(seen, tmpl, (np.ones(n) @ tmpl).tolist())
 
 
 def test_a_strip_through_a_mask_is_the_same_number_as_gathered_through_a_keep_mask() -> None:
@@ -73,7 +73,7 @@ def test_a_strip_through_a_mask_is_the_same_number_as_gathered_through_a_keep_ma
         if k % 5 == 0:
             hidden[0, :] = hidden[:, 0] = 0
         want = _masked_likeness_before(tester, frame, h, hidden)
-        assert tester._strip_likeness(frame, h, hidden) == want
+        assert tester._in_place.likeness(frame, h, hidden) == want
         shown += want > -1.0
     assert shown > 30  # most strips were judged, not refused for showing too little
 

@@ -57,7 +57,9 @@ def test_a_strip_nothing_hides_is_judged_as_one_gathered_pixel_by_pixel() -> Non
     for _ in range(30):
         quad = (_QUAD + rng.uniform(-12.0, 12.0, (4, 2))).astype(np.float32)
         h = cv2.getPerspectiveTransform(quad, _STRIP)
-        assert tester._strip_likeness(frame, h, None) == tester._strip_likeness(frame, h, np.zeros((56, 40), np.uint8))
+        assert tester._in_place.likeness(frame, h, None) == tester._in_place.likeness(
+            frame, h, np.zeros((56, 40), np.uint8)
+        )
 
 
 def test_a_rectangle_the_blank_hides_nothing_of_is_judged_as_through_another_empty_mask() -> None:
@@ -105,17 +107,17 @@ def test_the_chip_test_finds_the_colours_far_from_every_one_of_the_back() -> Non
     deck = default_deck()
     tester = BackTester(signature=deck.back_signature, back=deck.back)
     patch = cv2.resize(deck.back, (40, 56), interpolation=cv2.INTER_AREA)
-    assert tester._chip(patch) is None
+    assert tester._in_place._chip(patch) is None
     far = max(((0, 255, 255), (255, 0, 255), (0, 0, 0), (255, 255, 0)), key=lambda c: _farthest(tester, c))
     cv2.circle(patch, (20, 28), 7, far, -1)
-    keep = tester._chip(patch)
+    keep = tester._in_place._chip(patch)
     assert keep is not None
     assert not keep[28, 20] and keep[5, 5] and keep[50, 35]
 
 
 def _farthest(tester: BackTester, colour: tuple[int, int, int]) -> float:
     """The squared distance of ``colour`` to the back's nearest main colour."""
-    return float(((tester._palette - np.array(colour, np.float32)) ** 2).sum(axis=1).min())
+    return float(((tester._in_place._palette - np.array(colour, np.float32)) ** 2).sum(axis=1).min())
 
 
 def test_the_chip_test_undoes_the_lamps_gain_on_a_softened_strip() -> None:
@@ -131,7 +133,7 @@ def test_the_chip_test_undoes_the_lamps_gain_on_a_softened_strip() -> None:
     lamp = np.array([0.35, 0.4, 0.5], np.float32)
     for strip, chip in ((patch, False), (chipped, True)):
         dim = cv2.GaussianBlur(strip.astype(np.float32) * lamp, (0, 0), 0.5)
-        keep = tester._chip(dim)
+        keep = tester._in_place._chip(dim)
         if not chip:
             assert keep is None
         else:
