@@ -23,6 +23,9 @@ SHORT_SEEN: Final = 0.6
 # ... and one from its blank corner this many card heights along its long side lies on top, its
 # index corner read inside the outline (see top_of_fan): table 13002's 5d shows 1.05.
 WHOLE_SIDE: Final = 0.95
+# ... or, from two outline corners along that side whose other index corner shows none, this
+# many: standard table 3015's Ks shows 0.948 (77.7 px of 82, the far end a rounded corner).
+WHOLE_SIDE_TWO: Final = 0.9
 # How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
 # table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
 SQUARE_NEAR: Final = 0.1
@@ -74,20 +77,56 @@ def read_on_outline(
     ):
         hyp.examined = (exposed[0],)
         fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
+        if hyp.code == UNKNOWN and not hyp.seen and hyp.anchors >= 2 and not square:
+            # Its corner in view shows no index (a chip, the frame's edge): a fan's top card
+            # drawn from two outline corners along its long side has its other index corner
+            # over the cards below (standard table 3015's Ks, dondorf table 1004's 9c).
+            _read_top_inside(
+                image,
+                plane=plane,
+                blob=blob,
+                hyp=hyp,
+                ink=ink,
+                card_w=card_w,
+                exposed=exposed,
+                corners=corners,
+                fans=fans,
+                whole=WHOLE_SIDE_TWO,
+            )
     elif hyp.anchors == 1 and not square:
         # A fan's top card: its index corner lies over the cards below, inside the outline,
         # where the card's whole long side runs from its blank corner (see _top_of_fan).
-        k = top_of_fan(blob, hyp, card_w=card_w)
-        if (
-            k is not None
-            and k not in exposed
-            and corners.inked(ink, hyp.corners, k, image=plane.image)
-            and corners.read_index(image, plane.to_frame(hyp.corners), k).match is not None
-        ):
-            fans.read_exposed(image, hyp, k, plane, turn=True)
-            # (Read to no avail, the corner is left to the fan scan, whose start along the
-            # edges places it a pixel or two better: kennard's table 13011 2h.)
-            hyp.examined = (k,) if hyp.code != UNKNOWN or hyp.seen else ()
+        _read_top_inside(
+            image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w, exposed=exposed, corners=corners, fans=fans
+        )
+
+
+def _read_top_inside(
+    image: ByteImage,
+    *,
+    plane: Plane,
+    blob: Blob,
+    hyp: Hypothesis,
+    ink: ByteImage,
+    card_w: float,
+    exposed: list[int],
+    corners: CornerReader,
+    fans: FanReader,
+    whole: float = WHOLE_SIDE,
+) -> None:
+    """Read ``hyp`` as a fan's top card by its index corner inside the outline (see top_of_fan)."""
+    k = top_of_fan(blob, hyp, card_w=card_w, whole=whole)
+    if (
+        k is not None
+        and k not in exposed
+        and corners.inked(ink, hyp.corners, k, image=plane.image)
+        and corners.read_index(image, plane.to_frame(hyp.corners), k).match is not None
+    ):
+        fans.read_exposed(image, hyp, k, plane, turn=True)
+        # (Read to no avail, the corner is left to the fan scan, whose start along the
+        # edges places it a pixel or two better: kennard's table 13011 2h.)
+        if hyp.code != UNKNOWN or hyp.seen:
+            hyp.examined = (*hyp.examined, k)
 
 
 def _long_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
@@ -128,14 +167,14 @@ def _short_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> b
     return False
 
 
-def top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float) -> int | None:
+def top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float, whole: float = WHOLE_SIDE) -> int | None:
     """The index corner of ``hyp`` to read inside the outline, if any: the one whose blank corner
     (the next, along the short side) is an outline corner running a straight edge along the card's
     whole long side (WHOLE_SIDE card heights): only a card on top shows its whole side, so its
     index corner, a short side away, lies over the cards below (hershey's table 13002: the 5d's
     long side 86 px of 82 from its blank corner, its index over the 2s, its other under a chip).
     """
-    long_run = WHOLE_SIDE * card_w * CARD_ASPECT
+    long_run = whole * card_w * CARD_ASPECT
     for k in (0, 2):
         blank, far = hyp.corners[(k + 1) % 4], hyp.corners[(k + 2) % 4]
         long_dir = far - blank
