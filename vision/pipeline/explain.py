@@ -31,6 +31,11 @@ Vec = npt.NDArray[np.float64]
 # A fan-scan card whose index corner is this near (card widths) a corner of a face read across
 # it is no card (see _cornered_across): dondorf table 14029's phantom Tc, 0.6 px (0.01 w) off.
 CORNER_NEAR: Final = 0.1
+# A rectangle turned from the cards read beside it (centres under 0.25 w apart) is another card of
+# a tight fan when both its index corners lie this far (card widths) from every corner of theirs:
+# nicu-white table 3010's 8c, 12.2 px (0.21 w) from the 5c's; one card's rectangles drawn from
+# its corners put its index corners within a few pixels of its own.
+FANNED_APART: Final = 0.15
 
 
 @dataclass
@@ -82,16 +87,19 @@ class Explainer:
         # from another corner, so it is not read again (reads are most of the frame's cost).
         # Not a fan's top card, turned from it by a fan's few tens of degrees (see top_of_fan:
         # hershey's table 13002, the 5d 16 degrees round from the 2s read below it, their
-        # centres 0.24 w apart).
+        # centres 0.24 w apart), nor a card of a tight fan, so turned, whose index corners lie
+        # apart from the read cards' corners (see _fanned_apart).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
         read: list[Hypothesis] = []
         for hyp in hyps:
             beside = [o for o in read if float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w]
             if beside and (
                 alone
-                or hyp.anchors != 1
                 or any(parallel(o.corners, hyp.corners) or across(o.corners, hyp.corners) for o in beside)
-                or top_of_fan(blob, hyp, card_w=card_w) is None
+                or (
+                    (hyp.anchors != 1 or top_of_fan(blob, hyp, card_w=card_w) is None)
+                    and not _fanned_apart(hyp, beside, card_w)
+                )
             ):
                 continue
             if self.backs.is_back(hyp, plane.image, masks) and not self.backs.against(hyp, plane.image):
@@ -273,3 +281,13 @@ def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
 def _across_face(hyp: Hypothesis, read: Hypothesis) -> bool:
     """Whether ``read`` is a face read (not unknown, not a back) and ``hyp`` lies across it (over 60 degrees)."""
     return read.code not in (UNKNOWN, BACK) and across(read.corners, hyp.corners)
+
+
+def _fanned_apart(hyp: Hypothesis, beside: list[Hypothesis], card_w: float) -> bool:
+    """Whether both index corners of ``hyp`` lie FANNED_APART from every corner of the cards read
+    ``beside`` it: not one of them drawn again, so another card of the fan, to read."""
+    ends = hyp.corners[[0, 2]]
+    return all(
+        float(np.hypot(*(o.corners[:, None, :] - ends[None, :, :]).transpose(2, 0, 1)).min()) >= FANNED_APART * card_w
+        for o in beside
+    )
