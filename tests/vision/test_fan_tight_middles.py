@@ -38,6 +38,18 @@ def test_a_tight_fans_middle_card_turned_from_the_cards_read_beside_it_is_read(
     assert "misread" not in everything
 
 
+def test_a_tight_fans_card_read_beside_others_to_no_avail_leaves_its_corner_to_the_fan_scan(
+    kennard: DeckProfile,
+) -> None:
+    # The benchmark's table 509: the 9s of a fan 2s, 9s, Kh. Its rectangle turned from the two read
+    # beside it shows an index (0.14) but names none; kept as seen there, its corners blocked the
+    # fan scan's start, which reads 9s (0.54).
+    roles, outcomes, everything = _fan_outcomes(kennard, 509, ("9s",))
+    assert roles == ["fan middle"]
+    assert outcomes == ["correct"]
+    assert "misread" not in everything
+
+
 def _quad(corner: tuple[float, float], degrees: float, w: float = 58.7) -> np.ndarray:
     """A card rectangle (index corner first, clockwise) turned ``degrees`` about ``corner``."""
     t = np.radians(degrees)
