@@ -14,11 +14,13 @@ from vision.pipeline.backs import card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.fan_scan import FanScanner
 from vision.pipeline.fans import FanReader
-from vision.pipeline.geometry import area, on_outline, quad_shares, share
-from vision.pipeline.hypotheses import BACK, PARALLEL_COS, Hypothesis, across, parallel, propose, same_card
+from vision.pipeline.geometry import area, quad_shares, share
+from vision.pipeline.holed_backs import holed_backs
+from vision.pipeline.hypotheses import BACK, Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.lone_card import LoneCardReader
 from vision.pipeline.masks import Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob
+from vision.pipeline.outline_reads import read_on_outline, top_of_fan
 from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
@@ -26,20 +28,14 @@ from vision.pipeline.unread_backs import unread_backs
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
-# An outline edge this many card widths long from a corner is a card's long side (see propose).
-LONG_SEEN: Final = 1.15
-# ... and one from a card's blank corner this many card widths along its short side makes the
-# side's end its index corner (see _short_side_seen): table 11019's 4c shows 0.77.
-SHORT_SEEN: Final = 0.6
-# ... and one from its blank corner this many card heights along its long side lies on top, its
-# index corner read inside the outline (see _top_of_fan): table 13002's 5d shows 1.05.
-WHOLE_SIDE: Final = 0.95
-# How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
-# table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
-SQUARE_NEAR: Final = 0.1
 # A fan-scan card whose index corner is this near (card widths) a corner of a face read across
 # it is no card (see _cornered_across): dondorf table 14029's phantom Tc, 0.6 px (0.01 w) off.
 CORNER_NEAR: Final = 0.1
+# A rectangle turned from the cards read beside it (centres under 0.25 w apart) is another card of
+# a tight fan when both its index corners lie this far (card widths) from every corner of theirs:
+# nicu-white table 3010's 8c, 12.2 px (0.21 w) from the 5c's; one card's rectangles drawn from
+# its corners put its index corners within a few pixels of its own.
+FANNED_APART: Final = 0.15
 
 
 @dataclass
@@ -84,23 +80,27 @@ class Explainer:
                     if not self.backs.is_back(hyp, plane.image, masks):
                         pierced.append(hyp)
         if holed and self.backs.like_cloth(masks.felt_hue):
-            fg = self._holed_backs(holed, hyps, image=plane.image, fg=fg, card_w=card_w)
+            fg = holed_backs(holed, hyps, image=plane.image, fg=fg, card_w=card_w, tester=self.backs)
             if fg is not masks.fg:  # backs of the cloth's colour found: they are card from here on
                 masks = replace(masks, fg=fg, solid=None if masks.solid is None else cv2.bitwise_or(masks.solid, fg))
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
-        # Not a fan's top card, turned from it by a fan's few tens of degrees (see _top_of_fan:
+        # Not a fan's top card, turned from it by a fan's few tens of degrees (see top_of_fan:
         # hershey's table 13002, the 5d 16 degrees round from the 2s read below it, their
-        # centres 0.24 w apart).
+        # centres 0.24 w apart), nor a card of a tight fan, so turned, whose index corners lie
+        # apart from the read cards' corners (see _fanned_apart).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
         read: list[Hypothesis] = []
         for hyp in hyps:
             beside = [o for o in read if float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w]
+            fanned = False
             if beside and (
                 alone
-                or hyp.anchors != 1
                 or any(parallel(o.corners, hyp.corners) or across(o.corners, hyp.corners) for o in beside)
-                or _top_of_fan(blob, hyp, card_w=card_w) is None
+                or (
+                    (hyp.anchors != 1 or top_of_fan(blob, hyp, card_w=card_w) is None)
+                    and not (fanned := _fanned_apart(hyp, beside, card_w))
+                )
             ):
                 continue
             if self.backs.is_back(hyp, plane.image, masks) and not self.backs.against(hyp, plane.image):
@@ -113,19 +113,37 @@ class Explainer:
                     # The back's colours, not its picture in place: a printed index makes it a face.
                     hyp.seen = self.lone.printed_index(image, plane.to_frame(hyp.corners))
             else:
-                self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w)
+                read_on_outline(
+                    image, corners=self.corners, fans=self.fans, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w
+                )
                 if hyp.code == UNKNOWN and not hyp.seen and hyp.squared is not None:
                     # Drawn along a few pixels of an edge (a rounded corner, a fan's card side
                     # cut short by the next card) and unread: the same card square to the side
                     # the outline confirms is its likelier geometry, kept when it reads.
                     drawn, examined = hyp.corners, hyp.examined
                     hyp.corners, hyp.center, hyp.examined = hyp.squared, hyp.squared.mean(axis=0), ()
-                    self._read_among(image, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w, square=True)
+                    read_on_outline(
+                        image,
+                        corners=self.corners,
+                        fans=self.fans,
+                        plane=plane,
+                        blob=blob,
+                        hyp=hyp,
+                        ink=ink,
+                        card_w=card_w,
+                        square=True,
+                    )
                     if hyp.code == UNKNOWN:
                         # (Nor is it a card seen unread there: as drawn, it was not.)
                         self.fans.forget(hyp)
                         hyp.corners, hyp.center, hyp.examined = drawn, drawn.mean(axis=0), examined
                         hyp.seen, hyp.confidence, hyp.whole = False, 0.0, False
+                if fanned and hyp.code == UNKNOWN:
+                    # Read only for a name: an index merely seen there blocks the fan scan's start,
+                    # which places the card a pixel or two better (kennard table 509's 9s: 0.14
+                    # seen here, 0.54 read by the scan).
+                    self.fans.forget(hyp)
+                    hyp.seen, hyp.confidence, hyp.whole, hyp.examined = False, 0.0, False, ()
             if hyp.code != UNKNOWN:
                 read.append(hyp)
         if pierced:
@@ -253,170 +271,6 @@ class Explainer:
             chosen = [hyp for hyp in chosen if id(hyp) not in gone]
         return chosen
 
-    def _read_among(
-        self,
-        image: ByteImage,
-        *,
-        plane: Plane,
-        blob: Blob,
-        hyp: Hypothesis,
-        ink: ByteImage,
-        card_w: float,
-        square: bool = False,
-    ) -> None:
-        """Read a card among others by the index corners it shows on the blob's outline (``square``:
-        ``hyp`` is drawn square to the side or long edge the outline confirms, see Hypothesis.squared)."""
-        # Among other cards an index corner is in view only on the blob's outline: one inside it
-        # lies under a neighbour and would show the neighbour's face. A card seen by one index
-        # only is read when two of its corners are the outline's (one is any hypothesis turned
-        # the wrong way about that corner).
-        # (A rectangle redrawn at the card's size from a side's sure end puts its other end on
-        # the card's corner, a few pixels past the rounded one the outline shows: see full_side.)
-        near = (SQUARE_NEAR if square else 0.06) * card_w
-        exposed = [k for k in (0, 2) if on_outline(blob.contour, hyp.corners[k], near)]
-        if len(exposed) == 2:
-            hyp.examined = (0, 2)
-            self.fans.read_among(image, hyp, plane)
-        elif (
-            exposed
-            and self.corners.inked(ink, hyp.corners, exposed[0], image=plane.image)
-            and (
-                hyp.anchors >= 2
-                or (
-                    # (Square to a long edge from a skewed corner: the corner's only evidence
-                    # is that edge, so, as for a long side, a plain read must find some index.)
-                    (
-                        square
-                        or _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
-                        or _short_side_seen(blob, hyp, exposed[0], card_w=card_w)
-                    )
-                    # (Its looks a pixel or two off are for an index half-read: where the corner
-                    # shows none at all, the one read is all it costs.)
-                    and self.corners.read_index(image, plane.to_frame(hyp.corners), exposed[0]).match is not None
-                )
-            )
-        ):
-            hyp.examined = (exposed[0],)
-            self.fans.read_exposed(image, hyp, exposed[0], plane, turn=True)
-        elif hyp.anchors == 1 and not square:
-            # A fan's top card: its index corner lies over the cards below, inside the outline,
-            # where the card's whole long side runs from its blank corner (see _top_of_fan).
-            k = _top_of_fan(blob, hyp, card_w=card_w)
-            if (
-                k is not None
-                and k not in exposed
-                and self.corners.inked(ink, hyp.corners, k, image=plane.image)
-                and self.corners.read_index(image, plane.to_frame(hyp.corners), k).match is not None
-            ):
-                self.fans.read_exposed(image, hyp, k, plane, turn=True)
-                # (Read to no avail, the corner is left to the fan scan, whose start along the
-                # edges places it a pixel or two better: kennard's table 13011 2h.)
-                hyp.examined = (k,) if hyp.code != UNKNOWN or hyp.seen else ()
-
-    def _holed_backs(
-        self, holed: list[Hypothesis], hyps: list[Hypothesis], *, image: ByteImage, fg: ByteImage, card_w: float
-    ) -> ByteImage:
-        """Holed rectangles that are the back after all, added to ``hyps``; returns ``fg`` with them
-        drawn in (a copy: the frame's mask stays as it was) so their area counts as card below.
-
-        A back with the cloth's colour (a blue picture on blue felt, a red back under a warm lamp
-        on red cloth) is felt to the hue test but for its border and lighter marks, and no hole
-        filling closes it; only the back's own colours and pattern in place tell it (``pattern_back``).
-        A back dealt under such a one shows a strip beside it: that strip is judged once the
-        backs found whole are drawn over it.
-        """
-        kept = {id(hyp) for hyp in hyps}
-        rest = sorted((h for h in holed if id(h) not in kept), key=lambda hh: (hh.anchors, hh.support), reverse=True)
-        found: list[Hypothesis] = []
-        for hyp in rest:  # one rectangle per card: the best-anchored
-            far = not any(float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w for o in found)
-            if far and self.backs.pattern_back(hyp, image):
-                found.append(hyp)
-        if not found:
-            return fg
-        # Strips of backs under those: what the cards found so far leave of a rectangle lying
-        # on one of them, parallel and at least a stack's least offset away (nearer, it is the
-        # same card from another corner), is judged; each one found covers the next.
-        on_top = np.zeros_like(fg)
-        for hyp in found:
-            cv2.fillConvexPoly(on_top, np.round(hyp.corners).astype(np.int32), 255)
-        for hyp in rest:
-            if hyp.back:
-                continue
-            gaps = [float(np.hypot(*(hyp.center - o.center))) for o in found]
-            if min(gaps) < 0.08 * card_w or not any(
-                gap < card_w and parallel(hyp.corners, o.corners) for gap, o in zip(gaps, found, strict=True)
-            ):
-                continue
-            if self.backs.pattern_back(hyp, image, on_top):
-                found.append(hyp)
-                cv2.fillConvexPoly(on_top, np.round(hyp.corners).astype(np.int32), 255)
-        fg = fg.copy()
-        for hyp in found:
-            cv2.fillConvexPoly(fg, np.round(hyp.corners).astype(np.int32), 255)
-            hyp.fill = 1.0
-            hyps.append(hyp)
-        return fg
-
-
-def _long_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
-    """Whether the outline corner at ``hyp``'s index corner ``k`` runs a straight edge along the
-    card's long side further than a short side reaches: the card lies that way round about the
-    corner, so the corner is its index corner (not a blank corner of a card turned the other way),
-    though no other corner of the card is the outline's (the top card of a fan, its far corners
-    over the cards below or against a chip).
-    """
-    at = hyp.corners[k]
-    long_dir = hyp.corners[(k + 3) % 4] - at
-    long_dir = long_dir / max(float(np.hypot(*long_dir)), 1e-9)
-    for c in blob.corners:
-        if abs(c.point[0] - at[0]) > 0.5 or abs(c.point[1] - at[1]) > 0.5:
-            continue
-        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
-            if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > LONG_SEEN * card_w:
-                return True
-    return False
-
-
-def _short_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
-    """Whether ``hyp`` is drawn from the outline corner at the far end of its short side from its
-    index corner ``k`` (its blank corner, k + 1), whose straight edge runs most of the way
-    (SHORT_SEEN) along that side to ``k``: the card lies that way round about it, its index
-    corner at the edge's end (the bottom card of a fan, its blank corner the outline's, its
-    index corner against the next card's side: nicu-white, standard table 11019's 4c).
-    """
-    at, blank = hyp.corners[k], hyp.corners[(k + 1) % 4]
-    short_dir = at - blank
-    short_dir = short_dir / max(float(np.hypot(*short_dir)), 1e-9)
-    for c in blob.corners:
-        if abs(c.point[0] - blank[0]) > 0.5 or abs(c.point[1] - blank[1]) > 0.5:
-            continue
-        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
-            if dx * short_dir[0] + dy * short_dir[1] > PARALLEL_COS and run > SHORT_SEEN * card_w:
-                return True
-    return False
-
-
-def _top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float) -> int | None:
-    """The index corner of ``hyp`` to read inside the outline, if any: the one whose blank corner
-    (the next, along the short side) is an outline corner running a straight edge along the card's
-    whole long side (WHOLE_SIDE card heights): only a card on top shows its whole side, so its
-    index corner, a short side away, lies over the cards below (hershey's table 13002: the 5d's
-    long side 86 px of 82 from its blank corner, its index over the 2s, its other under a chip).
-    """
-    long_run = WHOLE_SIDE * card_w * CARD_ASPECT
-    for k in (0, 2):
-        blank, far = hyp.corners[(k + 1) % 4], hyp.corners[(k + 2) % 4]
-        long_dir = far - blank
-        long_dir = long_dir / max(float(np.hypot(*long_dir)), 1e-9)
-        for c in blob.corners:
-            if abs(c.point[0] - blank[0]) > 0.5 or abs(c.point[1] - blank[1]) > 0.5:
-                continue
-            for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
-                if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > long_run:
-                    return k
-    return None
-
 
 def _cornered_across(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
     """Whether the fan-scan card ``hyp`` has its index corner on a corner of the face ``read``
@@ -434,3 +288,13 @@ def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
 def _across_face(hyp: Hypothesis, read: Hypothesis) -> bool:
     """Whether ``read`` is a face read (not unknown, not a back) and ``hyp`` lies across it (over 60 degrees)."""
     return read.code not in (UNKNOWN, BACK) and across(read.corners, hyp.corners)
+
+
+def _fanned_apart(hyp: Hypothesis, beside: list[Hypothesis], card_w: float) -> bool:
+    """Whether both index corners of ``hyp`` lie FANNED_APART from every corner of the cards read
+    ``beside`` it: not one of them drawn again, so another card of the fan, to read."""
+    ends = hyp.corners[[0, 2]]
+    return all(
+        float(np.hypot(*(o.corners[:, None, :] - ends[None, :, :]).transpose(2, 0, 1)).min()) >= FANNED_APART * card_w
+        for o in beside
+    )

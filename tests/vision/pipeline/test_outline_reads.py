@@ -1,4 +1,4 @@
-"""The explainer's choice of which cards among others are read by one index corner."""
+"""Reading a card among others by one index corner: which outline corners prove the way it lies."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import cv2
 import numpy as np
 
 from tests.vision.pipeline.shapes import H, W, card_quad, mask_of
-from vision.pipeline.explain import _long_side_seen
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.outline import find_blobs
+from vision.pipeline.outline_reads import _long_side_seen
 
 
 def test_an_outline_corner_whose_long_side_runs_free_is_the_index_corner_of_a_card_that_way_round() -> None:
