@@ -1,0 +1,96 @@
+"""A one-corner read's suit checked against its same-coloured twin by the registered indices, blurred."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from vision.card_raster import CARD_PX_H, CARD_PX_W
+from vision.deck import CODES, DeckProfile
+
+ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
+# Suits run c d h s: each suit's twin is the other suit of its colour (club and spade, diamond and heart).
+TWIN_SUIT: Final = {"c": "s", "s": "c", "d": "h", "h": "d"}
+# The registered index is cut this many canonical pixels out past its box (the glyphs' blurred rims).
+TWIN_PAD: Final = 3
+# How far (canonical pixels) the frame's index may lie off its corner's pose each way: a fan's
+# corner is placed from a neighbour's edge a pixel or two off (corners.CORNER_LEAD is 6).
+TWIN_REACH: Final = 12
+# ... and how far (canonical pixels) both cards' looks are then shifted about where it lies.
+TWIN_NEAR: Final = 2
+# The blurs (Gaussian sigma, canonical pixels) the registered indices are seen at: a frame's blur
+# of 1.2-1.6 px with motion smear and JPEG measures a softness of ~2-2.8 (corners.SOFT_KNEE).
+TWIN_BLURS: Final = (0.8, 1.4, 2.0, 2.6, 3.2)
+# How much better (normalised correlation) the read card's registered index, at its best blur and
+# shift, must fit the frame's index than its twin's. Measured on fan cards read by one corner
+# under dim light, blur 1.2-1.6 px, motion smear, JPEG and noise (new seeds 18000 up, kennard):
+# every club misread as a spade fits its own club better by 0.012-0.024, every right read
+# fits its own suit better by -0.002 up; 0.005 refuses ~1 % of right reads.
+TWIN_LEAD: Final = 0.005
+
+
+class TwinSuit:
+    """Tells a card's index from its twin's (same rank, the other suit of its colour) by correlating
+    the frame's index with both registered indices at a few blurs: the deck's index classifier
+    learnt sharp and Gaussian-blurred looks, and under motion smear a club's three leaves run into a
+    spade's blob, while the whole blurred glyph still fits its own suit's best."""
+
+    def __init__(self, *, deck: DeckProfile) -> None:
+        box = deck.index_box
+        self._x0 = max(round(box.x0 * CARD_PX_W) - TWIN_PAD, 0)
+        self._y0 = max(round(box.y0 * CARD_PX_H) - TWIN_PAD, 0)
+        self._x1 = min(round(box.x1 * CARD_PX_W) + TWIN_PAD, CARD_PX_W)
+        self._y1 = min(round(box.y1 * CARD_PX_H) + TWIN_PAD, CARD_PX_H)
+        self._faces = deck.faces
+        self._templates: dict[str, list[npt.NDArray[np.float32]]] = {}
+
+    def holds(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> bool:
+        """Whether the index at one corner (``CornerReader.read``'s vectors) fits ``code``'s
+        registered index clearly better than its twin's (TWIN_LEAD)."""
+        return self.lead(image, origin, x_vec, y_vec, code=code) >= TWIN_LEAD
+
+    def lead(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> float:
+        """How much better ``code``'s registered index fits the index at one corner than its twin's."""
+        patch = self._patch(image, origin, x_vec, y_vec)
+        # The index is found once, by the read card's look at a middle blur (the rank, common to
+        # both cards, places it); both cards' looks are then fitted a pixel or two about there.
+        looks = self._looks(code)
+        middle = looks[len(looks) // 2]
+        _lo, _hi, _at, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(patch, middle, cv2.TM_CCOEFF_NORMED))
+        h, w = middle.shape
+        x0, y0 = max(x - TWIN_NEAR, 0), max(y - TWIN_NEAR, 0)
+        near = patch[y0 : y + h + TWIN_NEAR, x0 : x + w + TWIN_NEAR]
+        twin = code[:-1] + TWIN_SUIT[code[-1]]
+        return self._fit(near, code) - self._fit(near, twin)
+
+    def _patch(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> npt.NDArray[np.float32]:
+        """The frame round the index box, warped to the canonical card, as its darkest channel."""
+        dx, dy = x_vec / CARD_PX_W, y_vec / CARD_PX_H
+        start = origin + (self._x0 - TWIN_REACH) * dx + (self._y0 - TWIN_REACH) * dy
+        size = (self._x1 - self._x0 + 2 * TWIN_REACH, self._y1 - self._y0 + 2 * TWIN_REACH)
+        m = np.array([[dx[0], dy[0], start[0]], [dx[1], dy[1], start[1]]], dtype=np.float64)
+        patch = cv2.warpAffine(
+            image, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
+        )
+        return np.asarray(patch.min(axis=2), dtype=np.float32)
+
+    def _fit(self, patch: npt.NDArray[np.float32], code: str) -> float:
+        """The best normalised correlation of ``code``'s registered index, at any of TWIN_BLURS and
+        any shift within ``patch``."""
+        return max(float(cv2.matchTemplate(patch, t, cv2.TM_CCOEFF_NORMED).max()) for t in self._looks(code))
+
+    def _looks(self, code: str) -> list[npt.NDArray[np.float32]]:
+        """``code``'s registered index at each of TWIN_BLURS (darkest channel), made once."""
+        looks = self._templates.get(code)
+        if looks is None:
+            face = np.asarray(self._faces[CODES.index(code)].min(axis=2), dtype=np.float32)
+            looks = [
+                np.ascontiguousarray(cv2.GaussianBlur(face, (0, 0), s)[self._y0 : self._y1, self._x0 : self._x1])
+                for s in TWIN_BLURS
+            ]
+            self._templates[code] = looks
+        return looks
