@@ -31,6 +31,9 @@ TWIN_BLURS: Final = (0.8, 1.4, 2.0, 2.6, 3.2)
 # every club misread as a spade fits its own club better by 0.012-0.024, every right read
 # fits its own suit better by -0.002 up; 0.005 refuses ~1 % of right reads.
 TWIN_LEAD: Final = 0.005
+# The least fit either card's look must reach for the check to judge at all: a patch no registered
+# index fits (right reads fit their own 0.81-0.98 there) shows nothing to tell the two suits by.
+TWIN_SEEN: Final = 0.6
 
 
 class TwinSuit:
@@ -50,11 +53,12 @@ class TwinSuit:
 
     def holds(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> bool:
         """Whether the index at one corner (``CornerReader.read``'s vectors) fits ``code``'s
-        registered index clearly better than its twin's (TWIN_LEAD)."""
-        return self.lead(image, origin, x_vec, y_vec, code=code) >= TWIN_LEAD
+        registered index clearly better than its twin's (TWIN_LEAD), or fits neither (TWIN_SEEN)."""
+        own, twin = self.fits(image, origin, x_vec, y_vec, code=code)
+        return max(own, twin) < TWIN_SEEN or own - twin >= TWIN_LEAD
 
-    def lead(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> float:
-        """How much better ``code``'s registered index fits the index at one corner than its twin's."""
+    def fits(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> tuple[float, float]:
+        """How well ``code``'s registered index and its twin's fit the index at one corner."""
         patch = self._patch(image, origin, x_vec, y_vec)
         # The index is found once, by the read card's look at a middle blur (the rank, common to
         # both cards, places it); both cards' looks are then fitted a pixel or two about there.
@@ -65,7 +69,7 @@ class TwinSuit:
         x0, y0 = max(x - TWIN_NEAR, 0), max(y - TWIN_NEAR, 0)
         near = patch[y0 : y + h + TWIN_NEAR, x0 : x + w + TWIN_NEAR]
         twin = code[:-1] + TWIN_SUIT[code[-1]]
-        return self._fit(near, code) - self._fit(near, twin)
+        return self._fit(near, code), self._fit(near, twin)
 
     def _patch(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> npt.NDArray[np.float32]:
         """The frame round the index box, warped to the canonical card, as its darkest channel."""
