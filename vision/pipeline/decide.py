@@ -175,6 +175,10 @@ class CardDecider:
             return None
         if not self.face.agrees(image, corners, far.code, alone=False):
             return None
+        if not all(self.twins.holds(image, *index_frame(corners, k), code=far.code) for k in (0, 2)):
+            # Both indices of a smeared club can read as the spade (kennard seeds 18014, 18063:
+            # a fan's top card): each must fit its own registered index better than the twin's.
+            return None
         return far.code, far.confidence
 
     def _combined(self, first: CornerRead, second: CornerRead) -> tuple[str, float] | None:
