@@ -11,9 +11,10 @@ import numpy.typing as npt
 
 from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch, lead_over, match_scores, pooled
-from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, clears, confidence
+from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, clears, confidence, index_frame
 from vision.pipeline.face_check import FaceCheck
 from vision.pipeline.settings import RecognizerSettings
+from vision.pipeline.twin_suit import TwinSuit
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -81,6 +82,7 @@ class CardDecider:
         self.corners = corners
         self.face = FaceCheck(deck=deck, settings=settings)
         self.lone_corners = LoneCorners(corners=corners, face=self.face, settings=settings)
+        self.twins = TwinSuit(deck=deck)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
         """The card both index corners name (one read, or both pooled; ``alone``: the card lies
@@ -108,6 +110,12 @@ class CardDecider:
             both = None
         if reads:
             code, conf = reads[0].code, max(r.confidence for r in reads)
+            if len(reads) == 1 and not self.twins.holds(
+                image, *index_frame(corners, 0 if reads[0] is first else 2), code=code
+            ):
+                # One corner reads the card, and its index fits the same rank's twin suit as well
+                # (a blurred club passes for a spade): the other corner did not confirm the suit.
+                return UNKNOWN, 0.0
             # Alone, both corners are in view: a corner that saw an index must not tell another
             # card from this one as clearly as a read would, or the two corners' scores together
             # must still pick this card. (A badly seen corner leaning vaguely elsewhere is no
@@ -166,6 +174,10 @@ class CardDecider:
         if far.code == UNKNOWN or far.code != near.best:
             return None
         if not self.face.agrees(image, corners, far.code, alone=False):
+            return None
+        if not all(self.twins.holds(image, *index_frame(corners, k), code=far.code) for k in (0, 2)):
+            # Both indices of a smeared club can read as the spade (kennard seeds 18014, 18063:
+            # a fan's top card): each must fit its own registered index better than the twin's.
             return None
         return far.code, far.confidence
 

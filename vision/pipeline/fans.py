@@ -253,6 +253,8 @@ class FanReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
+        if named is not None and not self.decider.twins.holds(image, origin, x_vec, y_vec, code=named[0]):
+            named = None  # the index may be its twin's (a blurred club passes for a spade): unread, seen
         if named is not None:
             if not self._far_in_view(hyp, corner):
                 hyp.code, hyp.confidence = named
