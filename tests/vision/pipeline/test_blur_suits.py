@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
-from vision.deck import DeckProfile
+from vision.deck import CODES, DeckProfile
 from vision.pipeline.corners import UNKNOWN, CornerReader, index_frame
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_looks import FAN_SEEN_SCORE
@@ -15,6 +16,7 @@ from vision.pipeline.fans import FanReader
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
+from vision.pipeline.twin_suit import TWIN_BLURS, TwinSuit
 
 VIEW = TableView(tilt_deg=15.0)
 
@@ -73,3 +75,14 @@ def test_a_plain_fan_card_read_by_one_corner_is_still_read(kennard: DeckProfile)
     fans, frame, q = _fanned(kennard, "4c", Optics(jpeg_quality=80, noise_sigma=3.0), seed=1)
     assert fans.corners.read_index(frame, q, 0).code == "4c"
     assert fans.decider.read_card(frame, q, alone=False)[0] == "4c"
+
+
+def test_the_twin_looks_are_the_whole_face_blurred_then_cut_to_the_index(kennard: DeckProfile) -> None:
+    # The looks blur only the index box and a kernel's reach round it: not one value may differ from
+    # blurring the whole face, at the box's sides that meet the face's edge too.
+    twin = TwinSuit(deck=kennard)
+    for code in ("Ac", "4s", "Td", "Kh"):
+        face = np.asarray(kennard.faces[CODES.index(code)].min(axis=2), dtype=np.float32)
+        for sigma, look in zip(TWIN_BLURS, twin._looks(code), strict=True):
+            whole = cv2.GaussianBlur(face, (0, 0), sigma)[twin._y0 : twin._y1, twin._x0 : twin._x1]
+            assert np.array_equal(look, whole), (code, sigma)
