@@ -11,6 +11,7 @@ from vision.index_match import lead_over
 from vision.pipeline.corners import UNKNOWN
 from vision.pipeline.decide import DISSENT_SLACK, ByteImage, CardDecider, Vec
 from vision.pipeline.face_check import FACE_PLAIN, FACE_SLACK
+from vision.pipeline.twin_suit import twin_of
 
 # A card lying alone whose first index corner clears the accepting score by this much, and the
 # margin by this factor, is not read at its second corner (its whole face still has to agree).
@@ -94,7 +95,7 @@ class LoneCardReader:
         if code == UNKNOWN:
             return UNKNOWN, 0.0
         at = CODES.index(code)
-        suit, twin = at % 4, _TWIN_SUIT[at % 4]
+        suit, twin = at % 4, CODES.index(twin_of(code)) % 4
         for k in (0, 2):
             r = self.corners.read_index(image, corners, k)
             if r.code not in (UNKNOWN, code) or (
@@ -214,12 +215,7 @@ class LoneCardReader:
         return lean, min(confs)
 
 
-# Each suit's twin, the other suit of its colour (suits run c d h s: clubs and spades, diamonds
-# and hearts).
-_TWIN_SUIT: Final = {0: 3, 3: 0, 1: 2, 2: 1}
-
-
 def _one_face(a: str, b: str) -> bool:
     """Whether two codes are one rank in the two suits of one colour (clubs and spades, diamonds
     and hearts): at a face thumbnail's size their faces are the same."""
-    return a[0] == b[0] and (a[1] in "cs") == (b[1] in "cs")
+    return b in (a, twin_of(a))

@@ -15,6 +15,7 @@ from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.plane import Plane
 
 ByteImage = npt.NDArray[Any]
+Vec = npt.NDArray[np.float64]
 # An outline edge this many card widths long from a corner is a card's long side (see propose).
 LONG_SEEN: Final = 1.15
 # ... and one from a card's blank corner this many card widths along its short side makes the
@@ -137,15 +138,7 @@ def _long_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bo
     over the cards below or against a chip).
     """
     at = hyp.corners[k]
-    long_dir = hyp.corners[(k + 3) % 4] - at
-    long_dir = long_dir / max(float(np.hypot(*long_dir)), 1e-9)
-    for c in blob.corners:
-        if abs(c.point[0] - at[0]) > 0.5 or abs(c.point[1] - at[1]) > 0.5:
-            continue
-        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
-            if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > LONG_SEEN * card_w:
-                return True
-    return False
+    return _edge_along(blob, at, hyp.corners[(k + 3) % 4] - at, longer_than=LONG_SEEN * card_w)
 
 
 def _short_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
@@ -156,15 +149,7 @@ def _short_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> b
     index corner against the next card's side: nicu-white, standard table 11019's 4c).
     """
     at, blank = hyp.corners[k], hyp.corners[(k + 1) % 4]
-    short_dir = at - blank
-    short_dir = short_dir / max(float(np.hypot(*short_dir)), 1e-9)
-    for c in blob.corners:
-        if abs(c.point[0] - blank[0]) > 0.5 or abs(c.point[1] - blank[1]) > 0.5:
-            continue
-        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
-            if dx * short_dir[0] + dy * short_dir[1] > PARALLEL_COS and run > SHORT_SEEN * card_w:
-                return True
-    return False
+    return _edge_along(blob, blank, at - blank, longer_than=SHORT_SEEN * card_w)
 
 
 def top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float, whole: float = WHOLE_SIDE) -> int | None:
@@ -177,12 +162,21 @@ def top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float, whole: float = WHO
     long_run = whole * card_w * CARD_ASPECT
     for k in (0, 2):
         blank, far = hyp.corners[(k + 1) % 4], hyp.corners[(k + 2) % 4]
-        long_dir = far - blank
-        long_dir = long_dir / max(float(np.hypot(*long_dir)), 1e-9)
-        for c in blob.corners:
-            if abs(c.point[0] - blank[0]) > 0.5 or abs(c.point[1] - blank[1]) > 0.5:
-                continue
-            for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
-                if dx * long_dir[0] + dy * long_dir[1] > PARALLEL_COS and run > long_run:
-                    return k
+        if _edge_along(blob, blank, far - blank, longer_than=long_run):
+            return k
     return None
+
+
+def _edge_along(
+    blob: Blob, at: npt.NDArray[np.float64], direction: npt.NDArray[np.float64], *, longer_than: float
+) -> bool:
+    """Whether the outline's corner at ``at`` (within half a pixel) runs a straight edge along
+    ``direction`` (within PARALLEL_COS) for more than ``longer_than`` pixels."""
+    unit = direction / max(float(np.hypot(*direction)), 1e-9)
+    for c in blob.corners:
+        if abs(c.point[0] - at[0]) > 0.5 or abs(c.point[1] - at[1]) > 0.5:
+            continue
+        for (dx, dy), run in ((c.x_dir, c.x_len), (c.y_dir, c.y_len)):
+            if dx * unit[0] + dy * unit[1] > PARALLEL_COS and run > longer_than:
+                return True
+    return False

@@ -41,6 +41,11 @@ TWIN_SEEN: Final = 0.6
 _KERNEL_REACH: Final = (round(8 * max(TWIN_BLURS) + 1) | 1) // 2
 
 
+def twin_of(code: str) -> str:
+    """The same rank in the other suit of its colour: 4c -> 4s, Kh -> Kd."""
+    return code[:-1] + TWIN_SUIT[code[-1]]
+
+
 class TwinSuit:
     """Tells a card's index from its twin's (same rank, the other suit of its colour) by correlating
     the frame's index with both registered indices at a few blurs: the deck's index classifier
@@ -61,7 +66,7 @@ class TwinSuit:
         """Whether the index at one corner (``CornerReader.read``'s vectors) fits ``code``'s
         registered index clearly better than its twin's (TWIN_LEAD), as a whole or at the suit
         alone, or fits neither (TWIN_SEEN)."""
-        twin = code[:-1] + TWIN_SUIT[code[-1]]
+        twin = twin_of(code)
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
         whole = self._box(code, twin, whole=True)
         own, other = self._fit(patch, at, code, whole), self._fit(patch, at, twin, whole)
@@ -74,7 +79,7 @@ class TwinSuit:
 
     def fits(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> tuple[float, float]:
         """How well ``code``'s registered index and its twin's fit the index at one corner, as a whole."""
-        twin = code[:-1] + TWIN_SUIT[code[-1]]
+        twin = twin_of(code)
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
         whole = self._box(code, twin, whole=True)
         return self._fit(patch, at, code, whole), self._fit(patch, at, twin, whole)
