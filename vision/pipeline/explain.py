@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Final
 
 import cv2
@@ -90,6 +91,9 @@ class Explainer:
         # centres 0.24 w apart), nor a card of a tight fan, so turned, whose index corners lie
         # apart from the read cards' corners (see _fanned_apart).
         hyps.sort(key=lambda hh: (hh.support, hh.fill), reverse=True)
+        read_here = partial(
+            read_on_outline, image, corners=self.corners, fans=self.fans, plane=plane, blob=blob, ink=ink, card_w=card_w
+        )
         read: list[Hypothesis] = []
         for hyp in hyps:
             beside = [o for o in read if float(np.hypot(*(hyp.center - o.center))) < 0.25 * card_w]
@@ -113,26 +117,14 @@ class Explainer:
                     # The back's colours, not its picture in place: a printed index makes it a face.
                     hyp.seen = self.lone.printed_index(image, plane.to_frame(hyp.corners))
             else:
-                read_on_outline(
-                    image, corners=self.corners, fans=self.fans, plane=plane, blob=blob, hyp=hyp, ink=ink, card_w=card_w
-                )
+                read_here(hyp=hyp)
                 if hyp.code == UNKNOWN and not hyp.seen and hyp.squared is not None:
                     # Drawn along a few pixels of an edge (a rounded corner, a fan's card side
                     # cut short by the next card) and unread: the same card square to the side
                     # the outline confirms is its likelier geometry, kept when it reads.
                     drawn, examined = hyp.corners, hyp.examined
                     hyp.corners, hyp.center, hyp.examined = hyp.squared, hyp.squared.mean(axis=0), ()
-                    read_on_outline(
-                        image,
-                        corners=self.corners,
-                        fans=self.fans,
-                        plane=plane,
-                        blob=blob,
-                        hyp=hyp,
-                        ink=ink,
-                        card_w=card_w,
-                        square=True,
-                    )
+                    read_here(hyp=hyp, square=True)
                     if hyp.code == UNKNOWN:
                         # (Nor is it a card seen unread there: as drawn, it was not.)
                         self.fans.forget(hyp)

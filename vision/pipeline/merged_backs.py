@@ -12,7 +12,7 @@ from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, unit
 from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
-from vision.pipeline.stack_tops import card_shape, strip_beyond
+from vision.pipeline.stack_tops import card_along, card_shape, strip_beyond
 
 if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
@@ -132,12 +132,11 @@ def _pair_end(
     a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
     # The plane card at each corner, its sides along the rectangle's, reaching inward.
     half = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]], np.float64) * 0.5
-    box = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * 0.5
     blank = tester.blank(image)
     best: tuple[Hypothesis, float] = (low, score)
     for k in range(4):
         centre = c[k] + half[k, 0] * card_w * a + half[k, 1] * card_h * b
-        end = Hypothesis(corners=np.asarray(centre + box[:, :1] * card_w * a + box[:, 1:] * card_h * b, np.float64))
+        end = Hypothesis(corners=card_along(c, centre, card_w=card_w, card_h=card_h))
         end = Hypothesis(corners=tester.fit_whole(end, image, reach=_SAME * card_w), anchors=low.anchors)
         fitted = tester.strip_likeness(end, image, blank)
         if fitted > best[1]:

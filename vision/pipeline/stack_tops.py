@@ -338,9 +338,16 @@ def _first(pair: tuple[float, object]) -> float:
 
 def _card_sized(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> npt.NDArray[np.float64]:
     """The plane card's rectangle with ``quad``'s centre and directions (corners in its order)."""
+    return card_along(quad, quad.mean(axis=0), card_w=card_w, card_h=card_h)
+
+
+def card_along(
+    quad: npt.NDArray[np.float64], centre: npt.NDArray[np.float64], *, card_w: float, card_h: float
+) -> npt.NDArray[np.float64]:
+    """The plane card's rectangle at ``centre``, its sides along ``quad``'s (corners in its order)."""
     a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
     half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * 0.5
-    return np.asarray(quad.mean(axis=0) + half[:, :1] * card_w * a + half[:, 1:] * card_h * b, np.float64)
+    return np.asarray(centre + half[:, :1] * card_w * a + half[:, 1:] * card_h * b, np.float64)
 
 
 def _card_size(quad: npt.NDArray[np.float64], card: npt.NDArray[np.float64]) -> bool:

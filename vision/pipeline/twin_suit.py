@@ -77,13 +77,6 @@ class TwinSuit:
         suit = self._box(code, twin, whole=False)
         return self._fit(patch, at, code, suit) - self._fit(patch, at, twin, suit) >= TWIN_LEAD
 
-    def fits(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> tuple[float, float]:
-        """How well ``code``'s registered index and its twin's fit the index at one corner, as a whole."""
-        twin = twin_of(code)
-        patch, at = self._located(image, origin, x_vec, y_vec, code=code)
-        whole = self._box(code, twin, whole=True)
-        return self._fit(patch, at, code, whole), self._fit(patch, at, twin, whole)
-
     def _located(
         self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str
     ) -> tuple[npt.NDArray[np.float32], tuple[int, int]]:
