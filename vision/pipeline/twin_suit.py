@@ -7,6 +7,7 @@ from typing import Any, Final
 import cv2
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, DeckProfile
@@ -39,11 +40,96 @@ TWIN_SEEN: Final = 0.6
 # How far (pixels) OpenCV's Gaussian kernel reaches for the largest blur: its float kernel is
 # round(8 sigma + 1) wide, made odd.
 _KERNEL_REACH: Final = (round(8 * max(TWIN_BLURS) + 1) | 1) // 2
+# A norm below this (of a look or a window, 0-255 grey levels) is flat: it fits nothing.
+_FLAT: Final = 1e-6
+# The suits whose pairs' looks are kept first (each twin pair's looks are made once).
+_FIRST: Final = "cd"
 
 
 def twin_of(code: str) -> str:
     """The same rank in the other suit of its colour: 4c -> 4s, Kh -> Kd."""
     return code[:-1] + TWIN_SUIT[code[-1]]
+
+
+# Per deck (a recognizer reads one; the benchmarks make a recognizer per table), every code's looks
+# and every code pair's looks cut and normalised, kept for the last few decks read.
+_KEPT: dict[int, tuple[DeckProfile, _Registered]] = {}
+_DECKS_KEPT: Final = 4
+
+Box = tuple[int, int, int, int]
+
+
+class _Registered:
+    """One deck's index looks as the twin check correlates them, all made at once (~25 ms a deck)
+    so that no frame pays for them: each code's looks at TWIN_BLURS, and each twin pair's looks
+    (the club's or diamond's first, then its twin's) cut to the whole index and to the suit,
+    zero-mean, unit-norm, one row each."""
+
+    def __init__(self, *, deck: DeckProfile, box: Box) -> None:
+        self.looks = {code: _looks(face, box) for code, face in zip(CODES, deck.faces, strict=True)}
+        middle = len(TWIN_BLURS) // 2
+        self._pairs: dict[tuple[str, bool], tuple[Box, npt.NDArray[np.float32]]] = {}
+        for code in CODES:
+            if code[-1] not in _FIRST:
+                continue
+            mine, theirs = self.looks[code], self.looks[twin_of(code)]
+            h, w = mine[middle].shape
+            for whole in (True, False):
+                part = (0, 0, w, h) if whole else _suit_box(mine[middle], theirs[middle])
+                x0, y0, x1, y1 = part
+                rows = np.stack([look[y0:y1, x0:x1].ravel() for look in (*mine, *theirs)]).astype(np.float64)
+                rows -= rows.mean(axis=1, keepdims=True)
+                rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), _FLAT)
+                self._pairs[code, whole] = (part, np.asarray(rows, dtype=np.float32))
+
+    def pair(self, code: str, *, whole: bool) -> tuple[Box, npt.NDArray[np.float32], slice, slice]:
+        """The part of the index compared (all of it, or the suit: ``_suit_box``) as x0, y0, x1, y1
+        in look pixels; ``code``'s and its twin's looks cut to it, one zero-mean unit-norm row each
+        (a window's normalised correlation with every look is then one matrix product); and which
+        rows are ``code``'s, which its twin's."""
+        first = code[-1] in _FIRST
+        part, rows = self._pairs[code if first else twin_of(code), whole]
+        looks, twins = slice(0, len(TWIN_BLURS)), slice(len(TWIN_BLURS), None)
+        return (part, rows, looks, twins) if first else (part, rows, twins, looks)
+
+
+def _registered(deck: DeckProfile, box: Box) -> _Registered:
+    """The deck's looks, made once per deck."""
+    held = _KEPT.get(id(deck))
+    if held is not None and held[0] is deck:
+        return held[1]
+    if len(_KEPT) >= _DECKS_KEPT:
+        _KEPT.clear()
+    registered = _Registered(deck=deck, box=box)
+    _KEPT[id(deck)] = (deck, registered)
+    return registered
+
+
+def _looks(face: ByteImage, box: Box) -> list[npt.NDArray[np.float32]]:
+    """A face's registered index, cut to ``box``, at each of TWIN_BLURS (darkest channel)."""
+    # Only the index box and a kernel's reach round it are blurred: the same values as blurring the
+    # whole face (where the box meets the face's edge, both reflect there), at a fraction of the work.
+    bx0, by0, bx1, by1 = box
+    x0, y0 = max(bx0 - _KERNEL_REACH, 0), max(by0 - _KERNEL_REACH, 0)
+    x1, y1 = min(bx1 + _KERNEL_REACH, CARD_PX_W), min(by1 + _KERNEL_REACH, CARD_PX_H)
+    around = face[y0:y1, x0:x1]
+    darkest = np.asarray(cv2.min(cv2.min(around[..., 0], around[..., 1]), around[..., 2]), dtype=np.float32)
+    dy, dx, h, w = by0 - y0, bx0 - x0, by1 - by0, bx1 - bx0
+    return [np.ascontiguousarray(cv2.GaussianBlur(darkest, (0, 0), s)[dy : dy + h, dx : dx + w]) for s in TWIN_BLURS]
+
+
+def _suit_box(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> Box:
+    """The box, grown a few pixels, round where two looks differ by a quarter of their most: the
+    suit, where a card and its twin differ."""
+    diff = np.abs(a - b)
+    ys, xs = np.nonzero(diff > TWIN_SUIT_SHARE * float(diff.max()))
+    h, w = a.shape
+    return (
+        max(int(xs.min()) - TWIN_PAD, 0),
+        max(int(ys.min()) - TWIN_PAD, 0),
+        min(int(xs.max()) + TWIN_PAD + 1, w),
+        min(int(ys.max()) + TWIN_PAD + 1, h),
+    )
 
 
 class TwinSuit:
@@ -58,24 +144,24 @@ class TwinSuit:
         self._y0 = max(round(box.y0 * CARD_PX_H) - TWIN_PAD, 0)
         self._x1 = min(round(box.x1 * CARD_PX_W) + TWIN_PAD, CARD_PX_W)
         self._y1 = min(round(box.y1 * CARD_PX_H) + TWIN_PAD, CARD_PX_H)
-        self._faces = deck.faces
-        self._templates: dict[str, list[npt.NDArray[np.float32]]] = {}
-        self._suit_boxes: dict[str, tuple[int, int, int, int]] = {}
+        self._registered = _registered(deck, (self._x0, self._y0, self._x1, self._y1))
 
     def holds(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> bool:
         """Whether the index at one corner (``CornerReader.read``'s vectors) fits ``code``'s
         registered index clearly better than its twin's (TWIN_LEAD), as a whole or at the suit
         alone, or fits neither (TWIN_SEEN)."""
-        twin = twin_of(code)
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
-        whole = self._box(code, twin, whole=True)
-        own, other = self._fit(patch, at, code, whole), self._fit(patch, at, twin, whole)
+        own, other = self._fits(patch, at, code, whole=True)
         if max(own, other) < TWIN_SEEN or own - other >= TWIN_LEAD:
             return True
         # A small suit beside a large rank moves the whole index's fit little (standard's, dondorf's
         # clubs lead their spades by 0.003 as a whole, 0.015-0.03 at the suit): the suit alone judges too.
-        suit = self._box(code, twin, whole=False)
-        return self._fit(patch, at, code, suit) - self._fit(patch, at, twin, suit) >= TWIN_LEAD
+        own, other = self._fits(patch, at, code, whole=False)
+        return own - other >= TWIN_LEAD
+
+    def _looks(self, code: str) -> list[npt.NDArray[np.float32]]:
+        """``code``'s registered index at each of TWIN_BLURS (darkest channel), made once per deck."""
+        return self._registered.looks[code]
 
     def _located(
         self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str
@@ -88,28 +174,6 @@ class TwinSuit:
         _lo, _hi, _at, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(patch, looks[len(looks) // 2], cv2.TM_CCOEFF_NORMED))
         return patch, (x, y)
 
-    def _box(self, code: str, twin: str, *, whole: bool) -> tuple[int, int, int, int]:
-        """The part of the index looks compared: all of it, or only the suit (the box, grown a few
-        pixels, round where the two cards' looks at a middle blur differ by a quarter of their
-        most), as x0, y0, x1, y1 in look pixels."""
-        a = self._looks(code)[len(TWIN_BLURS) // 2]
-        if whole:
-            return 0, 0, a.shape[1], a.shape[0]
-        key = code + twin
-        box = self._suit_boxes.get(key)
-        if box is None:
-            diff = np.abs(a - self._looks(twin)[len(TWIN_BLURS) // 2])
-            ys, xs = np.nonzero(diff > TWIN_SUIT_SHARE * float(diff.max()))
-            h, w = a.shape
-            box = (
-                max(int(xs.min()) - TWIN_PAD, 0),
-                max(int(ys.min()) - TWIN_PAD, 0),
-                min(int(xs.max()) + TWIN_PAD + 1, w),
-                min(int(ys.max()) + TWIN_PAD + 1, h),
-            )
-            self._suit_boxes[key] = box
-        return box
-
     def _patch(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> npt.NDArray[np.float32]:
         """The frame round the index box, warped to the canonical card, as its darkest channel."""
         dx, dy = x_vec / CARD_PX_W, y_vec / CARD_PX_H
@@ -119,37 +183,33 @@ class TwinSuit:
         patch = cv2.warpAffine(
             image, m, size, flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE
         )
-        return np.asarray(patch.min(axis=2), dtype=np.float32)
+        # The darkest channel by OpenCV: numpy's min along a 3-long axis costs ~20x as much.
+        darkest = cv2.min(cv2.min(patch[..., 0], patch[..., 1]), patch[..., 2])
+        return np.asarray(darkest, dtype=np.float32)
 
-    def _fit(
-        self, patch: npt.NDArray[np.float32], at: tuple[int, int], code: str, box: tuple[int, int, int, int]
-    ) -> float:
-        """The best normalised correlation of ``code``'s looks (TWIN_BLURS), cut to ``box``, with the
-        patch within TWIN_NEAR pixels of where the index lies (``at``)."""
-        x0, y0, x1, y1 = box
+    def _fits(
+        self, patch: npt.NDArray[np.float32], at: tuple[int, int], code: str, *, whole: bool
+    ) -> tuple[float, float]:
+        """The best normalised correlation of ``code``'s looks (TWIN_BLURS) and of its twin's, cut
+        to the whole index or its suit, with the patch within TWIN_NEAR pixels of where the index
+        lies (``at``)."""
+        (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=whole)
+        w, h = x1 - x0, y1 - y0
         x, y = at[0] + x0, at[1] + y0
-        near = patch[
-            max(y - TWIN_NEAR, 0) : y + (y1 - y0) + TWIN_NEAR, max(x - TWIN_NEAR, 0) : x + (x1 - x0) + TWIN_NEAR
-        ]
-        return max(
-            float(cv2.matchTemplate(near, np.ascontiguousarray(t[y0:y1, x0:x1]), cv2.TM_CCOEFF_NORMED).max())
-            for t in self._looks(code)
-        )
-
-    def _looks(self, code: str) -> list[npt.NDArray[np.float32]]:
-        """``code``'s registered index at each of TWIN_BLURS (darkest channel), made once."""
-        looks = self._templates.get(code)
-        if looks is None:
-            # Only the index box and a kernel's reach round it are blurred: the same values as
-            # blurring the whole face (where the box meets the face's edge, both reflect there),
-            # at a fraction of the work.
-            x0, y0 = max(self._x0 - _KERNEL_REACH, 0), max(self._y0 - _KERNEL_REACH, 0)
-            x1, y1 = min(self._x1 + _KERNEL_REACH, CARD_PX_W), min(self._y1 + _KERNEL_REACH, CARD_PX_H)
-            face = np.asarray(self._faces[CODES.index(code)][y0:y1, x0:x1].min(axis=2), dtype=np.float32)
-            dy, dx = self._y0 - y0, self._x0 - x0
-            h, w = self._y1 - self._y0, self._x1 - self._x0
-            looks = [
-                np.ascontiguousarray(cv2.GaussianBlur(face, (0, 0), s)[dy : dy + h, dx : dx + w]) for s in TWIN_BLURS
-            ]
-            self._templates[code] = looks
-        return looks
+        near = patch[max(y - TWIN_NEAR, 0) : y + h + TWIN_NEAR, max(x - TWIN_NEAR, 0) : x + w + TWIN_NEAR]
+        # OpenCV's TM_CCOEFF_NORMED for every look of both cards at once (one matchTemplate call
+        # each cost ~10x the arithmetic on these few shifts): a shifted window's dot product with a
+        # zero-mean unit-norm look, over the window's own spread about its mean (from its sums; a
+        # flat window fits nothing, 0 as OpenCV's). Taking the patch's mean out first keeps the
+        # float32 sums' rounding small; the looks being zero-mean, it changes no fit.
+        near = near - np.float32(near.mean())
+        windows = sliding_window_view(near, (h, w)).reshape(-1, h * w)
+        dots = windows @ rows.T
+        sums, squares = cv2.integral2(near, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+        spread = (squares[h:, w:] - squares[:-h, w:] - squares[h:, :-w] + squares[:-h, :-w]) - (
+            sums[h:, w:] - sums[:-h, w:] - sums[h:, :-w] + sums[:-h, :-w]
+        ) ** 2 / (h * w)
+        norms = np.sqrt(np.maximum(spread, 0.0)).reshape(-1, 1)
+        fits = np.divide(dots, norms, out=np.zeros(dots.shape), where=norms > _FLAT)
+        best = fits.max(axis=0)
+        return float(best[looks].max()), float(best[twins].max())
