@@ -122,8 +122,10 @@ def _suit_box(a: npt.NDArray[np.float32], b: npt.NDArray[np.float32]) -> Box:
     """The box, grown a few pixels, round where two looks differ by a quarter of their most: the
     suit, where a card and its twin differ."""
     diff = np.abs(a - b)
-    ys, xs = np.nonzero(diff > TWIN_SUIT_SHARE * float(diff.max()))
     h, w = a.shape
+    if not diff.any():
+        return 0, 0, w, h  # the same look twice (every pair is made at once, whatever the deck): all of it
+    ys, xs = np.nonzero(diff > TWIN_SUIT_SHARE * float(diff.max()))
     return (
         max(int(xs.min()) - TWIN_PAD, 0),
         max(int(ys.min()) - TWIN_PAD, 0),

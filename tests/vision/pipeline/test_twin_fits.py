@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import cv2
 import numpy as np
 import pytest
@@ -81,3 +83,13 @@ def test_a_blank_index_fits_no_look_and_is_not_judged(kennard: DeckProfile) -> N
     patch, at = twins._located(blank, np.zeros(2), X_VEC, Y_VEC, code="7c")
     assert twins._fits(patch, at, "7c", whole=True) == (0.0, 0.0)
     assert twins.holds(blank, np.zeros(2), X_VEC, Y_VEC, code="7c")
+
+
+def test_a_deck_whose_twins_look_alike_is_judged_without_a_suit(kennard: DeckProfile) -> None:
+    # Every pair's looks are made with the first check: a 4s drawn as the 4c has no suit to tell
+    # them by, and neither card leads the other.
+    faces = kennard.faces.copy()
+    faces[CODES.index("4s")] = faces[CODES.index("4c")]
+    twins = TwinSuit(deck=dataclasses.replace(kennard, faces=faces))
+    image = _blend(kennard, "4c", 1.0)
+    assert not twins.holds(image, np.zeros(2), X_VEC, Y_VEC, code="4c")
