@@ -463,12 +463,12 @@ def _min_area(patch: ByteImage) -> int:
 def _kth(values: ByteImage, k: int) -> int:
     """The k-th smallest (from 0) of an 8-bit image's values (a plane or a view of one).
 
-    Counted by value: the first value whose running count passes ``k``. One histogram costs half
-    a copy and partition of a corner patch's few thousand pixels (the counts, below 2**24, are
-    exact in float32), and the value is the same.
+    Counted by value: the first value whose running count passes ``k``, the same value. Counting
+    a corner patch's few thousand pixels costs half a copy and partition of them on
+    nicu-ornamental's 115x56 patches (20 -> 11 us), three quarters on kennard's 67x36 (8.6 -> 6.3);
+    cv2.calcHist costs more on the small ones (8.3).
     """
-    hist = cv2.calcHist([values], [0], None, [256], [0, 256]).reshape(-1)
-    return int(np.searchsorted(np.cumsum(hist), k + 1))
+    return int(np.searchsorted(np.bincount(values.ravel(), minlength=256).cumsum(), k + 1))
 
 
 def _quantile(values: ByteImage, q: float) -> float:
