@@ -98,4 +98,3 @@ def test_the_ink_colour_summed_over_the_core_mask_is_the_gathered_mean() -> None
         assert feature.softness == 0.0
     # Both ways the colour is taken occur: from the dark core, and from the whole ink where none is.
     assert min(paths.values()) >= 30
-
