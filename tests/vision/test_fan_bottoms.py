@@ -1,14 +1,22 @@
-"""Fan bottoms: a card whose rectangle, drawn from a skewed rounded corner, sticks out of it."""
+"""Fan cards by one outline corner: drawn from a skewed rounded corner, or an edge longer than a short side."""
 
 from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from tests.vision.test_fan_unread import _fan_outcomes
 from vision.deck import DeckProfile
 from vision.pipeline.explain import _squared_fills
 from vision.pipeline.hypotheses import Hypothesis
+from vision.tools.kde_decks import kde_deck
+
+
+@pytest.fixture(scope="module")
+def nicu_ornamental() -> DeckProfile:
+    """KDE's nicu-ornamental design (untuned), cached on disk once registered."""
+    return kde_deck("nicu-ornamental")
 
 
 def test_a_fan_bottom_drawn_from_a_skewed_rounded_corner_is_read_square_to_the_long_edge(dondorf: DeckProfile) -> None:
@@ -35,3 +43,29 @@ def test_only_a_holed_rectangle_whose_square_fills_is_redrawn_square() -> None:
     assert kept == [fills]
     assert np.array_equal(fills.corners, card) and fills.squared is None and fills.fill >= 0.86
     assert np.array_equal(off.corners, skew) and np.array_equal(already.corners, skew)
+
+
+def test_a_card_whose_one_outline_corner_runs_an_edge_longer_than_a_short_side_is_read_there(
+    dondorf: DeckProfile,
+) -> None:
+    # The benchmark's table 502: a fan Jh, Ac, Ks turned about a corner. The Jh shows one outline
+    # corner, its index corner: 60.8 px straight along its long side (1.036 card widths, the rest
+    # under the Ac) and 45.8 px along its short side. No card turned the other way about that
+    # corner has a short side's straight part so long, so the corner's index (Jh 0.92) is read;
+    # it was an unknown card.
+    roles, outcomes, everything = _fan_outcomes(dondorf, 502, ("Jh", "Ac", "Ks"))
+    assert roles == ["fan bottom", "fan middle", "fan top"]
+    assert outcomes == ["correct"] * 3
+    assert "misread" not in everything
+
+
+def test_a_raised_top_card_whose_one_outline_corner_runs_its_long_side_is_read_there(
+    nicu_ornamental: DeckProfile,
+) -> None:
+    # The benchmark's table 11006: a fan 7c, 2c, 5h; the 5h on top is 6 % larger than the plane's
+    # card (raised). Its index corner's edges: 64.8 px along the long side (1.10 w, then a bend),
+    # 56 px along the short side (0.96 w): read there, 5h 0.85 (it was an unknown card).
+    roles, outcomes, everything = _fan_outcomes(nicu_ornamental, 11006, ("7c", "2c", "5h"))
+    assert roles == ["fan bottom", "fan middle", "fan top"]
+    assert outcomes == ["correct"] * 3
+    assert "misread" not in everything
