@@ -84,6 +84,13 @@ class Explainer:
             fg = holed_backs(holed, hyps, image=plane.image, fg=fg, card_w=card_w, tester=self.backs)
             if fg is not masks.fg:  # backs of the cloth's colour found: they are card from here on
                 masks = replace(masks, fg=fg, solid=None if masks.solid is None else cv2.bitwise_or(masks.solid, fg))
+        # Drawn from a corner whose short edge is a rounded corner's few pixels, tens of degrees off,
+        # a rectangle sticks out of its card: holed as drawn, it is kept square to the corner's
+        # long edge (see skew_squared) when that fills, to be read there (dondorf table 13015's
+        # Kd, 0.83 as drawn: the bottom card of a fan slid along its short sides).
+        skewed = [] if alone else _squared_fills(holed, hyps, fg, min_fill=self.settings.min_fill)
+        hyps.extend(skewed)
+        square_ids = {id(hyp) for hyp in skewed}
         # Best-supported first; a hypothesis beside a card already read is the same card seen
         # from another corner, so it is not read again (reads are most of the frame's cost).
         # Not a fan's top card, turned from it by a fan's few tens of degrees (see top_of_fan:
@@ -117,7 +124,7 @@ class Explainer:
                     # The back's colours, not its picture in place: a printed index makes it a face.
                     hyp.seen = self.lone.printed_index(image, plane.to_frame(hyp.corners))
             else:
-                read_here(hyp=hyp)
+                read_here(hyp=hyp, square=id(hyp) in square_ids)
                 if hyp.code == UNKNOWN and not hyp.seen and hyp.squared is not None:
                     # Drawn along a few pixels of an edge (a rounded corner, a fan's card side
                     # cut short by the next card) and unread: the same card square to the side
@@ -141,13 +148,22 @@ class Explainer:
         if pierced:
             unread = {id(hyp) for hyp in pierced if hyp.code == UNKNOWN and not hyp.seen}
             hyps = [hyp for hyp in hyps if id(hyp) not in unread]
+        # A squared rectangle is kept only when it names a card, perhaps once the blob is read (its
+        # two corners showing two cards, one under a card read as what it showed: see settle). It
+        # is no card to the fan scan, which looks where its hypotheses do not.
+        pending = [hyp for hyp in skewed if hyp.code == UNKNOWN]
+        for hyp in pending:
+            if not hyp.seen:
+                self.fans.forget(hyp)
+        hyps = [hyp for hyp in hyps if not (id(hyp) in square_ids and hyp.code == UNKNOWN)]
         # Fans: cards whose index corner is in view but not on the outline, found along its edges.
         scanned: set[int] = set()
         if not alone:
             found = self.fan_scan.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h)
             scanned = {id(hyp) for hyp in found}
             hyps.extend(found)
-            self.fans.settle(hyps, card_w=card_w)
+            self.fans.settle([*hyps, *pending], card_w=card_w)
+            hyps.extend(hyp for hyp in pending if hyp.code != UNKNOWN)
         # Confident reads first, then cards whose index was seen, then the hypotheses most corners
         # agree on.
         hyps.sort(
@@ -290,3 +306,21 @@ def _fanned_apart(hyp: Hypothesis, beside: list[Hypothesis], card_w: float) -> b
         float(np.hypot(*(o.corners[:, None, :] - ends[None, :, :]).transpose(2, 0, 1)).min()) >= FANNED_APART * card_w
         for o in beside
     )
+
+
+def _squared_fills(
+    holed: list[Hypothesis], hyps: list[Hypothesis], fg: ByteImage, *, min_fill: float
+) -> list[Hypothesis]:
+    """The holed hypotheses (not already kept in ``hyps``) whose rectangle square to the side or
+    long edge the outline confirms (``squared``) fills ``fg`` at least ``min_fill``: redrawn so."""
+    kept = {id(hyp) for hyp in hyps}
+    rest = [hyp for hyp in holed if hyp.squared is not None and id(hyp) not in kept]
+    if not rest:
+        return []
+    squares = np.stack([hyp.squared for hyp in rest if hyp.squared is not None])
+    out: list[Hypothesis] = []
+    for hyp, square, fill in zip(rest, squares, quad_shares(fg, squares), strict=True):
+        if fill >= min_fill:
+            hyp.corners, hyp.center, hyp.squared, hyp.fill = square, square.mean(axis=0), None, fill
+            out.append(hyp)
+    return out

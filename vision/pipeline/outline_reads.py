@@ -27,6 +27,12 @@ WHOLE_SIDE: Final = 0.95
 # ... or, from two outline corners along that side whose other index corner shows none, this
 # many: standard table 3015's Ks shows 0.948 (77.7 px of 82, the far end a rounded corner).
 WHOLE_SIDE_TWO: Final = 0.9
+# ... or one this many card widths along the long side while its edge along the short side runs no
+# further than a card's width: the card cannot lie the other way round about the corner, where the
+# first edge would run along its short side, whose straight part is under a card's width (nicu-ornamental
+# table 11006's 5h, a raised top card 1.06 w wide: 56 px of 62 straight, 0.96 w). Its long side is
+# cut by a chip or the next card: dondorf table 502's Jh shows 1.036, nicu-ornamental 11006's 5h 1.10.
+LONG_OVER: Final = 1.03
 # How near the outline (card widths) a redrawn rectangle's index corner is in view: dondorf
 # table 2's 7d, whose corner is 4.9 px (0.083 w) past the rounded corner the glare cut.
 SQUARE_NEAR: Final = 0.1
@@ -69,6 +75,7 @@ def read_on_outline(
                     square
                     or _long_side_seen(blob, hyp, exposed[0], card_w=card_w)
                     or _short_side_seen(blob, hyp, exposed[0], card_w=card_w)
+                    or _sides_measured(blob, hyp, exposed[0], card_w=card_w)
                 )
                 # (Its looks a pixel or two off are for an index half-read: where the corner
                 # shows none at all, the one read is all it costs.)
@@ -150,6 +157,17 @@ def _short_side_seen(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> b
     """
     at, blank = hyp.corners[k], hyp.corners[(k + 1) % 4]
     return _edge_along(blob, blank, at - blank, longer_than=SHORT_SEEN * card_w)
+
+
+def _sides_measured(blob: Blob, hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+    """Whether the outline corner at ``hyp``'s index corner ``k`` runs a straight edge along the
+    card's long side beyond a card's width (LONG_OVER) and none along its short side beyond a
+    card's width: turned the other way about the corner, the card's short side would run along
+    the first edge, longer than that side's straight part can be."""
+    at = hyp.corners[k]
+    return _edge_along(blob, at, hyp.corners[(k + 3) % 4] - at, longer_than=LONG_OVER * card_w) and not _edge_along(
+        blob, at, hyp.corners[(k + 1) % 4] - at, longer_than=card_w
+    )
 
 
 def top_of_fan(blob: Blob, hyp: Hypothesis, *, card_w: float, whole: float = WHOLE_SIDE) -> int | None:

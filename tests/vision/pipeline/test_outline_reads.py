@@ -7,8 +7,8 @@ import numpy as np
 
 from tests.vision.pipeline.shapes import H, W, card_quad, mask_of
 from vision.pipeline.hypotheses import Hypothesis
-from vision.pipeline.outline import find_blobs
-from vision.pipeline.outline_reads import _long_side_seen
+from vision.pipeline.outline import Blob, Corner, find_blobs
+from vision.pipeline.outline_reads import _long_side_seen, _sides_measured
 
 
 def test_an_outline_corner_whose_long_side_runs_free_is_the_index_corner_of_a_card_that_way_round() -> None:
@@ -36,3 +36,31 @@ def test_an_outline_corner_whose_long_side_runs_free_is_the_index_corner_of_a_ca
     # Nor does a corner that is no outline corner prove anything.
     moved = Hypothesis(corners=card.corners + 5.0)
     assert not _long_side_seen(blob, moved, 0, card_w=W)
+
+
+def _cornered(long_run: float, short_run: float) -> tuple[Blob, Hypothesis, Hypothesis]:
+    """A blob whose one outline corner at (100, 100) runs ``long_run`` card widths down and
+    ``short_run`` across, a card drawn from it that way round and one turned about it."""
+    p = np.array([100.0, 100.0])
+    across, down = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+    corner = Corner(point=(100.0, 100.0), x_dir=(1.0, 0.0), y_dir=(0.0, 1.0), x_len=short_run * W, y_len=long_run * W)
+    blob = Blob(contour=np.zeros((0, 1, 2), np.int32), corners=[corner], sides=[])
+    card = Hypothesis(corners=np.array([p, p + across * W, p + across * W + down * H, p + down * H]))
+    turned = Hypothesis(corners=np.array([p, p + down * W, p + down * W + across * H, p + across * H]))
+    return blob, card, turned
+
+
+def test_an_edge_longer_than_a_short_side_from_an_index_corner_measures_the_way_the_card_lies() -> None:
+    # A raised top card (nicu-ornamental table 11006's 5h): 1.10 w along its long side, 0.96 w of
+    # its short side straight; dondorf 502's Jh: 1.036 w and 0.78 w.
+    for long_run, short_run in ((1.10, 0.96), (1.036, 0.78)):
+        blob, card, turned = _cornered(long_run, short_run)
+        assert _sides_measured(blob, card, 0, card_w=W)
+        assert not _sides_measured(blob, turned, 0, card_w=W)
+    # An edge no longer than a short side's straight part could be either side.
+    blob, card, _turned = _cornered(1.0, 0.5)
+    assert not _sides_measured(blob, card, 0, card_w=W)
+    # Both edges over a card's width (a slid fan's collinear sides): either way is unsure.
+    blob, card, turned = _cornered(1.1, 1.05)
+    assert not _sides_measured(blob, card, 0, card_w=W)
+    assert not _sides_measured(blob, turned, 0, card_w=W)
