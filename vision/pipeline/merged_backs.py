@@ -41,6 +41,10 @@ _SPAN_WORSE: Final = 0.05
 # all plain border: ``strip_likeness`` is then -1), must match the back in place this well (a glare
 # spot or a rectangle a pixel off takes a true strip down to about 0.5: ``backs._STILL``).
 _STILL: Final = 0.4
+# What shows of a lower card placed by its look (the best of the places by the stack's extent) must
+# match the back in place this well: the strip bar (``hidden._MATCH``), the best of 27 places chosen
+# by the same look. Dev table 11011's 3c (kennard): -0.07 placed by the stack's extent, 0.67 by its look.
+_PLACED_MATCH: Final = 0.6
 # A card on top and a back beside it nearer than this (card lengths, centre to centre) may be one
 # card seen longer than the plane's (``_one_card``); as ``backs._one_card``'s bar.
 _NEAR: Final = 0.12
@@ -309,8 +313,11 @@ def _lower_at(
     if -1.0 < strip < _STILL:
         # Where two lower cards' strips meet (three backs dealt tight), the stack's extent places it
         # a pixel or two off its own strip: the place among the same ones whose look is the back's.
+        # Placed so, its look must be the strip bar's (``hidden._MATCH``), not only not contradict.
         looks = [(tester.strip_likeness(Hypothesis(corners=q), image, hiding), q) for q in places]
         strip, quad = max(looks, key=lambda pair: pair[0])
+        if strip < _PLACED_MATCH:
+            return None
     shown = 1.0 - share(hiding, quad)
     if _on_share(quad, solid=solid, hiding=hiding) < ON_STACK or shown < 0.04 * card_w * card_h / area(quad):
         return None
