@@ -28,6 +28,11 @@ Slide = Callable[[Vec, ByteImage, float, tuple[float, ...]], tuple[Vec, Vec]]
 _MATCH: Final = 0.6
 # How much better than the card under it a middle card must match its strip.
 _BETTER: Final = 0.2
+# ... and this much under a top just fitted (``middle_under``): there a middle may lie 0.08 of a
+# card's width from the card under it, where that card's own picture shows as well. Dev seeds 500,
+# 3000, 11000: true middles 0.33-0.58 better (kennard/hershey-11018 9c, nicu-white/nicu-ornamental-501
+# 2h), a phantom on nicu-ornamental-3011 (a pair: the Ah's own strip, 0.09 from its rectangle) 0.22.
+_BETTER_FITTED: Final = 0.3
 # How much better than the card under it, moved a few pixels onto it (``_polished``), a middle card
 # must match its strip: the card moved reaches into a true middle's strip too (dev seeds 13000/11000,
 # kennard test table 507: true middles 0.09-0.7 better, phantoms of a bottom drawn 2-6 px off
@@ -339,6 +344,8 @@ class _Stack:
             for score, mid in sorted((placed(self._polished(refined(quads[i])[1], above)) for i in starts), key=_first)[
                 ::-1
             ]:
+                if score < self._under_look(bottom.corners, mid=mid, above=above) + _BETTER_FITTED:
+                    continue
                 if self._holds(mid, score=score, bottom=bottom, top=top, above=above.copy()):
                     hyp = Hypothesis(corners=mid)
                     hyp.back, hyp.back_score = True, score
