@@ -28,11 +28,6 @@ Slide = Callable[[Vec, ByteImage, float, tuple[float, ...]], tuple[Vec, Vec]]
 _MATCH: Final = 0.6
 # How much better than the card under it a middle card must match its strip.
 _BETTER: Final = 0.2
-# ... and this much under a top just fitted (``middle_under``): there a middle may lie 0.08 of a
-# card's width from the card under it, where that card's own picture shows as well. Dev seeds 500,
-# 3000, 11000: true middles 0.33-0.58 better (kennard/hershey-11018 9c, nicu-white/nicu-ornamental-501
-# 2h), a phantom on nicu-ornamental-3011 (a pair: the Ah's own strip, 0.09 from its rectangle) 0.22.
-_BETTER_FITTED: Final = 0.3
 # How much better than the card under it, moved a few pixels onto it (``_polished``), a middle card
 # must match its strip: the card moved reaches into a true middle's strip too (dev seeds 13000/11000,
 # kennard test table 507: true middles 0.09-0.7 better, phantoms of a bottom drawn 2-6 px off
@@ -75,9 +70,6 @@ _SLIDE_TURNS: Final = (-2.0, 2.0)
 _HOPE: Final = 0.25
 # The slide's best place is refined in steps of this (card widths: half its own step).
 _STEP: Final = 0.025
-# How many of the slide's best places a middle card is refined from under a top just fitted
-# (``middle_under``).
-_POLISH_STARTS: Final = 4
 # A strip beyond a back is moved at most this many steps (0.1 of a card's width along each side).
 _POLISH_STEPS: Final = 4
 
@@ -119,36 +111,6 @@ def hidden_backs(
         if all(float(np.hypot(*(found.center - o.center))) >= 0.08 * card_w for o in chosen):
             added.append(stack.count(found))
     return added
-
-
-def middle_under(
-    top: Hypothesis,
-    *,
-    chosen: list[Hypothesis],
-    solid: ByteImage,
-    likeness: Likeness,
-    slide: Slide,
-    card_w: float,
-    card_h: float,
-) -> Hypothesis | None:
-    """The best middle card under ``top`` (one of ``chosen``) and over another chosen back, as
-    ``hidden_backs`` looks for one between two backs; not counted (nothing is changed)."""
-    covered = drawn(solid.shape, (o.corners for o in chosen))
-    stack = _Stack(
-        chosen=chosen, covered=covered, solid=solid, likeness=likeness, slide=slide, card_w=card_w, card_h=card_h
-    )
-    best: Hypothesis | None = None
-    for bottom in chosen:
-        if bottom is top or bottom.code != BACK or not stack.pair(top, bottom):
-            continue
-        if stack.whole(bottom) >= stack.whole(top):
-            continue  # the card on top is the one matching the back better as a whole card
-        found = stack._middle(bottom=bottom, top=top, polish=True)
-        if found is None or any(float(np.hypot(*(found.center - o.center))) < 0.08 * card_w for o in chosen):
-            continue
-        if best is None or found.back_score > best.back_score:
-            best = found
-    return best
 
 
 @dataclass
@@ -254,10 +216,12 @@ class _Stack:
         """The middle cards of three: between two chosen backs lying parallel, each strip judged
         with the card above it alone hiding it (either of the two may be the top card)."""
         backs = [o for o in self.chosen if o.code == BACK]
+        card_w = self.card_w
         out: list[Hypothesis] = []
         for i, one in enumerate(backs):
             for two in backs[i + 1 :]:
-                if not self.pair(one, two):
+                gap = float(np.hypot(*(one.center - two.center)))
+                if not 0.16 * card_w <= gap <= card_w or not parallel(one.corners, two.corners, within=0.99):
                     continue
                 # The card on top shows whole: it is the one matching the back better as a whole card
                 # (and it must match it: a rectangle drawn across two cards does not).
@@ -269,12 +233,6 @@ class _Stack:
                 if found is not None:
                     out.append(found)
         return out
-
-    def pair(self, one: Hypothesis, two: Hypothesis) -> bool:
-        """Whether a middle card may lie between ``one`` and ``two``: parallel, 16-100 % of a card's
-        width apart."""
-        gap = float(np.hypot(*(one.center - two.center)))
-        return 0.16 * self.card_w <= gap <= self.card_w and parallel(one.corners, two.corners, within=0.99)
 
     def _keep_middles(self, *, bottom: Hypothesis, top: Hypothesis) -> None:
         """Marks as ``hidden`` the chosen backs between ``top`` and ``bottom`` that are a middle card:
@@ -295,14 +253,13 @@ class _Stack:
             if self._holds(quad, score=score, bottom=bottom, top=top, above=above, own=mid):
                 mid.corners, mid.center, mid.hidden = quad, quad.mean(axis=0), True
 
-    def _middle(self, *, bottom: Hypothesis, top: Hypothesis, polish: bool = False) -> Hypothesis | None:
+    def _middle(self, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
         """The best middle card under ``top`` and over ``bottom``: a card dealt by hand lies a few
         millimetres from each of its neighbours in any direction, turned a few degrees (not in
         line with them, not half way, not always inside the box between them). The back's
         brightness is slid over the stack at every shift of the top card within reach of both
         (``slide``: what the cards above hide left out), turned each way; the best place is
-        then refined by the back's own look in place (``likeness``; ``polish``: further, as a strip
-        beyond a back is, ``_polished``)."""
+        then refined by the back's own look in place (``likeness``)."""
         card_w = self.card_w
         if float(np.hypot(*(top.center - bottom.center))) > 2 * _FAR * card_w:
             return None  # no place lies near enough to both
@@ -329,27 +286,12 @@ class _Stack:
         def placed(mid: Vec) -> tuple[float, Vec]:
             return self.likeness(Hypothesis(corners=mid), above), mid
 
-        def refined(start: Vec) -> tuple[float, Vec]:
-            score, mid = placed(aligned(start, top.corners))
-            a, b = unit(mid[1] - mid[0]), unit(mid[3] - mid[0])
-            step = _STEP * card_w
-            shifted = [mid + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
-            score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first)
-            return max([(score, mid), *(placed(turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
-
-        if polish:
-            # The coarse slide's best may lie a few pixels off the strip, on the card under it: the
-            # best few places, each refined further (``_polished``); the best-matching of them alone
-            # is judged (one of the others holding where it does not is a strip of another card:
-            # kennard-11008's middle 0.91 refused, a place 0.19 of a card's width off it 0.61 held).
-            starts = [i for i in np.argsort(-scores, kind="stable")[:_POLISH_STARTS] if scores[i] >= _HOPE]
-            if not starts:
-                return None
-            score, mid = max((placed(self._polished(refined(quads[i])[1], above)) for i in starts), key=_first)
-            if score < self._under_look(bottom.corners, mid=mid, above=above) + _BETTER_FITTED:
-                return None
-        else:
-            score, mid = refined(quads[best])
+        score, mid = placed(aligned(quads[best], top.corners))
+        a, b = unit(mid[1] - mid[0]), unit(mid[3] - mid[0])
+        step = _STEP * card_w
+        shifted = [mid + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
+        score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first)
+        score, mid = max([(score, mid), *(placed(turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
         if not self._holds(mid, score=score, bottom=bottom, top=top, above=above):
             return None
         hyp = Hypothesis(corners=mid)

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, unit
-from vision.pipeline.hidden import ON_STACK, middle_under, turned
+from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.stack_tops import card_along, card_shape, sides_beyond
 
@@ -117,22 +117,6 @@ def merged_backs(
                 continue
         trial = [top if o is low else o for o in chosen]
         under = _lower(top, score, chosen=trial, solid=solid, tester=tester, image=image, card_w=card_w, card_h=card_h)
-        if under is None and top is not low:
-            # A top a pixel or two off (matching whole under ``WHOLE_FIT`` as drawn) makes the middle
-            # card's search keep 0.15 of a card's width from the card under it (its own border may
-            # show); fitted, the middle dealt tight on that card is looked for as under a top placed
-            # right (kennard-11018: top 0.69 -> 0.93 fitted, its middle 9c 0.14 from the bottom).
-            under = middle_under(
-                top,
-                chosen=trial,
-                solid=solid,
-                likeness=lambda h, cov: tester.strip_likeness(h, image, cov),
-                slide=lambda c, cov, reach, turns: tester.slide(c, image, cov, reach=reach, turns=turns),
-                card_w=card_w,
-                card_h=card_h,
-            )
-            if under is not None:
-                under.code, under.confidence, under.hidden = BACK, 0.5 + 0.5 * under.back_score, True
         if under is None:
             continue
         if top is not low:
