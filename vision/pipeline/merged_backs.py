@@ -12,7 +12,7 @@ from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, unit
 from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
-from vision.pipeline.stack_tops import card_along, card_shape, strip_beyond
+from vision.pipeline.stack_tops import card_along, card_shape, sides_beyond
 
 if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
@@ -41,6 +41,10 @@ _SPAN_WORSE: Final = 0.05
 # all plain border: ``strip_likeness`` is then -1), must match the back in place this well (a glare
 # spot or a rectangle a pixel off takes a true strip down to about 0.5: ``backs._STILL``).
 _STILL: Final = 0.4
+# What shows of a lower card placed by its look (the best of the places by the stack's extent) must
+# match the back in place this well: the strip bar (``hidden._MATCH``), the best of 27 places chosen
+# by the same look. Dev table 11011's 3c (kennard): -0.07 placed by the stack's extent, 0.67 by its look.
+_PLACED_MATCH: Final = 0.6
 # A card on top and a back beside it nearer than this (card lengths, centre to centre) may be one
 # card seen longer than the plane's (``_one_card``); as ``backs._one_card``'s bar.
 _NEAR: Final = 0.12
@@ -51,6 +55,11 @@ _ONE_BETTER: Final = 0.05
 # ... and lie this much on the stack: the two ends' rectangles are offset sideways too, so the one
 # spanning them is a little wider than the card (11005's lone back alone: 0.950, in its table 0.95+).
 _ONE_ON: Final = 0.93
+# A chosen back whose sides are all this much longer than the plane card's (evenly: ``card_shape``)
+# and that matches the back whole under ``WHOLE_FIT`` even fitted is drawn round a tight stack's
+# outer corners: dev table 11011's three backs 0.06-0.13 of a card's width apart under one
+# rectangle 1.089 x 1.089 of the plane card (whole 0.45-0.79 on six designs).
+_LARGER: Final = 1.05
 
 
 def merged_backs(
@@ -94,7 +103,15 @@ def merged_backs(
                 continue  # a top found by its look already, yet not whole: no place to measure from
             top = Hypothesis(corners=tester.fit_whole(low, image, reach=0.08 * card_w), anchors=low.anchors)
             score = tester.strip_likeness(top, image, blank)
-            if score < WHOLE_FIT or float(np.hypot(*(top.center - low.center))) >= _SAME * card_w:
+            if score < WHOLE_FIT and _larger(low.corners, card_w=card_w, card_h=card_h):
+                # Drawn evenly larger round a tight stack's outer corners, it matches no card: the
+                # top is one of its card-sized ends (as for a pair, below).
+                top, score = _pair_end(
+                    low, score, image=image, tester=tester, card_w=card_w, card_h=card_h, shaped=True
+                )
+                if top is low or score < WHOLE_FIT:
+                    continue
+            elif score < WHOLE_FIT or float(np.hypot(*(top.center - low.center))) >= _SAME * card_w:
                 continue
             if share(solid, top.corners) < 0.95:
                 continue
@@ -115,7 +132,14 @@ def merged_backs(
 
 
 def _pair_end(
-    low: Hypothesis, score: float, *, image: ByteImage, tester: BackTester, card_w: float, card_h: float
+    low: Hypothesis,
+    score: float,
+    *,
+    image: ByteImage,
+    tester: BackTester,
+    card_w: float,
+    card_h: float,
+    shaped: bool = False,
 ) -> tuple[Hypothesis, float]:
     """The card on top of a pair that ``low`` (matching the back whole by ``score``) was drawn round,
     and how well it matches the back whole; ``low`` and ``score`` when ``low`` is one card's rectangle.
@@ -127,7 +151,7 @@ def _pair_end(
     of its corners, fitted to the back (``fit_whole``), matching the back whole best of the four and
     ``_SPAN_WORSE`` better than ``low`` (a lone card seen larger matches best as drawn)."""
     c = low.corners
-    if card_shape(c, card_w=card_w, card_h=card_h):
+    if not shaped and card_shape(c, card_w=card_w, card_h=card_h):
         return low, score  # one card's rectangle (``stack_tops``' test: evenly scaled, within 3 %)
     a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
     # The plane card at each corner, its sides along the rectangle's, reaching inward.
@@ -142,6 +166,12 @@ def _pair_end(
         if fitted > best[1]:
             best = (end, fitted)
     return best if best[1] >= score + _SPAN_WORSE else (low, score)
+
+
+def _larger(quad: Vec, *, card_w: float, card_h: float) -> bool:
+    """Whether every side of ``quad`` is ``_LARGER`` times the plane card's or longer."""
+    sides = np.hypot(*(np.roll(quad, -1, 0) - quad).T)
+    return bool(np.all(sides >= _LARGER * np.array([card_w, card_h, card_w, card_h])))
 
 
 def _one_card(
@@ -206,9 +236,48 @@ def _lower(
 ) -> Hypothesis | None:
     """The card under ``top`` (placed right, matching the back whole by ``score``; one of
     ``chosen``) whose strip beside it is too thin for the outline to propose, or None."""
-    c = top.corners
     hiding = drawn(solid.shape, (o.corners for o in chosen))
-    su, sv = strip_beyond(c, solid=solid, hiding=hiding, reach=_REACH * card_w)
+    (up, un), (vp, vn) = sides_beyond(top.corners, solid=solid, hiding=hiding, reach=_REACH * card_w)
+    su, sv = up or -un, vp or -vn  # (``strip_beyond``)
+    # Where the stack reaches beyond both opposite sides, two cards lie under the top (three backs
+    # dealt tight, dev table 11011: one beyond the top's right and upper sides, one its left and
+    # upper): the one beyond the other side is tried too when the first is refused.
+    offsets = [(su, sv)] + [(-un, sv)] * bool(up and un) + [(su, -vn)] * bool(vp and vn)
+    for shift in offsets:
+        under = _lower_at(
+            top,
+            score,
+            shift,
+            chosen=chosen,
+            hiding=hiding,
+            solid=solid,
+            tester=tester,
+            image=image,
+            card_w=card_w,
+            card_h=card_h,
+        )
+        if under is not None:
+            return under
+    return None
+
+
+def _lower_at(
+    top: Hypothesis,
+    score: float,
+    shift: tuple[float, float],
+    *,
+    chosen: list[Hypothesis],
+    hiding: ByteImage,
+    solid: ByteImage,
+    tester: BackTester,
+    image: ByteImage,
+    card_w: float,
+    card_h: float,
+) -> Hypothesis | None:
+    """The card under ``top`` shifted by ``shift`` (plane pixels along its sides) when what shows of
+    it there is a lower card's strip (``_lower``), or None."""
+    c = top.corners
+    su, sv = shift
     if float(np.hypot(su, sv)) < _THIN * card_w:
         return None
     a, b = unit(c[1] - c[0]), unit(c[3] - c[0])
@@ -217,15 +286,22 @@ def _lower(
     if any(float(np.hypot(*(centre - o.center))) < _APART * card_w for o in chosen if o is not top):
         return None
     # (Placed to a pixel by what of it lies on the stack: the strip is a few pixels wide.)
-    quad = max(
-        (
-            turned(quad + du * a + dv * b, t)
-            for du in (-1.0, 0.0, 1.0)
-            for dv in (-1.0, 0.0, 1.0)
-            for t in (0.0, -1.0, 1.0)
-        ),
-        key=lambda q: _on_share(q, solid=solid, hiding=hiding),
-    )
+    places = [
+        turned(quad + du * a + dv * b, t)
+        for du in (-1.0, 0.0, 1.0)
+        for dv in (-1.0, 0.0, 1.0)
+        for t in (0.0, -1.0, 1.0)
+    ]
+    quad = max(places, key=lambda q: _on_share(q, solid=solid, hiding=hiding))
+    strip = tester.strip_likeness(Hypothesis(corners=quad), image, hiding)
+    if -1.0 < strip < _STILL:
+        # Where two lower cards' strips meet (three backs dealt tight), the stack's extent places it
+        # a pixel or two off its own strip: the place among the same ones whose look is the back's.
+        # Placed so, its look must be the strip bar's (``hidden._MATCH``), not only not contradict.
+        looks = [(tester.strip_likeness(Hypothesis(corners=q), image, hiding), q) for q in places]
+        strip, quad = max(looks, key=lambda pair: pair[0])
+        if strip < _PLACED_MATCH:
+            return None
     shown = 1.0 - share(hiding, quad)
     if _on_share(quad, solid=solid, hiding=hiding) < ON_STACK or shown < 0.04 * card_w * card_h / area(quad):
         return None
@@ -239,7 +315,6 @@ def _lower(
     far = np.hypot(*(c - mid).T) >= np.hypot(*(quad - mid).T)
     span = Hypothesis(corners=np.asarray(np.where(far[:, None], c, quad), np.float64))
     spanned = tester.strip_likeness(span, image, tester.blank(image))
-    strip = tester.strip_likeness(Hypothesis(corners=quad), image, hiding)
     if spanned >= score - _SPAN_WORSE or -1.0 < strip < _STILL:
         return None
     hyp = Hypothesis(corners=quad)

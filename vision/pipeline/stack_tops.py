@@ -296,6 +296,17 @@ def strip_beyond(
     top[0]``, each at most ``reach``) the stack reaches beyond ``top`` where ``hiding`` (the chosen
     cards, the top among them) explains none of it, along three quarters of a side (``_beyond``):
     the strip of a card lying under the top."""
+    (up, un), (vp, vn) = sides_beyond(top, solid=solid, hiding=hiding, reach=reach)
+    return up or -un, vp or -vn
+
+
+def sides_beyond(
+    top: npt.NDArray[np.float64], *, solid: ByteImage, hiding: ByteImage, reach: float
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """How far (plane pixels, each at most ``reach``, 0 where it does not) the stack reaches
+    beyond each side of ``top`` where ``hiding`` explains none of it, along three quarters of the
+    side: beyond ``top[1]``'s side and ``top[0]``'s along ``top[1] - top[0]``, then beyond
+    ``top[3]``'s and ``top[0]``'s along ``top[3] - top[0]`` (``strip_beyond`` takes one of each)."""
     a, b = unit(top[1] - top[0]), unit(top[3] - top[0])
     w, h = float(np.hypot(*(top[1] - top[0]))), float(np.hypot(*(top[3] - top[0])))
     x0, y0, bw, bh = cv2.boundingRect(np.round(shrink(top, 1.0 + 2.0 * reach / w)).astype(np.int32))
@@ -304,13 +315,14 @@ def strip_beyond(
     # (Less the slivers along the drawn edges and the blob's blurred rim: a lone card's are 1-2 px.)
     rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
     if cv2.countNonZero(rest) < 0.75 * min(w, h):
-        return 0.0, 0.0  # too little for any side (``_beyond``): most tops, lone cards
+        return (0.0, 0.0), (0.0, 0.0)  # too little for any side (``_beyond``): most tops, lone cards
     ys, xs = np.nonzero(rest)
     rel = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64) - top[0]
     u, v = rel @ a, rel @ b
-    su = _beyond(u - w, v, h, reach) or -_beyond(-u, v, h, reach)
-    sv = _beyond(v - h, u, w, reach) or -_beyond(-v, u, w, reach)
-    return su, sv
+    return (
+        (_beyond(u - w, v, h, reach), _beyond(-u, v, h, reach)),
+        (_beyond(v - h, u, w, reach), _beyond(-v, u, w, reach)),
+    )
 
 
 def _beyond(out: npt.NDArray[np.float64], along: npt.NDArray[np.float64], length: float, reach: float) -> float:
