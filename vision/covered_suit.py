@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.card_raster import Box
+from vision.deck_memo import DeckMemo
 from vision.index import IndexFeature, index_feature
 from vision.index_match import IndexMatch, match_scores
 
@@ -71,9 +72,8 @@ class SuitFit:
     shown: npt.NDArray[np.float64]  # the same: the share of the suit's registered ink on that side
 
 
-# The glyphs of the last few decks read (a recognizer reads one): the deck and, per code, its glyphs.
-_CACHE: dict[int, tuple[DeckProfile, dict[str, _Glyphs]]] = {}
-_CACHE_KEPT: Final = 4
+# The glyphs of the last few decks read (a recognizer reads one): per code, its glyphs.
+_CACHE: DeckMemo[dict[str, _Glyphs]] = DeckMemo()
 
 
 def _darkness(bgr: ByteImage, paper: float) -> FloatArray:
@@ -84,9 +84,11 @@ def _darkness(bgr: ByteImage, paper: float) -> FloatArray:
 
 def _registered(profile: DeckProfile) -> dict[str, _Glyphs]:
     """Every face's index glyphs, cut out once per deck."""
-    held = _CACHE.get(id(profile))
-    if held is not None and held[0] is profile:
-        return held[1]
+    return _CACHE.get(profile, lambda: _glyphs(profile))
+
+
+def _glyphs(profile: DeckProfile) -> dict[str, _Glyphs]:
+    """Every face's index glyphs, cut out."""
     from vision.deck import CODES  # (the deck module imports this package's index reader)
 
     box = profile.index_box
@@ -100,9 +102,6 @@ def _registered(profile: DeckProfile) -> dict[str, _Glyphs]:
         gray = cv2.min(cv2.min(region[..., 0], region[..., 1]), region[..., 2])
         paper = float(np.percentile(gray, 90))
         glyphs[code] = _Glyphs(dark=_darkness(region, paper), rank_box=feature.rank_box, suit_box=feature.suit_box)
-    if len(_CACHE) >= _CACHE_KEPT:
-        _CACHE.clear()
-    _CACHE[id(profile)] = (profile, glyphs)
     return glyphs
 
 

@@ -11,6 +11,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, DeckProfile
+from vision.deck_memo import DeckMemo
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -52,9 +53,8 @@ def twin_of(code: str) -> str:
 
 
 # Per deck (a recognizer reads one; the benchmarks make a recognizer per table), every code's looks
-# and every code pair's looks cut and normalised, kept for the last few decks read.
-_KEPT: dict[int, tuple[DeckProfile, _Registered]] = {}
-_DECKS_KEPT: Final = 4
+# and every code pair's looks cut and normalised.
+_KEPT: DeckMemo[_Registered] = DeckMemo()
 
 Box = tuple[int, int, int, int]
 
@@ -95,14 +95,7 @@ class _Registered:
 
 def _registered(deck: DeckProfile, box: Box) -> _Registered:
     """The deck's looks, made once per deck."""
-    held = _KEPT.get(id(deck))
-    if held is not None and held[0] is deck:
-        return held[1]
-    if len(_KEPT) >= _DECKS_KEPT:
-        _KEPT.clear()
-    registered = _Registered(deck=deck, box=box)
-    _KEPT[id(deck)] = (deck, registered)
-    return registered
+    return _KEPT.get(deck, lambda: _Registered(deck=deck, box=box))
 
 
 def _looks(face: ByteImage, box: Box) -> list[npt.NDArray[np.float32]]:
