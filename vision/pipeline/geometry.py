@@ -48,6 +48,11 @@ def drawn(shape: tuple[int, ...], quads: Iterable[Vec]) -> ByteImage:
     return mask
 
 
+def side_lengths(quad: Vec) -> Vec:
+    """The lengths of ``quad``'s four sides, from ``quad[0]``'s to ``quad[3]``'s (back to ``quad[0]``)."""
+    return np.asarray(np.hypot(*(np.roll(quad, -1, 0) - quad).T), np.float64)
+
+
 def area(quad: Vec) -> float:
     return float(abs(cv2.contourArea(quad.astype(np.float32))))
 

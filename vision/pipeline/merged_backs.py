@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, unit
+from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, side_lengths, unit
 from vision.pipeline.hidden import ON_STACK, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.stack_tops import card_along, card_shape, sides_beyond
@@ -170,8 +170,7 @@ def _pair_end(
 
 def _larger(quad: Vec, *, card_w: float, card_h: float) -> bool:
     """Whether every side of ``quad`` is ``_LARGER`` times the plane card's or longer."""
-    sides = np.hypot(*(np.roll(quad, -1, 0) - quad).T)
-    return bool(np.all(sides >= _LARGER * np.array([card_w, card_h, card_w, card_h])))
+    return bool(np.all(side_lengths(quad) >= _LARGER * np.array([card_w, card_h, card_w, card_h])))
 
 
 def _one_card(

@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, shrink, unit
+from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, shrink, side_lengths, unit
 from vision.pipeline.hidden import on_stack, turned
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
@@ -364,18 +364,14 @@ def card_along(
 
 def _card_size(quad: npt.NDArray[np.float64], card: npt.NDArray[np.float64]) -> bool:
     """Whether ``quad``'s sides are within 3 % of ``card``'s (the plane card's)."""
-    return bool(
-        np.all(
-            np.abs(np.hypot(*(np.roll(quad, -1, 0) - quad).T) / np.hypot(*(np.roll(card, -1, 0) - card).T) - 1) <= 0.03
-        )
-    )
+    return bool(np.all(np.abs(side_lengths(quad) / side_lengths(card) - 1) <= 0.03))
 
 
 def _card_shaped(quad: npt.NDArray[np.float64], card: npt.NDArray[np.float64]) -> bool:
     """Whether ``quad`` is ``card`` (the plane card) scaled evenly, within 3 %, by at most a tenth
     (a card in a barrelled corner shows up to a tenth larger): one card's rectangle, not one drawn
     round two cards a few mm apart (longer along their offset only)."""
-    ratio = np.hypot(*(np.roll(quad, -1, 0) - quad).T) / np.hypot(*(np.roll(card, -1, 0) - card).T)
+    ratio = side_lengths(quad) / side_lengths(card)
     if abs(ratio[0] / ratio[2] - 1.0) > 0.03 or abs(ratio[1] / ratio[3] - 1.0) > 0.03:
         return False  # one side longer than its opposite: drawn from corners of two cards
     across, along = float(ratio[0] + ratio[2]) / 2, float(ratio[1] + ratio[3]) / 2
