@@ -198,9 +198,16 @@ def cut_at_index(ink: ByteImage, box: IndexBox, min_area: int) -> list[Box]:
     edge = min(w - 1, math.ceil(box.x1 * CARD_PX_W) + 1)
     # Opened as hairlines_cut opens a blob on the border: a blurred suit's tip can touch the rank.
     part = cv2.morphologyEx(np.ascontiguousarray(ink[:, :edge]), cv2.MORPH_OPEN, SQUARE_3)
-    count, _labels, stats, _c = cv2.connectedComponentsWithStats(part, connectivity=8, ltype=cv2.CV_16U)
-    return [
-        (s[0], s[1], s[0] + s[2], s[1] + s[3])
-        for s in stats[1:count].tolist()
-        if s[4] >= min_area and s[0] > 0 and s[1] > 0 and s[1] + s[3] < h and s[0] + s[2] == edge
-    ]
+    # Labels alone: the blobs wanted are those in the cut's column and in no other side's, one or
+    # two, whose boxes cost less one at a time than every blob's stats (a third of the labelling).
+    # The same labels as the labelling with stats, taken in its order.
+    _count, labels = cv2.connectedComponents(part, connectivity=8, ltype=cv2.CV_16U)
+    reach = set(labels[:, -1].tolist())
+    reach.difference_update(labels[0].tolist(), labels[-1].tolist(), labels[:, 0].tolist(), (0,))
+    pieces = []
+    for label in sorted(reach):
+        blob = cv2.compare(labels, label, cv2.CMP_EQ)  # type: ignore[call-overload]
+        if cv2.countNonZero(blob) >= min_area:
+            x, y, bw, bh = cv2.boundingRect(blob)
+            pieces.append((x, y, x + bw, y + bh))
+    return pieces
