@@ -463,21 +463,27 @@ def _min_area(patch: ByteImage) -> int:
 def _kth(values: ByteImage, k: int) -> int:
     """The k-th smallest (from 0) of an 8-bit image's values (a plane or a view of one).
 
-    Counted by value: the first value whose running count passes ``k``, the same value as a copy
-    and partition. Up to ``_COUNTED_BY_NUMPY`` pixels numpy's bincount counts them (kennard's
-    67x36 corner patch: 6.3 us, cv2.calcHist 8.3, the partition 8.6); on larger planes OpenCV's
-    histogram, which reads a view in place where numpy's copies it and widens every value
-    (nicu-ornamental's 115x56: 12 -> 8 us; the softness' suit region, ~1500 pixels: 5 us where
-    its partition cost 8).
+    Whichever way costs least at the size: a copy partitioned in place up to ``_PARTITIONED``
+    pixels (the softness' suit region on kennard, ~350 pixels: 1.7-2.8 us, a count 3.3); counted
+    by numpy's bincount up to ``_COUNTED_BY_NUMPY`` (kennard's corner patch, 67x36: 6.3 us, the
+    partition 8.6, cv2.calcHist 8.3); above, OpenCV's histogram, which reads a view in place where
+    numpy copies it and widens every value (nicu-ornamental's 115x56: 12 -> 8 us). A count's value
+    is the first whose running count passes ``k``: the partition's.
     """
+    if values.size <= _PARTITIONED:
+        flat = values.flatten()
+        flat.partition(k)
+        return int(flat[k])
     if values.size > _COUNTED_BY_NUMPY:
         hist = cv2.calcHist([values], [0], None, [256], [0, 256]).reshape(-1)
         return int(hist.cumsum().searchsorted(k + 1))
     return int(np.bincount(values.ravel(), minlength=256).cumsum().searchsorted(k + 1))
 
 
-# Where the two counts in _kth cost the same (random planes, views of a larger image, CPU): 1600
-# pixels bincount 5.2 us, calcHist 6.0; 3200 pixels 7.0 and 6.4.
+# Where the ways in _kth cost the same (CPU): suit regions of the speed frames' reads, 600-1000
+# pixels partition 2.4 us, bincount 3.9; 1000-1600 pixels 5.9 and 5.0. Random planes (views of a
+# larger image): 1600 pixels bincount 5.2 us, calcHist 6.0; 3200 pixels 7.0 and 6.4.
+_PARTITIONED: Final = 1000
 _COUNTED_BY_NUMPY: Final = 2400
 
 
