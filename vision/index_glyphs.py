@@ -55,27 +55,41 @@ def glyph_bounds(
     beside the index, broken by the blur (no glyph right of the rank's first is a bar).
     """
     sx, sy = seed
-    near = [c for c in comps if abs(c[0] - sx) < _SEED_DX and abs(c[1] - sy) < _SEED_DY]
-    if not near:
+    # Plain loops and comparisons over the few boxes (the builtins' calls cost more than the
+    # tests), considering the boxes in the same order: the same start (the first of the nearest),
+    # the same boxes joined in the same turn, the same set.
+    start = None
+    nearest = 0.0
+    for c in comps:
+        dx, dy = abs(c[0] - sx), abs(c[1] - sy)
+        if dx < _SEED_DX and dy < _SEED_DY and (start is None or dx + dy < nearest):
+            start, nearest = c, dx + dy
+    if start is None:
         return None
-    start = min(near, key=lambda c: abs(c[0] - sx) + abs(c[1] - sy))
     x0, y0, x1, y1 = start
     joined = {start}
+    # The boxes not joined yet, in order: a pass over them is a pass over all, skipping the joined.
+    rest = [c for c in comps if c != start]
     grew = True
-    while grew:
+    while grew and rest:
         grew = False
-        for c in comps:
-            if c in joined:
+        left = []
+        for c in rest:
+            if c in joined:  # (a box listed twice, joined earlier in this pass)
                 continue
-            gap = max(c[1] - y1, y0 - c[3], 0)
-            slack = 0.0 if stacked_overlap and (c[1] >= y1 or c[3] <= y0) else _SIDE_SLACK
-            shares_columns = c[0] < x1 + slack and c[2] > x0 - slack
-            if frame_lines and c[0] >= x1 and c[3] - c[1] >= FRAME_TALL * (c[2] - c[0]):
-                continue
-            if shares_columns and gap <= STACK_GAP and c[2] - x0 < max_width:
+            cx0, cy0, cx1, cy1 = c
+            gap = cy0 - y1 if cy0 - y1 > y0 - cy1 else y0 - cy1  # (below 0, rows shared: passes as 0)
+            slack = 0.0 if stacked_overlap and (cy0 >= y1 or cy1 <= y0) else _SIDE_SLACK
+            if frame_lines and cx0 >= x1 and cy1 - cy0 >= FRAME_TALL * (cx1 - cx0):
+                left.append(c)
+            elif cx0 < x1 + slack and cx1 > x0 - slack and gap <= STACK_GAP and cx1 - x0 < max_width:
                 joined.add(c)
-                x0, y0, x1, y1 = min(x0, c[0]), min(y0, c[1]), max(x1, c[2]), max(y1, c[3])
+                x0, y0 = (cx0 if cx0 < x0 else x0), (cy0 if cy0 < y0 else y0)
+                x1, y1 = (cx1 if cx1 > x1 else x1), (cy1 if cy1 > y1 else y1)
                 grew = True
+            else:
+                left.append(c)
+        rest = left
     if x1 > limit[0] or y1 > limit[1]:
         return None
     return (x0, y0, x1, y1), sorted(joined, key=lambda c: c[1])
