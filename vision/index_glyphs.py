@@ -210,7 +210,7 @@ def cut_at_index(ink: ByteImage, box: IndexBox, min_area: int) -> list[Box]:
     """Ink blobs cut at the registered index's right edge that ran on past it to the patch's right
     border (and touch no other border): each one's part on the index's side.
     """
-    h, w = ink.shape
+    w = ink.shape[1]
     edge = min(w - 1, math.ceil(box.x1 * CARD_PX_W) + 1)
     # Opened as hairlines_cut opens a blob on the border: a blurred suit's tip can touch the rank.
     part = cv2.morphologyEx(np.ascontiguousarray(ink[:, :edge]), cv2.MORPH_OPEN, SQUARE_3)
@@ -222,7 +222,7 @@ def cut_at_index(ink: ByteImage, box: IndexBox, min_area: int) -> list[Box]:
     reach.difference_update(labels[0].tolist(), labels[-1].tolist(), labels[:, 0].tolist(), (0,))
     pieces = []
     for label in sorted(reach):
-        blob = cv2.compare(labels, label, cv2.CMP_EQ)  # type: ignore[call-overload]
+        blob = cv2.compare(labels, label, cv2.CMP_EQ)
         if cv2.countNonZero(blob) >= min_area:
             x, y, bw, bh = cv2.boundingRect(blob)
             pieces.append((x, y, x + bw, y + bh))
