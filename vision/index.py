@@ -463,20 +463,28 @@ def _min_area(patch: ByteImage) -> int:
 def _kth(values: ByteImage, k: int) -> int:
     """The k-th smallest (from 0) of an 8-bit image's values (a plane or a view of one).
 
-    Counted by value: the first value whose running count passes ``k``, the same value. Counting
-    a corner patch's few thousand pixels costs half a copy and partition of them on
-    nicu-ornamental's 115x56 patches (20 -> 11 us), three quarters on kennard's 67x36 (8.6 -> 6.3);
-    cv2.calcHist costs more on the small ones (8.3).
+    Whichever way costs least at the size: a copy partitioned in place up to ``_PARTITIONED``
+    pixels (the softness' suit region on kennard, ~350 pixels: 1.7-2.8 us, a count 3.3); counted
+    by numpy's bincount up to ``_COUNTED_BY_NUMPY`` (kennard's corner patch, 67x36: 6.3 us, the
+    partition 8.6, cv2.calcHist 8.3); above, OpenCV's histogram, which reads a view in place where
+    numpy copies it and widens every value (nicu-ornamental's 115x56: 12 -> 8 us). A count's value
+    is the first whose running count passes ``k``: the partition's.
     """
-    return int(np.searchsorted(np.bincount(values.ravel(), minlength=256).cumsum(), k + 1))
+    if values.size <= _PARTITIONED:
+        flat = values.flatten()
+        flat.partition(k)
+        return int(flat[k])
+    if values.size > _COUNTED_BY_NUMPY:
+        hist = cv2.calcHist([values], [0], None, [256], [0, 256]).reshape(-1)
+        return int(hist.cumsum().searchsorted(k + 1))
+    return int(np.bincount(values.ravel(), minlength=256).cumsum().searchsorted(k + 1))
 
 
-def _quantile(values: ByteImage, q: float) -> float:
-    """The ``q`` quantile (nearest rank) of an array: np.percentile costs more than a read's glyphs."""
-    flat = values.flatten()  # a copy, partitioned in place (np.partition's wrapper costs as much)
-    k = int(q * (flat.size - 1))
-    flat.partition(k)
-    return float(flat[k])
+# Where the ways in _kth cost the same (CPU): suit regions of the speed frames' reads, 600-1000
+# pixels partition 2.4 us, bincount 3.9; 1000-1600 pixels 5.9 and 5.0. Random planes (views of a
+# larger image): 1600 pixels bincount 5.2 us, calcHist 6.0; 3200 pixels 7.0 and 6.4.
+_PARTITIONED: Final = 1000
+_COUNTED_BY_NUMPY: Final = 2400
 
 
 def _softness(gray: ByteImage, box: Box, paper: float) -> float:
@@ -494,8 +502,17 @@ def _softness(gray: ByteImage, box: Box, paper: float) -> float:
     gx, gy = cv2.spatialGradient(region)
     # The quantile of the squared slopes, exact in integers, then one square root: the same frame
     # gives the same softness on every run (cv2.magnitude's float32 result depends on where its
-    # input lies in memory, so a read at a bar could go either way between two runs).
-    gx32, gy32 = gx.astype(np.int32), gy.astype(np.int32)
-    slope = math.sqrt(_quantile(gx32 * gx32 + gy32 * gy32, 0.99)) / 8.0  # Sobel weighs 8
-    contrast = paper - _quantile(region, 0.03)
+    # input lies in memory, so a read at a bar could go either way between two runs). Squared and
+    # summed in place, and partitioned in place: the array is the call's own.
+    slopes = gx.astype(np.int32)
+    slopes *= slopes
+    gy32 = gy.astype(np.int32)
+    gy32 *= gy32
+    slopes += gy32
+    flat = slopes.reshape(-1)
+    k = int(0.99 * (flat.size - 1))
+    flat.partition(k)
+    slope = math.sqrt(float(flat[k])) / 8.0  # Sobel weighs 8
+    # The 3 % quantile of the region's 8-bit values is its k-th smallest: counted, not partitioned.
+    contrast = paper - _kth(region, int(0.03 * (region.size - 1)))
     return contrast / (math.sqrt(2.0 * math.pi) * max(slope, 1e-3))
