@@ -285,9 +285,11 @@ class FanReader:
                 far = self._read_side(image, hyp, c, corner, best=best)
             if far is not None:
                 hyp.code, hyp.confidence = far
-        elif best is not None and match.score >= FAN_INDEX_LEAST:
+        elif turn and best is not None and match.score >= FAN_INDEX_LEAST:
             # Too weak to prove a card by itself, the index is still some card's: a four-index
-            # design's side index reading that card on its own names it.
+            # design's side index reading that card on its own names it. (Not at a fan scan's
+            # start, a guessed place: there such looks cost 2.2 reads a frame, dondorf's speed
+            # frames, and dondorf's blur tables 18000-18099 read 778 fan cards with or without.)
             side = self._read_side(image, hyp, c, corner, best=best)
             if side is not None:
                 hyp.code, hyp.confidence = side
