@@ -15,6 +15,7 @@ from vision.pipeline.fan_looks import FAN_SEEN_SCORE, IndexLooks
 from vision.pipeline.hypotheses import Hypothesis, parallel
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
+from vision.pipeline.side_index import read_side, side_shift
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -280,9 +281,33 @@ class FanReader:
             # An index that falls short of a read: the card's other index, where it shows, is a
             # second look (a fan's top card shows both, off the blob's outline though they are).
             far = self.decider.read_far(image, c if corner == 0 else np.roll(c, 2, axis=0))
+            if far is None and best is not None:
+                far = self._read_side(image, hyp, c, corner, best=best)
             if far is not None:
                 hyp.code, hyp.confidence = far
+        elif turn and best is not None and match.score >= FAN_INDEX_LEAST:
+            # Too weak to prove a card by itself, the index is still some card's: a four-index
+            # design's side index reading that card on its own names it. (Not at a fan scan's
+            # start, a guessed place: there such looks cost 2.2 reads a frame, dondorf's speed
+            # frames, and dondorf's blur tables 18000-18099 read 778 fan cards with or without.)
+            side = self._read_side(image, hyp, c, corner, best=best)
+            if side is not None:
+                hyp.code, hyp.confidence = side
+                self._one.append((hyp, corner))
         return match.score
+
+    def _read_side(
+        self, image: ByteImage, hyp: Hypothesis, c: Vec, corner: int, *, best: str
+    ) -> tuple[str, float] | None:
+        """A third look, on a four-index design only (``side_shift``): the indices printed beside
+        the index corners, those in view (dondorf table 11003's 3c, a fan's bottom card spread along
+        its long side: its index corner weak, 0.53, the index at its far short side's end 0.93)."""
+        shift = side_shift(self.corners.deck)
+        if shift is None:
+            return None
+        near = [k for k in (0, 2) if self._in_view(hyp, (k + 1) % 4)]
+        bar = self.settings.accept_score + FAN_EXTRA_SCORE
+        return read_side(image, c, corner, best=best, decider=self.decider, shift=shift, near=near, bar=bar)
 
     def _far_in_view(self, hyp: Hypothesis, corner: int) -> bool:
         """Whether the index corner diagonally opposite ``corner`` may show an index of its own: it
@@ -290,9 +315,14 @@ class FanReader:
         is known of the blob. A corner deep inside the blob lies under other cards (a card's
         corner in view is the outline's), and it is not read: reads are most of a frame's cost.
         """
+        return self._in_view(hyp, 2 - corner)
+
+    def _in_view(self, hyp: Hypothesis, k: int) -> bool:
+        """Whether ``hyp``'s corner ``k`` lies on the blob's outline (within FAR_IN_VIEW of a card's
+        width) or nothing is known of the blob."""
         if self.outline is None:
             return True
-        far = hyp.corners[2 - corner]
+        far = hyp.corners[k]
         inside = cv2.pointPolygonTest(self.outline, (float(far[0]), float(far[1])), True)
         return bool(inside < FAR_IN_VIEW * float(np.hypot(*(hyp.corners[1] - hyp.corners[0]))))
 
