@@ -118,3 +118,16 @@ def test_a_far_corner_showing_the_same_card_or_another_less_clearly_is_no_rival(
     check = RivalCheck(twins=TwinSuit(deck=dondorf))
     shown = CornerRead(UNKNOWN, 0.0, far, None)
     assert check.holds(image, CORNERS, 0, code=near, match=_match(near, "9"), far=lambda: shown)
+
+
+def test_several_codes_fitted_at_once_fit_as_each_pair_does(hershey: DeckProfile) -> None:
+    # judged fits the read card and all its rivals as a whole by one product: each fit is the
+    # pair's own (TwinSuit._fits, itself OpenCV's TM_CCOEFF_NORMED: test_twin_fits.py).
+    twins = TwinSuit(deck=hershey)
+    image = _card(hershey, "Jc", noisy=0)
+    patch, at = twins._located(image, *CORNERS[[0]], CORNERS[1], CORNERS[3], code="3c")
+    rivals = ["3s", "Jc", "2c", "3h"]
+    together = twins._whole_fits(patch, at, ["3c", *rivals])
+    apart = [twins._fits(patch, at, "3c", whole=True, rival=r) for r in rivals]
+    assert together[0] == pytest.approx(apart[0][0], abs=1e-5)
+    assert together[1:] == pytest.approx([other for _own, other in apart], abs=1e-5)
