@@ -259,22 +259,18 @@ class FanReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
-        if named is not None and not self.decider.rivals.holds(
-            image,
-            c,
-            corner,
-            code=named[0],
-            match=match,
-            far=lambda: self.corners.read_index(image, c, 2 - corner) if self._far_in_view(hyp, corner) else None,
-        ):
-            named = None  # the index may be its twin's (a blurred club passes for a spade): unread, seen
+        own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)
+        if own is None:
+            named = None  # the index may be its twin's or another rank's (blurred): unread, seen
         if named is not None:
             if not self._far_in_view(hyp, corner):
                 hyp.code, hyp.confidence = named
                 self._one.append((hyp, corner))
                 return match.score
             opposite = self.corners.read_index(image, c, 2 - corner)
-            if not self._far_dissents(opposite, named[0]):
+            if not self._far_dissents(opposite, named[0]) and self.decider.rivals.far_agrees(
+                image, c, corner, code=named[0], own=float(own or 0.0), far=opposite
+            ):
                 hyp.code, hyp.confidence = named
                 self._one.append((hyp, corner))
                 return match.score

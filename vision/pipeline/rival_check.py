@@ -60,14 +60,24 @@ class RivalCheck:
         """Whether ``code``, read at the card's index corner ``k`` (0 or 2; ``corners`` in frame
         pixels) by ``match``, stands against its rivals; ``far`` gives what the other index corner
         reads, or None where it is not looked at (asked only when the read corner stands)."""
-        rivals = [(twin_of(code), TWIN_LEAD), *((r, RIVAL_LEAD) for r in runner_up_ranks(match, code))]
-        own = self.twins.judged(image, *index_frame(corners, k), code=code, rivals=rivals)
+        own = self.near(image, corners, k, code=code, match=match)
         if own is None:
             return False
         other = far()
-        if other is None or other.best is None or other.best == code:
+        return other is None or self.far_agrees(image, corners, k, code=code, own=own, far=other)
+
+    def near(self, image: ByteImage, corners: Vec, k: int, *, code: str, match: IndexMatch | None) -> float | None:
+        """How well the read corner ``k`` fits ``code``'s registered index, when it fits it better
+        than its twin's and its runner-up ranks' (see ``holds``); None when a rival fits as well."""
+        rivals = [(twin_of(code), TWIN_LEAD), *((r, RIVAL_LEAD) for r in runner_up_ranks(match, code))]
+        return self.twins.judged(image, *index_frame(corners, k), code=code, rivals=rivals)
+
+    def far_agrees(self, image: ByteImage, corners: Vec, k: int, *, code: str, own: float, far: CornerRead) -> bool:
+        """Whether the card's other index corner (``far``, as read there) does not show another
+        card's index more clearly than the read corner ``k`` shows ``code``'s (fitting it ``own``)."""
+        if far.best is None or far.best == code:
             return True
         # The far corner's best card, fitted there against this one: it shows another card's index
         # when that fits it better than this card's does and better than this card fits its own corner.
-        shown, this = self.twins.fits(image, *index_frame(corners, 2 - k), code=other.best, rival=code)
+        shown, this = self.twins.fits(image, *index_frame(corners, 2 - k), code=far.best, rival=code)
         return not (shown > this and shown > own)
