@@ -13,6 +13,7 @@ from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch, lead_over, match_scores, pooled
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, clears, confidence, index_frame
 from vision.pipeline.face_check import FaceCheck
+from vision.pipeline.rival_check import RivalCheck
 from vision.pipeline.settings import RecognizerSettings
 from vision.pipeline.twin_suit import TwinSuit
 
@@ -83,6 +84,7 @@ class CardDecider:
         self.face = FaceCheck(deck=deck, settings=settings)
         self.lone_corners = LoneCorners(corners=corners, face=self.face, settings=settings)
         self.twins = TwinSuit(deck=deck)
+        self.rivals = RivalCheck(twins=self.twins)
 
     def read_card(self, image: ByteImage, corners: Vec, *, alone: bool) -> tuple[str, float]:
         """The card both index corners name (one read, or both pooled; ``alone``: the card lies
@@ -110,11 +112,13 @@ class CardDecider:
             both = None
         if reads:
             code, conf = reads[0].code, max(r.confidence for r in reads)
-            if len(reads) == 1 and not self.twins.holds(
-                image, *index_frame(corners, 0 if reads[0] is first else 2), code=code
+            k = 0 if reads[0] is first else 2
+            if len(reads) == 1 and not self.rivals.holds(
+                image, corners, k, code=code, match=reads[0].match, far=lambda: sharp[1 - k // 2]
             ):
-                # One corner reads the card, and its index fits the same rank's twin suit as well
-                # (a blurred club passes for a spade): the other corner did not confirm the suit.
+                # One corner reads the card, and its index fits the same rank's twin suit or another
+                # rank as well (a blurred club passes for a spade), or the other corner shows
+                # another card's index more clearly: the other corner did not confirm the card.
                 return UNKNOWN, 0.0
             # Alone, both corners are in view: a corner that saw an index must not tell another
             # card from this one as clearly as a read would, or the two corners' scores together

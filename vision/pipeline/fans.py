@@ -147,7 +147,13 @@ class FanReader:
                 continue  # the far corner shows something like an index: which is the card's is unsure
             origin, x_vec, y_vec = index_frame(c, k)
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=False)
-            if look is not None and look.code != UNKNOWN:
+            if look is None or look.code == UNKNOWN:
+                continue
+            # As every one-corner read (read_exposed, CardDecider.read_card): against the card's
+            # twin, its runner-up ranks and what its other corner shows (dondorf's table 18007: a
+            # fan's bottom Qh named Qc by its corner under the top card's lower index). The far
+            # corner was read already (the check asks for it at once: the loop's ``far`` is the one).
+            if self.decider.rivals.holds(image, c, k, code=look.code, match=look.match, far=lambda: far):  # noqa: B023
                 hyp.code, hyp.confidence = look.code, look.confidence
                 self._one.append((hyp, k))
                 return
@@ -254,15 +260,18 @@ class FanReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
-        if named is not None and not self.decider.twins.holds(image, origin, x_vec, y_vec, code=named[0]):
-            named = None  # the index may be its twin's (a blurred club passes for a spade): unread, seen
+        own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)
+        if own is None:
+            named = None  # the index may be its twin's or another rank's (blurred): unread, seen
         if named is not None:
             if not self._far_in_view(hyp, corner):
                 hyp.code, hyp.confidence = named
                 self._one.append((hyp, corner))
                 return match.score
             opposite = self.corners.read_index(image, c, 2 - corner)
-            if not self._far_dissents(opposite, named[0]):
+            if not self._far_dissents(opposite, named[0]) and self.decider.rivals.far_agrees(
+                image, c, corner, code=named[0], own=float(own or 0.0), far=opposite
+            ):
                 hyp.code, hyp.confidence = named
                 self._one.append((hyp, corner))
                 return match.score

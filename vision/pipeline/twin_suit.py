@@ -1,7 +1,8 @@
-"""A one-corner read's suit checked against its same-coloured twin by the registered indices, blurred."""
+"""A one-corner read checked against its same-coloured twin (or another rival) by the registered indices, blurred."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 import cv2
@@ -67,30 +68,51 @@ class _Registered:
 
     def __init__(self, *, deck: DeckProfile, box: Box) -> None:
         self.looks = {code: _looks(face, box) for code, face in zip(CODES, deck.faces, strict=True)}
-        middle = len(TWIN_BLURS) // 2
-        self._pairs: dict[tuple[str, bool], tuple[Box, npt.NDArray[np.float32]]] = {}
+        self._pairs: dict[tuple[str, str, bool], tuple[Box, npt.NDArray[np.float32]]] = {}
+        # Each code's looks as a whole, rows as in a pair's (the same per row): several codes are
+        # fitted to one patch by one product (``TwinSuit.judged``).
+        self.whole = {code: _rows(self.looks[code], (0, 0, *self.looks[code][0].shape[::-1])) for code in CODES}
         for code in CODES:
-            if code[-1] not in _FIRST:
-                continue
-            mine, theirs = self.looks[code], self.looks[twin_of(code)]
-            h, w = mine[middle].shape
-            for whole in (True, False):
-                part = (0, 0, w, h) if whole else _suit_box(mine[middle], theirs[middle])
-                x0, y0, x1, y1 = part
-                rows = np.stack([look[y0:y1, x0:x1].ravel() for look in (*mine, *theirs)]).astype(np.float64)
-                rows -= rows.mean(axis=1, keepdims=True)
-                rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), _FLAT)
-                self._pairs[code, whole] = (part, np.asarray(rows, dtype=np.float32))
+            if code[-1] in _FIRST:
+                for whole in (True, False):
+                    self._pairs[code, twin_of(code), whole] = self._made(code, twin_of(code), whole=whole)
 
-    def pair(self, code: str, *, whole: bool) -> tuple[Box, npt.NDArray[np.float32], slice, slice]:
-        """The part of the index compared (all of it, or the suit: ``_suit_box``) as x0, y0, x1, y1
-        in look pixels; ``code``'s and its twin's looks cut to it, one zero-mean unit-norm row each
-        (a window's normalised correlation with every look is then one matrix product); and which
-        rows are ``code``'s, which its twin's."""
-        first = code[-1] in _FIRST
-        part, rows = self._pairs[code if first else twin_of(code), whole]
+    def _made(self, first: str, second: str, *, whole: bool) -> tuple[Box, npt.NDArray[np.float32]]:
+        """Two codes' looks cut to the whole index or to where they differ, one zero-mean unit-norm
+        row each (``first``'s, then ``second``'s)."""
+        middle = len(TWIN_BLURS) // 2
+        mine, theirs = self.looks[first], self.looks[second]
+        h, w = mine[middle].shape
+        part = (0, 0, w, h) if whole else _suit_box(mine[middle], theirs[middle])
+        return part, _rows([*mine, *theirs], part)
+
+    def pair(
+        self, code: str, *, whole: bool, rival: str | None = None
+    ) -> tuple[Box, npt.NDArray[np.float32], slice, slice]:
+        """The part of the index compared (all of it, or where the two cards' looks differ:
+        ``_suit_box``, the suit for a twin) as x0, y0, x1, y1 in look pixels; ``code``'s and its
+        ``rival``'s (by default its twin's) looks cut to it, one zero-mean unit-norm row each (a
+        window's normalised correlation with every look is then one matrix product); and which
+        rows are ``code``'s, which the rival's. A twin pair's rows are made with the deck's looks,
+        any other pair's when first asked for (a read's runner-ups: ``rival_check``)."""
+        other = twin_of(code) if rival is None else rival
+        first = CODES.index(code) < CODES.index(other)
+        key = (code, other, whole) if first else (other, code, whole)
+        made = self._pairs.get(key)
+        if made is None:
+            made = self._pairs[key] = self._made(key[0], key[1], whole=whole)
+        part, rows = made
         looks, twins = slice(0, len(TWIN_BLURS)), slice(len(TWIN_BLURS), None)
         return (part, rows, looks, twins) if first else (part, rows, twins, looks)
+
+
+def _rows(looks: Sequence[npt.NDArray[np.float32]], part: Box) -> npt.NDArray[np.float32]:
+    """Looks cut to ``part`` (x0, y0, x1, y1), one zero-mean unit-norm row each."""
+    x0, y0, x1, y1 = part
+    rows = np.stack([look[y0:y1, x0:x1].ravel() for look in looks]).astype(np.float64)
+    rows -= rows.mean(axis=1, keepdims=True)
+    rows /= np.maximum(np.linalg.norm(rows, axis=1, keepdims=True), _FLAT)
+    return np.asarray(rows, dtype=np.float32)
 
 
 def _registered(deck: DeckProfile, box: Box) -> _Registered:
@@ -145,14 +167,36 @@ class TwinSuit:
         """Whether the index at one corner (``CornerReader.read``'s vectors) fits ``code``'s
         registered index clearly better than its twin's (TWIN_LEAD), as a whole or at the suit
         alone, or fits neither (TWIN_SEEN)."""
+        return self.judged(image, origin, x_vec, y_vec, code=code, rivals=((twin_of(code), TWIN_LEAD),)) is not None
+
+    def judged(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str, rivals: Sequence[tuple[str, float]]
+    ) -> float | None:
+        """How well the index at one corner fits ``code``'s registered index as a whole, when it
+        fits it better than each rival's by that rival's lead (its twin's by TWIN_LEAD), as a
+        whole or where the two cards' looks differ (the suit of a twin, the rank of a card of
+        another rank), or fits neither (TWIN_SEEN); None when a rival fits as well."""
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
-        own, other = self._fits(patch, at, code, whole=True)
-        if max(own, other) < TWIN_SEEN or own - other >= TWIN_LEAD:
-            return True
-        # A small suit beside a large rank moves the whole index's fit little (standard's, dondorf's
-        # clubs lead their spades by 0.003 as a whole, 0.015-0.03 at the suit): the suit alone judges too.
-        own, other = self._fits(patch, at, code, whole=False)
-        return own - other >= TWIN_LEAD
+        codes = [code, *(rival for rival, _lead in rivals)]
+        own, *others = self._whole_fits(patch, at, codes)
+        for (rival, lead), other in zip(rivals, others, strict=True):
+            if max(own, other) < TWIN_SEEN or own - other >= lead:
+                continue
+            # A small suit beside a large rank moves the whole index's fit little (standard's,
+            # dondorf's clubs lead their spades by 0.003 as a whole, 0.015-0.03 at the suit): the
+            # part where the two looks differ judges too.
+            mine, theirs = self._fits(patch, at, code, whole=False, rival=rival)
+            if mine - theirs < lead:
+                return None
+        return own
+
+    def fits(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str, rival: str
+    ) -> tuple[float, float]:
+        """How well the index at one corner fits ``code``'s registered index and ``rival``'s, as a
+        whole (located by ``code``'s)."""
+        patch, at = self._located(image, origin, x_vec, y_vec, code=code)
+        return self._fits(patch, at, code, whole=True, rival=rival)
 
     def _looks(self, code: str) -> list[npt.NDArray[np.float32]]:
         """``code``'s registered index at each of TWIN_BLURS (darkest channel), made once per deck."""
@@ -183,28 +227,50 @@ class TwinSuit:
         return np.asarray(darkest, dtype=np.float32)
 
     def _fits(
-        self, patch: npt.NDArray[np.float32], at: tuple[int, int], code: str, *, whole: bool
+        self,
+        patch: npt.NDArray[np.float32],
+        at: tuple[int, int],
+        code: str,
+        *,
+        whole: bool,
+        rival: str | None = None,
     ) -> tuple[float, float]:
-        """The best normalised correlation of ``code``'s looks (TWIN_BLURS) and of its twin's, cut
-        to the whole index or its suit, with the patch within TWIN_NEAR pixels of where the index
-        lies (``at``)."""
-        (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=whole)
-        w, h = x1 - x0, y1 - y0
-        x, y = at[0] + x0, at[1] + y0
-        near = patch[max(y - TWIN_NEAR, 0) : y + h + TWIN_NEAR, max(x - TWIN_NEAR, 0) : x + w + TWIN_NEAR]
-        # OpenCV's TM_CCOEFF_NORMED for every look of both cards at once (one matchTemplate call
-        # each cost ~10x the arithmetic on these few shifts): a shifted window's dot product with a
-        # zero-mean unit-norm look, over the window's own spread about its mean (from its sums; a
-        # flat window fits nothing, 0 as OpenCV's). Taking the patch's mean out first keeps the
-        # float32 sums' rounding small; the looks being zero-mean, it changes no fit.
-        near = near - np.float32(near.mean())
-        windows = sliding_window_view(near, (h, w)).reshape(-1, h * w)
-        dots = windows @ rows.T
-        sums, squares = cv2.integral2(near, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
-        spread = (squares[h:, w:] - squares[:-h, w:] - squares[h:, :-w] + squares[:-h, :-w]) - (
-            sums[h:, w:] - sums[:-h, w:] - sums[h:, :-w] + sums[:-h, :-w]
-        ) ** 2 / (h * w)
-        norms = np.sqrt(np.maximum(spread, 0.0)).reshape(-1, 1)
-        fits = np.divide(dots, norms, out=np.zeros(dots.shape), where=norms > _FLAT)
-        best = fits.max(axis=0)
+        """The best normalised correlation of ``code``'s looks (TWIN_BLURS) and of its rival's (by
+        default its twin's), cut to the whole index or where they differ, with the patch within
+        TWIN_NEAR pixels of where the index lies (``at``)."""
+        (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=whole, rival=rival)
+        best = _correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
         return float(best[looks].max()), float(best[twins].max())
+
+    def _whole_fits(self, patch: npt.NDArray[np.float32], at: tuple[int, int], codes: Sequence[str]) -> list[float]:
+        """``_fits`` of the whole index for several codes at once (one product for all their looks)."""
+        whole = self._registered.whole
+        rows = np.concatenate([whole[c] for c in codes]) if len(codes) > 1 else whole[codes[0]]
+        h, w = self._registered.looks[codes[0]][0].shape
+        best = _correlated(patch, at, (w, h), rows).reshape(len(codes), len(TWIN_BLURS))
+        return [float(v) for v in best.max(axis=1)]
+
+
+def _correlated(
+    patch: npt.NDArray[np.float32], at: tuple[int, int], size: tuple[int, int], rows: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float64]:
+    """Each row's (a look, zero-mean, unit-norm, ``size`` w, h) best normalised correlation with
+    the patch within TWIN_NEAR pixels of ``at`` (x, y)."""
+    w, h = size
+    x, y = at
+    near = patch[max(y - TWIN_NEAR, 0) : y + h + TWIN_NEAR, max(x - TWIN_NEAR, 0) : x + w + TWIN_NEAR]
+    # OpenCV's TM_CCOEFF_NORMED for every look at once (one matchTemplate call each cost ~10x
+    # the arithmetic on these few shifts): a shifted window's dot product with a zero-mean
+    # unit-norm look, over the window's own spread about its mean (from its sums; a flat window
+    # fits nothing, 0 as OpenCV's). Taking the patch's mean out first keeps the float32 sums'
+    # rounding small; the looks being zero-mean, it changes no fit.
+    near = near - np.float32(near.mean())
+    windows = sliding_window_view(near, (h, w)).reshape(-1, h * w)
+    dots = windows @ rows.T
+    sums, squares = cv2.integral2(near, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
+    spread = (squares[h:, w:] - squares[:-h, w:] - squares[h:, :-w] + squares[:-h, :-w]) - (
+        sums[h:, w:] - sums[:-h, w:] - sums[h:, :-w] + sums[:-h, :-w]
+    ) ** 2 / (h * w)
+    norms = np.sqrt(np.maximum(spread, 0.0)).reshape(-1, 1)
+    fits = np.divide(dots, norms, out=np.zeros(dots.shape), where=norms > _FLAT)
+    return np.asarray(fits.max(axis=0))
