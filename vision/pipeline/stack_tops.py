@@ -81,7 +81,9 @@ def shifted_tops(
     rectangle of one card's shape (the plane card's, evenly scaled: ``_card_shaped``) is a card and
     is never moved: nearer the fit than 0.08 of a card's width the fit is that card placed a pixel
     or two better (a card in a barrelled corner shows larger than the plane card), and it is left
-    alone; farther, the top is only ever added beside it. Run after the stack's other steps
+    alone (unless the fit moved ``_OFF_CARD`` onto a card showing whole far better: the rectangle
+    lay on the card under it, and the top takes its place); farther, the top is only ever added
+    beside it. Run after the stack's other steps
     (``backs.stack_backs``).
     """
     blank = tester.blank(image)
