@@ -129,6 +129,7 @@ def stack_backs(
             slide=lambda c, cov, reach, turns: tester.slide(c, image, cov, reach=reach, turns=turns),
             card_w=card_w,
             card_h=card_h,
+            fit=lambda h: tester.fit_whole(h, image, reach=0.08 * card_w),
         )
 
     added += lower_backs()

@@ -23,6 +23,9 @@ Likeness = Callable[[Hypothesis, ByteImage], float]
 # the given reach, plane pixels) of the given corners, turned by each of the given degrees:
 # scores (n,) and corners (n, 4, 2), where to look (``BackTester.slide``).
 Slide = Callable[[Vec, ByteImage, float, tuple[float, ...]], tuple[Vec, Vec]]
+# The corners near a card's where a card showing whole matches the registered back best
+# (``BackTester.fit_whole``, a few pixels' reach).
+Fit = Callable[[Hypothesis], Vec]
 # A lower card's strip must match the registered back in place at least this well (the strip
 # test's own bar: true strips score mostly over 0.8, a face's or a misplaced rectangle's under 0.35).
 _MATCH: Final = 0.6
@@ -72,6 +75,11 @@ _HOPE: Final = 0.25
 _STEP: Final = 0.025
 # A strip beyond a back is moved at most this many steps (0.1 of a card's width along each side).
 _POLISH_STEPS: Final = 4
+# A card on top not placed right (under ``WHOLE_FIT``) whose fit to the back moves it at least this
+# far (card widths) is tried there for the middle card under it: drawn 3 px off (dev table 501,
+# kennard: 0.053 of a card's width), it hides part of the middle card's strip and leaves its own
+# border showing beside it (the true middle's strip 0.6 as drawn, 0.82 under the fitted top).
+_FIT_MOVE: Final = 0.01
 
 
 def hidden_backs(
@@ -84,6 +92,7 @@ def hidden_backs(
     slide: Slide,
     card_w: float,
     card_h: float,
+    fit: Fit | None = None,
 ) -> list[Hypothesis]:
     """Lower backs of the stacks among ``chosen`` (one blob's cards) whose rectangles no outline
     corner proposed; each one counted is appended to ``chosen`` and drawn into ``covered``.
@@ -98,7 +107,14 @@ def hidden_backs(
     geometry alone: ``likeness(hyp, covered)`` is ``BackTester.strip_likeness`` on the plane.
     """
     stack = _Stack(
-        chosen=chosen, covered=covered, solid=solid, likeness=likeness, slide=slide, card_w=card_w, card_h=card_h
+        chosen=chosen,
+        covered=covered,
+        solid=solid,
+        likeness=likeness,
+        slide=slide,
+        card_w=card_w,
+        card_h=card_h,
+        fit=fit,
     )
     added: list[Hypothesis] = []
     for _ in range(3):  # each card found uncovers no strip but may leave another beside it
@@ -124,6 +140,7 @@ class _Stack:
     slide: Slide
     card_w: float
     card_h: float
+    fit: Fit | None = None
     # Each back's likeness as a whole card (nothing hiding it), by the back's id: a back is one
     # of several pairs, and the all-clear mask is made once.
     _whole: dict[int, float] = field(default_factory=dict)
@@ -132,9 +149,7 @@ class _Stack:
     def whole(self, hyp: Hypothesis) -> float:
         """How well ``hyp`` matches the back as a whole card (nothing hides it; remembered)."""
         if id(hyp) not in self._whole:
-            if self._blank is None:
-                self._blank = np.zeros(self.covered.shape, np.uint8)
-            self._whole[id(hyp)] = self.likeness(hyp, self._blank)
+            self._whole[id(hyp)] = self.likeness(hyp, self._blank_mask())
         return self._whole[id(hyp)]
 
     def count(self, hyp: Hypothesis) -> Hypothesis:
@@ -230,9 +245,42 @@ class _Stack:
                     continue
                 self._keep_middles(bottom=bottom, top=top)
                 found = self._middle(bottom=bottom, top=top)
+                if found is None and whole < WHOLE_FIT:
+                    found = self._under_fitted(bottom=bottom, top=top)
                 if found is not None:
                     out.append(found)
         return out
+
+    def _under_fitted(self, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
+        """The middle card under ``top`` (not placed right) and over ``bottom`` with the top moved to
+        where it matches the back whole better (``fit``), or None. Found, the top stays there (and
+        ``covered`` is drawn again); else it is put back. The middle is judged as under the top as
+        drawn (the same distances from both: the fit makes no top one placed right)."""
+        if self.fit is None:
+            return None
+        quad = self.fit(top)
+        if float(np.hypot(*(quad.mean(axis=0) - top.center))) < _FIT_MOVE * self.card_w:
+            return None  # (in place already: the same search)
+        fitted = self.likeness(Hypothesis(corners=quad), self._blank_mask())
+        if fitted <= self.whole(top):
+            return None
+        drawn_at, placed = (top.corners, top.center), self.whole(top) >= WHOLE_FIT
+        top.corners, top.center = quad, quad.mean(axis=0)
+        found = self._middle(bottom=bottom, top=top, placed_top=placed)
+        if found is None:
+            top.corners, top.center = drawn_at
+            return None
+        self._whole[id(top)] = fitted
+        cv2.fillConvexPoly(self.covered, np.round(drawn_at[0]).astype(np.int32), 0)
+        for o in self.chosen:
+            cv2.fillConvexPoly(self.covered, np.round(o.corners).astype(np.int32), 255)
+        return found
+
+    def _blank_mask(self) -> ByteImage:
+        """The all-clear mask (nothing hides a card), made once."""
+        if self._blank is None:
+            self._blank = np.zeros(self.covered.shape, np.uint8)
+        return self._blank
 
     def _keep_middles(self, *, bottom: Hypothesis, top: Hypothesis) -> None:
         """Marks as ``hidden`` the chosen backs between ``top`` and ``bottom`` that are a middle card:
@@ -253,13 +301,14 @@ class _Stack:
             if self._holds(quad, score=score, bottom=bottom, top=top, above=above, own=mid):
                 mid.corners, mid.center, mid.hidden = quad, quad.mean(axis=0), True
 
-    def _middle(self, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
+    def _middle(self, *, bottom: Hypothesis, top: Hypothesis, placed_top: bool | None = None) -> Hypothesis | None:
         """The best middle card under ``top`` and over ``bottom``: a card dealt by hand lies a few
         millimetres from each of its neighbours in any direction, turned a few degrees (not in
         line with them, not half way, not always inside the box between them). The back's
         brightness is slid over the stack at every shift of the top card within reach of both
         (``slide``: what the cards above hide left out), turned each way; the best place is
-        then refined by the back's own look in place (``likeness``)."""
+        then refined by the back's own look in place (``likeness``). ``placed_top``: whether the top
+        counts as placed right (else by its own look)."""
         card_w = self.card_w
         if float(np.hypot(*(top.center - bottom.center))) > 2 * _FAR * card_w:
             return None  # no place lies near enough to both
@@ -274,7 +323,8 @@ class _Stack:
         # Next to a top placed right (seen whole), nothing hides the top and its own border does
         # not show: a strip beside it is the middle card's, and the middle may lie tight on the
         # card under it (whose own border is ruled out below). Else 0.15 from both.
-        placed_top = self.whole(top) >= WHOLE_FIT
+        if placed_top is None:
+            placed_top = self.whole(top) >= WHOLE_FIT
         apart = _APART if placed_top else _APART_OFF
         tight = _APART_TIGHT if placed_top else _APART_OFF
         reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
@@ -292,7 +342,7 @@ class _Stack:
         shifted = [mid + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
         score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first)
         score, mid = max([(score, mid), *(placed(turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
-        if not self._holds(mid, score=score, bottom=bottom, top=top, above=above):
+        if not self._holds(mid, score=score, bottom=bottom, top=top, above=above, placed_top=placed_top):
             return None
         hyp = Hypothesis(corners=mid)
         hyp.back, hyp.back_score = True, score
@@ -307,12 +357,14 @@ class _Stack:
         top: Hypothesis,
         above: ByteImage,
         own: Hypothesis | None = None,
+        placed_top: bool | None = None,
     ) -> bool:
         """Whether a middle card at ``mid`` under ``top`` and over ``bottom``, matching what ``above``
         leaves of it ``score``, is one more card (``own``: the chosen back drawn there, if any);
         ``above`` gets it drawn in."""
         card_w = self.card_w
-        placed_top = self.whole(top) >= WHOLE_FIT
+        if placed_top is None:
+            placed_top = self.whole(top) >= WHOLE_FIT
         apart = _APART if placed_top else _APART_OFF
         tight = _APART_TIGHT if placed_top else _APART_OFF
         if score < _MATCH:

@@ -34,6 +34,12 @@ _SAME: Final = 0.08
 # lower one; nearer, a rectangle a few pixels off the top card leaves its own border showing as a
 # strip (``hidden._APART_OFF``), so the lower card must show the back in place there.
 _APART: Final = 0.15
+# A card's rectangle whose fit moves at least this far (card widths) onto a card matching the back as
+# a whole card (``WHOLE_FIT``) and this much better than the rectangle is no card seen whole: it lies
+# on the card under the top (dev table 11019's pair 0.1 of a card's width apart, five designs: the
+# rectangle on the lower card 0.38-0.65, the fit 0.075 away on the top 0.93-0.96).
+_OFF_CARD: Final = 0.05
+_OFF_GAIN: Final = 0.2
 # The card under a top fitted to the back lies at least this far from it (card widths): the fit
 # leaves no more than a pixel of the top's own border beside it.
 _UNDER: Final = 0.1
@@ -75,7 +81,9 @@ def shifted_tops(
     rectangle of one card's shape (the plane card's, evenly scaled: ``_card_shaped``) is a card and
     is never moved: nearer the fit than 0.08 of a card's width the fit is that card placed a pixel
     or two better (a card in a barrelled corner shows larger than the plane card), and it is left
-    alone; farther, the top is only ever added beside it. Run after the stack's other steps
+    alone (unless the fit moved ``_OFF_CARD`` onto a card showing whole far better: the rectangle
+    lay on the card under it, and the top takes its place); farther, the top is only ever added
+    beside it. Run after the stack's other steps
     (``backs.stack_backs``).
     """
     blank = tester.blank(image)
@@ -109,7 +117,9 @@ def shifted_tops(
         if score < _MATCH or score < whole_of(low) + _BETTER or share(solid, top.corners) < 0.95:
             continue
         gap = float(np.hypot(*(top.center - low.center)))
-        if sized and gap < _SAME * card_w:
+        # (Unless the fit moved well off it onto a card showing whole far better: it lay on the card under it.)
+        off = _OFF_CARD * card_w <= gap and score >= max(WHOLE_FIT, whole_of(low) + _OFF_GAIN)
+        if sized and gap < _SAME * card_w and not off:
             continue  # a card's rectangle a pixel or two off the fit: the same card, left where it was chosen
         over = [o for o in chosen if o is not low and overlap_area(top.corners, o.corners) > 1.0]
         if any(
@@ -137,7 +147,7 @@ def shifted_tops(
             added.append(top)
             cv2.fillConvexPoly(covered, np.round(top.corners).astype(np.int32), 255)
             continue
-        if sized:
+        if sized and not off:
             continue  # a card's rectangle is a card: the top is only ever added beside it, never put in its place
         k = next(i for i, o in enumerate(chosen) if o is low)
         chosen[k] = top
