@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
-from vision.pipeline.geometry import area, drawn, on_outline, outer_span, overlap_area, share
+from vision.pipeline.geometry import area, drawn, on_outline, outer_span, overlap_area, redraw, share
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
 from vision.pipeline.masks import Masks
@@ -219,7 +219,7 @@ def _tops(
         if near:
             k = next(i for i, o in enumerate(chosen) if o is near[0])
             chosen[k] = hyp
-            _redraw(covered, chosen, erased=near[0])
+            redraw(covered, (o.corners for o in chosen), erased=near[0].corners)
         else:
             chosen.append(hyp)
             added.append(hyp)
@@ -300,7 +300,7 @@ def _turned_tops(
         added.append(hyp)
         for gone in crossed:
             cv2.fillConvexPoly(covered, np.round(gone.corners).astype(np.int32), 0)
-        _redraw(covered, chosen, erased=hyp)
+        redraw(covered, (o.corners for o in chosen), erased=hyp.corners)
     return added
 
 
@@ -392,7 +392,7 @@ def _one_card(
             one.whole = True
             chosen[:] = [one if o is top else o for o in chosen if o is not low]
             added[:] = [one if o is top else o for o in added if o is not low]
-            _redraw(covered, chosen, erased=low)
+            redraw(covered, (o.corners for o in chosen), erased=low.corners)
             return
 
 
@@ -403,14 +403,6 @@ def _backs_under(hyp: Hypothesis, chosen: list[Hypothesis], card_h: float) -> li
     if not over or any(o.code != BACK or not parallel(hyp.corners, o.corners, within=STACK_COS) for o in over):
         return None
     return over
-
-
-def _redraw(covered: ByteImage, chosen: list[Hypothesis], *, erased: Hypothesis) -> None:
-    """``covered`` after a chosen back was replaced or dropped: ``erased`` cleared, every chosen
-    card drawn again (the cleared quad shared pixels with others)."""
-    cv2.fillConvexPoly(covered, np.round(erased.corners).astype(np.int32), 0)
-    for o in chosen:
-        cv2.fillConvexPoly(covered, np.round(o.corners).astype(np.int32), 255)
 
 
 def _still_shows(

@@ -48,6 +48,14 @@ def drawn(shape: tuple[int, ...], quads: Iterable[Vec]) -> ByteImage:
     return mask
 
 
+def redraw(covered: ByteImage, quads: Iterable[Vec], *, erased: Vec) -> None:
+    """``covered`` after a card was moved, replaced or dropped: ``erased`` (its quad as it was
+    drawn) cleared, every card in ``quads`` drawn again (the cleared quad shared pixels with them)."""
+    cv2.fillConvexPoly(covered, np.round(erased).astype(np.int32), 0)
+    for quad in quads:
+        cv2.fillConvexPoly(covered, np.round(quad).astype(np.int32), 255)
+
+
 def side_lengths(quad: Vec) -> Vec:
     """The lengths of ``quad``'s four sides, from ``quad[0]``'s to ``quad[3]``'s (back to ``quad[0]``)."""
     return np.asarray(np.hypot(*(np.roll(quad, -1, 0) - quad).T), np.float64)

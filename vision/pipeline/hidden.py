@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, unit
+from vision.pipeline.geometry import aligned, area, drawn, overlap_area, redraw, share, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 ByteImage = npt.NDArray[Any]
@@ -271,9 +271,7 @@ class _Stack:
             top.corners, top.center = drawn_at
             return None
         self._whole[id(top)] = fitted
-        cv2.fillConvexPoly(self.covered, np.round(drawn_at[0]).astype(np.int32), 0)
-        for o in self.chosen:
-            cv2.fillConvexPoly(self.covered, np.round(o.corners).astype(np.int32), 255)
+        redraw(self.covered, (o.corners for o in self.chosen), erased=drawn_at[0])
         return found
 
     def _blank_mask(self) -> ByteImage:
