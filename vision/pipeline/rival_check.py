@@ -8,13 +8,13 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from controller.cards import RANKS
 from vision.index_match import IndexMatch
 from vision.pipeline.corners import CornerRead, index_frame
 from vision.pipeline.twin_suit import TWIN_LEAD, TwinSuit, twin_of
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
-_RANKS: Final = "23456789TJQKA"
 # How many of the classifier's runner-up ranks (in the read suit) a one-corner read is checked
 # against, and by how much (normalised correlation, as a whole or where the two looks differ: the
 # rank) its own registered index must fit better. Under heavy blur a rank's glyph can pass for
@@ -23,17 +23,17 @@ _RANKS: Final = "23456789TJQKA"
 # rank). Unlike a club and a spade (TWIN_LEAD), no rank is known to pass for another one way:
 # the rival need only fit as well. Measured on vision_blur's hershey tables 18080-18099: 174 right
 # one-corner namings, none refused against any of the 51 other codes at a lead of 0 (2 at 0.005).
-RIVAL_RANKS: Final = 2
+RIVALRANKS: Final = 2
 RIVAL_LEAD: Final = 0.0
 
 
 def runner_up_ranks(match: IndexMatch | None, code: str) -> list[str]:
     """The cards of ``code``'s suit whose ranks the classifier's scores put next after ``code``'s."""
-    if match is None or len(match.rank_scores) != len(_RANKS):
+    if match is None or len(match.rank_scores) != len(RANKS):
         return []
     scores = match.rank_scores.tolist()  # (13 values: plain Python sorts them faster than numpy)
-    order = sorted(range(len(_RANKS)), key=lambda i: -scores[i])
-    return [_RANKS[i] + code[-1] for i in order if _RANKS[i] != code[0]][:RIVAL_RANKS]
+    order = sorted(range(len(RANKS)), key=lambda i: -scores[i])
+    return [RANKS[i] + code[-1] for i in order if RANKS[i] != code[0]][:RIVALRANKS]
 
 
 class RivalCheck:

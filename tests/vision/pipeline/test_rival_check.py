@@ -6,6 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
+from controller.cards import RANKS
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, DeckProfile
 from vision.index_match import IndexMatch
@@ -15,7 +16,6 @@ from vision.pipeline.rival_check import RivalCheck, runner_up_ranks
 from vision.pipeline.settings import RecognizerSettings
 from vision.pipeline.twin_suit import TwinSuit
 
-RANKS = "23456789TJQKA"
 # The canonical card as the frame: a card's corners, its index corner 0 at the top left.
 CORNERS = np.array([[0.0, 0.0], [CARD_PX_W, 0.0], [CARD_PX_W, CARD_PX_H], [0.0, CARD_PX_H]])
 # How far past the registered index box (canonical pixels) a corner's ink is copied.
