@@ -14,8 +14,9 @@ import numpy.typing as npt
 from vision.pipeline.corners import UNKNOWN, CornerReader, index_frame
 from vision.pipeline.fan_edges import EDGE_BEYOND, Walk, follow_side, index_starts, outline_edges, paper_along, walks
 from vision.pipeline.fan_looks import FAN_SEEN_SCORE
-from vision.pipeline.fans import FAN_INDEX_LEAST, FAN_RETRY_SCORE, FanReader
+from vision.pipeline.fans import FanReader
 from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.one_corner import FAN_INDEX_LEAST, FAN_RETRY_SCORE
 from vision.pipeline.plane import Plane
 
 ByteImage = npt.NDArray[Any]

@@ -39,7 +39,7 @@ def _split(fans: FanReader, *, covering: str | None) -> Hypothesis:
     # Spread along the short side: the top card's quad covers the bottom card's corner 2.
     top = Hypothesis(corners=card_quad(100.0 + 0.7 * W, 100.0 if covering else 100.0 + 2 * H, 0.0))
     top.code = covering or "Ks"
-    fans._split.append((bottom, _clear("3d"), _clear("Ks")))
+    fans.pending.split.append((bottom, _clear("3d"), _clear("Ks")))
     fans.settle([bottom, top], card_w=W)
     return bottom
 
@@ -57,7 +57,7 @@ def test_two_clear_indices_stay_unread_when_nothing_explains_one(kennard: DeckPr
     bottom = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
     top = Hypothesis(corners=card_quad(100.0 + 0.7 * W, 100.0, 0.0))
     top.code = "Qh"
-    fans._split.append((bottom, _clear("3d"), _clear("Ks")))
+    fans.pending.split.append((bottom, _clear("3d"), _clear("Ks")))
     fans.settle([bottom, top], card_w=W)
     assert bottom.code == UNKNOWN
 

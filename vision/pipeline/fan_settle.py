@@ -1,0 +1,103 @@
+"""What reading a blob's cards left to settle once the whole blob is read: cards whose corners disagree."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from vision.pipeline.corners import UNKNOWN, CornerRead
+from vision.pipeline.hypotheses import Hypothesis, parallel
+from vision.pipeline.one_corner import FAN_EXTRA_SCORE
+from vision.pipeline.settings import RecognizerSettings
+
+
+class FanSettle:
+    """Cards of the blob being explained whose reads hang on the cards around them (a fan's bottom
+    card, its far corner on the fan's edge under the cards above), noted while the blob is read and
+    settled once it is: the index that lies under a card read as what it showed is that card's."""
+
+    def __init__(self, *, settings: RecognizerSettings) -> None:
+        self.settings = settings
+        # Cards whose two index corners showed two clear, different indices, with those reads
+        # (corner 0's, corner 2's).
+        self.split: list[tuple[Hypothesis, CornerRead, CornerRead]] = []
+        # Cards with one clear index corner and a fair one that reads steadily (see
+        # FanReader._steady_under): the card, the clear corner (0 or 2), the fair corner's card and
+        # confidence, and the clear corner's card.
+        self.fair: list[tuple[Hypothesis, int, tuple[str, float], str]] = []
+        # Cards named by one index corner, with that corner (0 or 2) (see _named_under).
+        self.one: list[tuple[Hypothesis, int]] = []
+        # Cards with one clear index corner read as a card and a fair one showing another: the
+        # card, the fair corner (0 or 2), what it showed, and the clear corner's card and confidence.
+        self.over: list[tuple[Hypothesis, int, str, tuple[str, float]]] = []
+
+    def forget(self, hyp: Hypothesis) -> None:
+        """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
+        self.split = [entry for entry in self.split if entry[0] is not hyp]
+        self.fair = [entry for entry in self.fair if entry[0] is not hyp]
+        self.one = [entry for entry in self.one if entry[0] is not hyp]
+        self.over = [entry for entry in self.over if entry[0] is not hyp]
+
+    def settle(self, hyps: Sequence[Hypothesis], *, card_w: float) -> None:
+        """Read the cards whose two index corners showed two clear, different indices, where one
+        corner lies under another card read as what it showed: that is the other card's face (the
+        bottom card of a fan, whose far corner lies on the fan's edge under the cards above), and
+        the other index, clear, is this card's own.
+        """
+        split, self.split = self.split, []
+        fair, self.fair = self.fair, []
+        one, self.one = self.one, []
+        over, self.over = self.over, []
+        for hyp, k in one:
+            if hyp.code != UNKNOWN and _named_under(hyps, hyp, k, card_w=card_w):
+                # The index it was named by is that card's (the bottom card of a fan, its far
+                # corner on the fan's edge under the top card, whose clear index lies there).
+                hyp.code, hyp.confidence = UNKNOWN, 0.0
+        for hyp, far, named, clear in fair:
+            if hyp.code == UNKNOWN and _under_read(hyps, hyp, far, code=clear, card_w=card_w):
+                hyp.code, hyp.confidence = named
+        for hyp, k, shown, clear_read in over:
+            # The fair index is that of the card read lying over the corner (the bottom card of a
+            # fan spread along its side, its far corner on the fan's edge under the top card; a
+            # four-index design's top card shows an index there: dondorf's table 13000 8c, its far
+            # corner 5c 0.745 under the 5c): the clear one is this card's own.
+            if hyp.code == UNKNOWN and _under_read(hyps, hyp, k, code=shown, card_w=card_w):
+                hyp.code, hyp.confidence = clear_read
+        need = self.settings.accept_score + FAN_EXTRA_SCORE
+        for hyp, first, second in split:
+            if hyp.code != UNKNOWN:
+                continue
+            for k, here, other in ((0, first, second), (2, second, first)):
+                if other.code == UNKNOWN or other.match is None or other.match.score < need:
+                    continue
+                if other.code == here.best:
+                    continue
+                if here.best is not None and _under_read(hyps, hyp, k, code=here.best, card_w=card_w):
+                    hyp.code, hyp.confidence = other.code, other.confidence
+                    break
+
+
+def _named_under(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+    """Whether ``hyp``'s corner ``k``, which named it, lies under (or within a tenth of a card's
+    width of) another card of ``hyps`` read as the same code: not ``hyp`` drawn again (the same
+    place and lie, as explain's choice takes one card)."""
+    others = [
+        o
+        for o in hyps
+        if not (float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners))
+    ]
+    return _under_read(others, hyp, k, code=hyp.code, card_w=card_w)
+
+
+def _under_read(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, code: str, card_w: float) -> bool:
+    """Whether ``hyp``'s corner ``k`` lies under (or within a tenth of a card's width of) another
+    card of ``hyps`` read as ``code``."""
+    corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
+    return any(
+        o is not hyp
+        and o.code == code
+        and cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w
+        for o in hyps
+    )
