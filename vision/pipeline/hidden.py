@@ -10,7 +10,7 @@ from typing import Final
 import cv2
 import numpy as np
 
-from vision.pipeline.geometry import ByteImage, Vec, on_stack, overlap_area, turned, unit
+from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, overlap_area, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.middle_cards import MiddleCards
 
@@ -34,6 +34,18 @@ _HOPE: Final = 0.25
 _STEP: Final = 0.025
 # A strip beyond a back is moved at most this many steps (0.1 of a card's width along each side).
 _POLISH_STEPS: Final = 4
+# Where a strip's edges place no card, the back is slid this far (card widths) from a chosen back
+# (the bottom of three lies up to two offsets from the top: 0.8 of a card's width) ...
+_SLIDE_REACH: Final = 0.8
+# ... turned this much either way (degrees; the place found is turned 1.5 more when that is better).
+_SLIDE_TURNS: Final = (-3.0, 0.0, 3.0)
+# ... to places at least this far from every card counted (card widths): a rectangle a few pixels
+# off leaves its own border showing as a strip up to about this thin (the middle search's bar).
+_SLID_APART: Final = 0.15
+# The best few places so are tried (best first) ...
+_SLID_TRIES: Final = 3
+# ... each holding at least this much (of a card's area) of a strip no card explains.
+_STRIP_PIECE: Final = 0.04
 
 
 def hidden_backs(
@@ -142,11 +154,13 @@ class Stack:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(rest, connectivity=8)
         best: Hypothesis | None = None
         short: list[tuple[float, Vec]] = []  # places that lie right but fell short of the bar
+        strips: list[Vec] = []
         for label in range(1, n):
             if stats[label, cv2.CC_STAT_AREA] < 0.04 * card_w * self.card_h:
                 continue
             ys, xs = np.nonzero(labels == label)
             strip = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+            strips.append(strip)
             for top in backs:
                 for turn in _TURNS:
                     corners = _reaching(turned(top.corners, turn), strip, card_w)
@@ -161,7 +175,44 @@ class Stack:
             score, corners = max(short, key=_first)
             if score >= _HOPE:
                 best = self._judged(self.polished(corners))
+        if best is None and strips:
+            best = self._slid_beyond(backs, strips)
         return best
+
+    def _slid_beyond(self, backs: list[Hypothesis], strips: list[Vec]) -> Hypothesis | None:
+        """The lower back whose strip shows beside a chosen back where the strip's edges place no
+        card (its strip runs into another's: the bottom and middle of three both beyond the top, or
+        a chip or glare cuts the edge): the back's brightness slid over the stack from each chosen
+        back (``slide``, what the cards counted hide left out), the best place that explains a
+        piece of a strip refined by the back's own look in place and judged as any lower back."""
+        card_w, card_area = self.card_w, self.card_w * self.card_h
+        found: Hypothesis | None = None
+        for top in backs:
+            scores, quads = self.slide(top.corners, self.covered, _SLIDE_REACH * card_w, _SLIDE_TURNS)
+            if not len(scores):
+                continue
+            centres = quads.mean(axis=1)
+            # Not a card counted, nor that card a few pixels off (its own border shows as a strip).
+            apart = np.ones(len(scores), bool)
+            for o in self.chosen:
+                apart &= np.hypot(*(centres - o.center).T) >= _SLID_APART * card_w
+            scores = np.where(apart, scores, -1.0)
+            for k in np.argsort(-scores)[:_SLID_TRIES]:
+                if scores[k] < _HOPE:
+                    break
+                quad = aligned(quads[k], top.corners)
+                # It must hold a piece of a strip no card explains (else it only re-frames what shows).
+                if not any(_inside(quad, strip) >= _STRIP_PIECE * card_area for strip in strips):
+                    continue
+                hyp = self._judged(self.polished(quad))
+                if hyp is None or any(
+                    float(np.hypot(*(hyp.center - o.center))) < _SLID_APART * card_w for o in self.chosen
+                ):
+                    continue
+                if found is None or hyp.back_score > found.back_score:
+                    found = hyp
+                break
+        return found
 
     def polished(self, quad: Vec, hiding: ByteImage | None = None) -> Vec:
         """``quad`` moved along its sides in steps of ``_STEP`` of a card's width while what shows
@@ -215,6 +266,23 @@ class Stack:
             return None  # too little of it shows, what shows is partly felt (no card's strip), or no back
         hyp.back, hyp.back_score = True, score
         return hyp
+
+
+def _inside(quad: Vec, points: Vec) -> int:
+    """How many of ``points`` lie inside the convex ``quad`` (on the inner side of all four sides)."""
+    inside = np.ones(len(points), bool)
+    for i in range(4):
+        edge = quad[(i + 1) % 4] - quad[i]
+        rel = points - quad[i]
+        cross = edge[0] * rel[:, 1] - edge[1] * rel[:, 0]
+        inside &= cross * _orientation(quad) >= 0
+    return int(np.count_nonzero(inside))
+
+
+def _orientation(quad: Vec) -> float:
+    """+1 when ``quad``'s corners run one way round, -1 the other (the sign of its signed area)."""
+    x, y = quad[:, 0], quad[:, 1]
+    return 1.0 if float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) >= 0 else -1.0
 
 
 def _first(pair: tuple[float, object]) -> float:
