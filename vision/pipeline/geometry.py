@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
 import cv2
 import numpy as np
@@ -14,6 +14,9 @@ import numpy.typing as npt
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
 Point = tuple[float, float]
+# At least this share of what shows of a lower card lies on the stack's blob (the rest is felt:
+# a rectangle off the cards, not a card's strip): ``on_stack``.
+ON_STACK: Final = 0.85
 
 
 def unit(v: Vec) -> Vec:
@@ -180,3 +183,23 @@ def share(mask: ByteImage, quad: Vec, *, exclude: ByteImage | None = None) -> fl
 def on_outline(contour: ByteImage, point: Vec, tol: float) -> bool:
     """True when ``point`` lies within ``tol`` of the blob's outline (inside or out)."""
     return abs(cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True)) < tol
+
+
+def turned(quad: Vec, degrees: float) -> Vec:
+    """``quad`` turned about its centre."""
+    if degrees == 0.0:
+        return quad
+    t = math.radians(degrees)
+    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
+    mid = quad.mean(axis=0)
+    return np.asarray((quad - mid) @ rot.T + mid, np.float64)
+
+
+def on_stack(corners: Vec, *, solid: ByteImage, hiding: ByteImage, least: float) -> bool:
+    """Whether what ``hiding`` leaves of a lower card's rectangle shows at least ``least`` (square
+    pixels) and lies on the stack (``solid``), not on felt, as a card's strip does (85 %).
+    """
+    size = area(corners)
+    shown = (1.0 - share(hiding, corners)) * size
+    seen = share(solid, corners, exclude=hiding) * size
+    return seen >= least and seen >= ON_STACK * shown

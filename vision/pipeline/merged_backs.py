@@ -9,8 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import area, drawn, outer_span, overlap_area, share, side_lengths, unit
-from vision.pipeline.hidden import ON_STACK, turned
+from vision.pipeline.geometry import ON_STACK, area, drawn, outer_span, overlap_area, share, side_lengths, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.stack_tops import card_along, card_shape, sides_beyond
 

@@ -11,8 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT, BackTester
-from vision.pipeline.geometry import area, count_in, drawn, local_poly, outer_span, overlap_area, unit
-from vision.pipeline.hidden import on_stack
+from vision.pipeline.geometry import area, count_in, drawn, local_poly, on_stack, outer_span, overlap_area, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 ByteImage = npt.NDArray[Any]

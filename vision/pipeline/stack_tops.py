@@ -10,8 +10,18 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import aligned, area, drawn, overlap_area, share, shrink, side_lengths, unit
-from vision.pipeline.hidden import on_stack, turned
+from vision.pipeline.geometry import (
+    aligned,
+    area,
+    drawn,
+    on_stack,
+    overlap_area,
+    share,
+    shrink,
+    side_lengths,
+    turned,
+    unit,
+)
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from vision.deck import default_deck
 from vision.pipeline import back_tester
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.geometry import unit
-from vision.pipeline.hidden import _POLISH_STEPS, _STEP, _first, _Stack, turned
+from vision.pipeline.hidden import _POLISH_STEPS, _STEP, Stack, _first, turned
 from vision.pipeline.hypotheses import Hypothesis
 
 _STRIP = np.array([[0, 0], [40, 0], [40, 56], [0, 56]], np.float32)
@@ -136,8 +136,8 @@ def test_whether_the_back_is_like_the_cloth_is_the_same_asked_again() -> None:
         assert tester.like_cloth(felt_hue) == want
 
 
-def _polished_before(stack: _Stack, quad: np.ndarray, hiding: np.ndarray | None = None) -> np.ndarray:
-    """``_Stack._polished`` as written before (each step's moves worked out again)."""
+def _polished_before(stack: Stack, quad: np.ndarray, hiding: np.ndarray | None = None) -> np.ndarray:
+    """``Stack.polished`` as written before (each step's moves worked out again)."""
     mask = stack.covered if hiding is None else hiding
 
     def placed(corners: np.ndarray) -> tuple[float, np.ndarray]:
@@ -169,7 +169,7 @@ def test_a_polished_strip_lands_on_the_same_corners_as_before() -> None:
             return -math.hypot(*(c - peak)) * math.sqrt(2.0) + 1e-3 * float(hyp.corners[0, 0])
 
         covered = np.zeros((360, 320), np.uint8)
-        stack = _Stack(
+        stack = Stack(
             chosen=[],
             covered=covered,
             solid=covered,
@@ -182,6 +182,6 @@ def test_a_polished_strip_lands_on_the_same_corners_as_before() -> None:
         want = _polished_before(stack, quad)
         before = list(asked)
         asked.clear()
-        got = stack._polished(quad)
+        got = stack.polished(quad)
         assert got.tobytes() == want.tobytes()
         assert asked == before  # the same places asked, in the same order
