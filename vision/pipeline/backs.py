@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, Final
 
 import cv2
@@ -285,6 +286,12 @@ def _turned_tops(
         # matches itself turned a quarter nearly as well as in place).
         if any(score <= fitted_of(o) + _TOP_BETTER for o in crossed):
             continue
+        # A rectangle of the pool lying square with those backs that matches the back whole better
+        # is the card on top (``_tops`` counts it): dealt backs lie parallel, and the chosen ones
+        # are then cards of the stack, not rectangles across it (dev table standard-13005: a
+        # rectangle across the 2s fitted 0.62, the Jh on it, square, 0.97; the 2s was dropped).
+        if _square_top(pool, crossed, better_than=score, whole_of=whole_of, card_h=card_h):
+            continue
         spanned, better, end = _spanned(hyp, score, pool=pool, tester=tester, image=image, card_w=card_w, card_h=card_h)
         if (
             end is not None
@@ -302,6 +309,24 @@ def _turned_tops(
             cv2.fillConvexPoly(covered, np.round(gone.corners).astype(np.int32), 0)
         redraw(covered, (o.corners for o in chosen), erased=hyp.corners)
     return added
+
+
+def _square_top(
+    pool: list[Hypothesis],
+    crossed: list[Hypothesis],
+    *,
+    better_than: float,
+    whole_of: Callable[[Hypothesis], float],
+    card_h: float,
+) -> bool:
+    """Whether a rectangle of ``pool`` overlapping one of ``crossed`` and lying parallel to it matches
+    the back as a whole card better than ``better_than``."""
+    return any(
+        _overlap(h, o, card_h) and parallel(h.corners, o.corners, within=STACK_COS) and whole_of(h) > better_than
+        for h in pool
+        for o in crossed
+        if h.back is not False
+    )
 
 
 def _spanned(
