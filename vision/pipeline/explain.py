@@ -130,8 +130,8 @@ class Explainer:
                     hyp.seen = self.lone.printed_index(image, plane.to_frame(hyp.corners))
             else:
                 read_here(hyp=hyp, square=id(hyp) in square_ids)
-                if hyp.code == UNKNOWN and self._bare(contour, hyp, card_w * card_h):
-                    self._read_bare(image, plane, hyp)
+                if hyp.code == UNKNOWN and self._bare(hyp, contour=contour, card_area=card_w * card_h):
+                    self._read_bare(hyp, image=image, plane=plane)
                 if hyp.code == UNKNOWN and not hyp.seen and hyp.squared is not None:
                     # Drawn along a few pixels of an edge (a rounded corner, a fan's card side
                     # cut short by the next card) and unread: the same card square to the side
@@ -287,7 +287,7 @@ class Explainer:
         return chosen
 
     @staticmethod
-    def _bare(contour: ByteImage, hyp: Hypothesis, card_area: float) -> bool:
+    def _bare(hyp: Hypothesis, *, contour: ByteImage, card_area: float) -> bool:
         """Whether ``hyp``, in a blob of more than one card's area, is a card wholly in view with
         nothing but a little beside it: all four of its corners are the outline's (no card lies
         over one) and what of the blob it leaves is less than BARE_REST of a card (a chip or two
@@ -298,7 +298,7 @@ class Explainer:
         rest = cv2.contourArea(contour) - hyp.fill * area(hyp.corners)
         return rest < BARE_REST * card_area
 
-    def _read_bare(self, image: ByteImage, plane: Plane, hyp: Hypothesis) -> None:
+    def _read_bare(self, hyp: Hypothesis, *, image: ByteImage, plane: Plane) -> None:
         """Read a card wholly in view beside a chip (see ``_bare``) as a card lying alone, when the
         reading among others left it unknown: both index corners and its whole face are its own,
         so the lone reader's rules hold (an index a few hundredths short of a fan's one-index bar

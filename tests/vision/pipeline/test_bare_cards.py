@@ -71,9 +71,9 @@ def test_only_a_card_with_all_four_corners_on_the_outline_and_little_beside_it_i
     hull = cv2.convexHull(blob)
     assert cv2.contourArea(hull) - w * h < BARE_REST * w * h
     whole = Hypothesis(corners=card, anchors=4, fill=1.0)
-    assert Explainer._bare(hull, whole, w * h)
+    assert Explainer._bare(whole, contour=hull, card_area=w * h)
     # Three corners on the outline: something lies over the fourth.
-    assert not Explainer._bare(hull, Hypothesis(corners=card, anchors=3, fill=1.0), w * h)
+    assert not Explainer._bare(Hypothesis(corners=card, anchors=3, fill=1.0), contour=hull, card_area=w * h)
     # Another card beside it: more than BARE_REST of a card left over.
     two = np.concatenate([card, card + np.array([w * 0.8, 0.0])]).astype(np.int32).reshape(-1, 1, 2)
-    assert not Explainer._bare(cv2.convexHull(two), whole, w * h)
+    assert not Explainer._bare(whole, contour=cv2.convexHull(two), card_area=w * h)
