@@ -37,6 +37,11 @@ CORNER_NEAR: Final = 0.1
 # nicu-white table 3010's 8c, 12.2 px (0.21 w) from the 5c's; one card's rectangles drawn from
 # its corners put its index corners within a few pixels of its own.
 FANNED_APART: Final = 0.15
+# A card all four of whose corners are the outline's, in a blob that holds this share of a card
+# besides it, is read as a card lying alone (see Explainer._bare): a 39 mm chip is 0.22 of a
+# card, two pushed against it 0.43; the blob of a card and a chip in standard table 13005 leaves
+# 0.27 beside its Qh.
+BARE_REST: Final = 0.5
 
 
 @dataclass
@@ -125,6 +130,8 @@ class Explainer:
                     hyp.seen = self.lone.printed_index(image, plane.to_frame(hyp.corners))
             else:
                 read_here(hyp=hyp, square=id(hyp) in square_ids)
+                if hyp.code == UNKNOWN and self._bare(hyp, contour=contour, card_area=card_w * card_h):
+                    self._read_bare(hyp, image=image, plane=plane)
                 if hyp.code == UNKNOWN and not hyp.seen and hyp.squared is not None:
                     # Drawn along a few pixels of an edge (a rounded corner, a fan's card side
                     # cut short by the next card) and unread: the same card square to the side
@@ -278,6 +285,30 @@ class Explainer:
             gone = {id(hyp) for hyp in twice}
             chosen = [hyp for hyp in chosen if id(hyp) not in gone]
         return chosen
+
+    @staticmethod
+    def _bare(hyp: Hypothesis, *, contour: ByteImage, card_area: float) -> bool:
+        """Whether ``hyp``, in a blob of more than one card's area, is a card wholly in view with
+        nothing but a little beside it: all four of its corners are the outline's (no card lies
+        over one) and what of the blob it leaves is less than BARE_REST of a card (a chip or two
+        pushed against it, no other card's face).
+        """
+        if hyp.anchors != 4:
+            return False
+        rest = cv2.contourArea(contour) - hyp.fill * area(hyp.corners)
+        return rest < BARE_REST * card_area
+
+    def _read_bare(self, hyp: Hypothesis, *, image: ByteImage, plane: Plane) -> None:
+        """Read a card wholly in view beside a chip (see ``_bare``) as a card lying alone, when the
+        reading among others left it unknown: both index corners and its whole face are its own,
+        so the lone reader's rules hold (an index a few hundredths short of a fan's one-index bar
+        confirmed by the face: standard table 13005's Qh, 0.73 eased, face 0.93, a chip against
+        it). Unread so, it stays as the reading among others left it."""
+        code, conf = self.lone.read_alone(image, plane.to_frame(hyp.corners))
+        if code == UNKNOWN:
+            return
+        self.fans.forget(hyp)
+        hyp.code, hyp.confidence, hyp.seen, hyp.whole, hyp.examined = code, conf, False, True, (0, 2)
 
 
 def _cornered_across(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
