@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, overlap_area, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
-from vision.pipeline.middle_cards import MiddleCards
+from vision.pipeline.middle_cards import SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
 
 # How well what the given mask does not hide of a rectangle matches the registered back in place.
 Likeness = Callable[[Hypothesis, ByteImage], float]
@@ -23,15 +23,8 @@ Slide = Callable[[Vec, ByteImage, float, tuple[float, ...]], tuple[Vec, Vec]]
 # The corners near a card's where a card showing whole matches the registered back best
 # (``BackTester.fit_whole``, a few pixels' reach).
 Fit = Callable[[Hypothesis], Vec]
-# A lower card's strip must match the registered back in place at least this well (the strip
-# test's own bar: true strips score mostly over 0.8, a face's or a misplaced rectangle's under 0.35).
-_MATCH: Final = 0.6
 # Turns (degrees) tried for a lower card: backs dealt on one another lie a few degrees apart.
 _TURNS: Final = (0.0, -3.0, 3.0, -6.0, 6.0)
-# The slide's best must reach this for the search to be refined (true middles' do).
-_HOPE: Final = 0.25
-# The slide's best place is refined in steps of this (card widths: half its own step).
-_STEP: Final = 0.025
 # A strip beyond a back is moved at most this many steps (0.1 of a card's width along each side).
 _POLISH_STEPS: Final = 4
 # Where a strip's edges place no card, the back is slid this far (card widths) from a chosen back
@@ -172,8 +165,8 @@ class Stack:
             # side it may lie a few pixels either way under the card above, where no edge shows
             # (a pair 16 mm apart along the long side and 5 mm across, dev table 3010: the strip
             # 0.34 in place as reached, 0.65 where the card lies). Refined by its look in place.
-            score, corners = max(short, key=_first)
-            if score >= _HOPE:
+            score, corners = max(short, key=by_score)
+            if score >= SLIDE_HOPE:
                 best = self._judged(self.polished(corners))
         if best is None and strips:
             best = self._slid_beyond(backs, strips)
@@ -198,7 +191,7 @@ class Stack:
                 apart &= np.hypot(*(centres - o.center).T) >= _SLID_APART * card_w
             scores = np.where(apart, scores, -1.0)
             for k in np.argsort(-scores)[:_SLID_TRIES]:
-                if scores[k] < _HOPE:
+                if scores[k] < SLIDE_HOPE:
                     break
                 quad = aligned(quads[k], top.corners)
                 # It must hold a piece of a strip no card explains (else it only re-frames what shows).
@@ -215,7 +208,7 @@ class Stack:
         return found
 
     def polished(self, quad: Vec, hiding: ByteImage | None = None) -> Vec:
-        """``quad`` moved along its sides in steps of ``_STEP`` of a card's width while what shows
+        """``quad`` moved along its sides in steps of ``SLIDE_STEP`` of a card's width while what shows
         of it (``hiding``, else every card counted, left out) matches the back in place better (a
         few steps), then turned when that is better still."""
         mask = self.covered if hiding is None else hiding
@@ -224,17 +217,17 @@ class Stack:
             return self.likeness(Hypothesis(corners=corners), mask), corners
 
         a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
-        step = _STEP * self.card_w
+        step = SLIDE_STEP * self.card_w
         best = placed(quad)
         # The eight moves are the same at every step (worked out once: the same floats).
         moves = [(su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
         for _ in range(_POLISH_STEPS):
             moved = [best[1] + move for move in moves]
-            better = max((placed(q) for q in moved), key=_first)
+            better = max((placed(q) for q in moved), key=by_score)
             if better[0] <= best[0]:
                 break
             best = better
-        return max([best, *(placed(turned(best[1], t)) for t in (-1.5, 1.5))], key=_first)[1]
+        return max([best, *(placed(turned(best[1], t)) for t in (-1.5, 1.5))], key=by_score)[1]
 
     def blank(self) -> ByteImage:
         """The all-clear mask (nothing hides a card), made once."""
@@ -260,7 +253,7 @@ class Stack:
         # (A place a few pixels off shows felt where the card does not lie, and matches poorly.)
         placed = on_stack(corners, solid=self.solid, hiding=self.covered, least=0.04 * self.card_w * self.card_h)
         score = self.likeness(hyp, self.covered) if placed or short is not None else -1.0
-        if not placed or score < _MATCH:
+        if not placed or score < STRIP_MATCH:
             if short is not None:
                 short.append((score, corners))
             return None  # too little of it shows, what shows is partly felt (no card's strip), or no back
@@ -283,11 +276,6 @@ def _orientation(quad: Vec) -> float:
     """+1 when ``quad``'s corners run one way round, -1 the other (the sign of its signed area)."""
     x, y = quad[:, 0], quad[:, 1]
     return 1.0 if float(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) >= 0 else -1.0
-
-
-def _first(pair: tuple[float, object]) -> float:
-    """A (score, thing) pair's score: the key that ranks such pairs by score alone."""
-    return pair[0]
 
 
 def _reaching(quad: Vec, strip: Vec, card_w: float) -> Vec | None:

@@ -41,7 +41,7 @@ _SPAN_WORSE: Final = 0.05
 # spot or a rectangle a pixel off takes a true strip down to about 0.5: ``backs._STILL``).
 _STILL: Final = 0.4
 # What shows of a lower card placed by its look (the best of the places by the stack's extent) must
-# match the back in place this well: the strip bar (``hidden._MATCH``), the best of 27 places chosen
+# match the back in place this well: the strip bar (``middle_cards.STRIP_MATCH``), the best of 27 places chosen
 # by the same look. Dev table 11011's 3c (kennard): -0.07 placed by the stack's extent, 0.67 by its look.
 _PLACED_MATCH: Final = 0.6
 # A card on top and a back beside it nearer than this (card lengths, centre to centre) may be one
@@ -295,7 +295,7 @@ def _lower_at(
     if -1.0 < strip < _STILL:
         # Where two lower cards' strips meet (three backs dealt tight), the stack's extent places it
         # a pixel or two off its own strip: the place among the same ones whose look is the back's.
-        # Placed so, its look must be the strip bar's (``hidden._MATCH``), not only not contradict.
+        # Placed so, its look must be the strip bar's (``middle_cards.STRIP_MATCH``), not only not contradict.
         looks = [(tester.strip_likeness(Hypothesis(corners=q), image, hiding), q) for q in places]
         strip, quad = max(looks, key=lambda pair: pair[0])
         if strip < _PLACED_MATCH:

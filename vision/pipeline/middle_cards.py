@@ -15,10 +15,10 @@ from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 if TYPE_CHECKING:
     from vision.pipeline.hidden import Stack
 
-# A middle card's strip must match the registered back in place at least this well (the bar of a
-# lower card's strip beyond a back, ``hidden``: true strips score mostly over 0.8, a face's or a
+# A lower card's strip (a middle card's here, one beyond a back in ``hidden``) must match the
+# registered back in place at least this well (true strips score mostly over 0.8, a face's or a
 # misplaced rectangle's under 0.35).
-_MATCH: Final = 0.6
+STRIP_MATCH: Final = 0.6
 # How much better than the card under it a middle card must match its strip.
 _BETTER: Final = 0.2
 # How much better than the card under it, moved a few pixels onto it (``_polished``), a middle card
@@ -59,10 +59,10 @@ _SLIDE_TURNS: Final = (-2.0, 2.0)
 # kennard: 0.053 of a card's width), it hides part of the middle card's strip and leaves its own
 # border showing beside it (the true middle's strip 0.6 as drawn, 0.82 under the fitted top).
 _FIT_MOVE: Final = 0.01
-# The slide's best must reach this for the search to be refined (true middles' do; as beyond a back).
-_HOPE: Final = 0.25
+# The slide's best must reach this for the search to be refined (true middles' do; strips beyond a back too).
+SLIDE_HOPE: Final = 0.25
 # The slide's best place is refined in steps of this (card widths: half its own step).
-_STEP: Final = 0.025
+SLIDE_STEP: Final = 0.025
 
 
 @dataclass
@@ -84,7 +84,7 @@ class MiddleCards:
                     continue
                 # The card on top shows whole: it is the one matching the back better as a whole card
                 # (and it must match it: a rectangle drawn across two cards does not).
-                (whole, top), (_, bottom) = sorted(((self.stack.whole(o), o) for o in (one, two)), key=_first)[::-1]
+                (whole, top), (_, bottom) = sorted(((self.stack.whole(o), o) for o in (one, two)), key=by_score)[::-1]
                 if whole < _STILL:
                     continue
                 self._keep_middles(bottom=bottom, top=top)
@@ -168,7 +168,7 @@ class MiddleCards:
         reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
         scores = np.where(reach, scores, -1.0)
         best = int(np.argmax(scores))
-        if scores[best] < _HOPE:
+        if scores[best] < SLIDE_HOPE:
             return None  # nowhere near a strip of the back: not worth refining
 
         def placed(mid: Vec) -> tuple[float, Vec]:
@@ -176,10 +176,10 @@ class MiddleCards:
 
         score, mid = placed(aligned(quads[best], top.corners))
         a, b = unit(mid[1] - mid[0]), unit(mid[3] - mid[0])
-        step = _STEP * card_w
+        step = SLIDE_STEP * card_w
         shifted = [mid + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
-        score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=_first)
-        score, mid = max([(score, mid), *(placed(turned(mid, t)) for t in (-1.5, 1.5))], key=_first)
+        score, mid = max([(score, mid), *(placed(q) for q in shifted)], key=by_score)
+        score, mid = max([(score, mid), *(placed(turned(mid, t)) for t in (-1.5, 1.5))], key=by_score)
         if not self._holds(mid, score=score, bottom=bottom, top=top, above=above, placed_top=placed_top):
             return None
         hyp = Hypothesis(corners=mid)
@@ -205,7 +205,7 @@ class MiddleCards:
             placed_top = self.stack.whole(top) >= WHOLE_FIT
         apart = _APART if placed_top else _APART_OFF
         tight = _APART_TIGHT if placed_top else _APART_OFF
-        if score < _MATCH:
+        if score < STRIP_MATCH:
             return False
         # What shows of it must lie on the stack, not on felt (as a strip beyond a back's, ``_judged``):
         # a rectangle drawn between the bottom card and the top, a few pixels off both, matches a
@@ -265,6 +265,6 @@ class MiddleCards:
         return self.stack.likeness(Hypothesis(corners=moved), hiding) > here + _NUDGE_GAIN
 
 
-def _first(pair: tuple[float, object]) -> float:
+def by_score(pair: tuple[float, object]) -> float:
     """A (score, thing) pair's score: the key that ranks such pairs by score alone."""
     return pair[0]

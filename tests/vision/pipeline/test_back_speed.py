@@ -14,8 +14,9 @@ from vision.deck import default_deck
 from vision.pipeline import back_tester
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.geometry import unit
-from vision.pipeline.hidden import _POLISH_STEPS, _STEP, Stack, _first, turned
+from vision.pipeline.hidden import _POLISH_STEPS, Stack, turned
 from vision.pipeline.hypotheses import Hypothesis
+from vision.pipeline.middle_cards import SLIDE_STEP, by_score
 
 _STRIP = np.array([[0, 0], [40, 0], [40, 56], [0, 56]], np.float32)
 _QUAD = np.array([[100.0, 80.0], [220.0, 90.0], [208.0, 260.0], [88.0, 250.0]])
@@ -144,15 +145,15 @@ def _polished_before(stack: Stack, quad: np.ndarray, hiding: np.ndarray | None =
         return stack.likeness(Hypothesis(corners=corners), mask), corners
 
     a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
-    step = _STEP * stack.card_w
+    step = SLIDE_STEP * stack.card_w
     best = placed(quad)
     for _ in range(_POLISH_STEPS):
         moved = [best[1] + (su * a + sv * b) * step for su in (-1, 0, 1) for sv in (-1, 0, 1) if su or sv]
-        better = max((placed(q) for q in moved), key=_first)
+        better = max((placed(q) for q in moved), key=by_score)
         if better[0] <= best[0]:
             break
         best = better
-    return max([best, *(placed(turned(best[1], t)) for t in (-1.5, 1.5))], key=_first)[1]
+    return max([best, *(placed(turned(best[1], t)) for t in (-1.5, 1.5))], key=by_score)[1]
 
 
 def test_a_polished_strip_lands_on_the_same_corners_as_before() -> None:
