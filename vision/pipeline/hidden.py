@@ -12,7 +12,7 @@ import numpy as np
 
 from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, overlap_area, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
-from vision.pipeline.middle_cards import SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
+from vision.pipeline.middle_cards import APART_OFF, SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
 
 # How well what the given mask does not hide of a rectangle matches the registered back in place.
 Likeness = Callable[[Hypothesis, ByteImage], float]
@@ -32,12 +32,12 @@ _POLISH_STEPS: Final = 4
 _SLIDE_REACH: Final = 0.8
 # ... turned this much either way (degrees; the place found is turned 1.5 more when that is better).
 _SLIDE_TURNS: Final = (-3.0, 0.0, 3.0)
-# ... to places at least this far from every card counted (card widths): a rectangle a few pixels
-# off leaves its own border showing as a strip up to about this thin (the middle search's bar).
-_SLID_APART: Final = 0.15
+# ... to places at least ``APART_OFF`` from every card counted (a rectangle a few pixels off leaves
+# its own border showing as a strip up to about that thin: the middle search's bar).
 # The best few places so are tried (best first) ...
 _SLID_TRIES: Final = 3
-# ... each holding at least this much (of a card's area) of a strip no card explains.
+# ... each holding at least this much (of a card's area) of a strip no card explains: the least
+# uncovered part of a stack taken for a strip at all.
 _STRIP_PIECE: Final = 0.04
 
 
@@ -140,7 +140,7 @@ class Stack:
         cv2.drawContours(rest, [contour], -1, 255, -1, offset=(-x0, -y0))
         rest = cv2.bitwise_and(rest, self.solid[y0:y1, x0:x1])
         rest = cv2.bitwise_and(rest, cv2.bitwise_not(self.covered[y0:y1, x0:x1]))
-        if cv2.countNonZero(rest) < 0.04 * card_w * self.card_h:
+        if cv2.countNonZero(rest) < _STRIP_PIECE * card_w * self.card_h:
             return None  # every part of the blob explained: no strip
         k = max(3, round(0.05 * card_w) | 1)
         rest = cv2.morphologyEx(rest, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
@@ -149,7 +149,7 @@ class Stack:
         short: list[tuple[float, Vec]] = []  # places that lie right but fell short of the bar
         strips: list[Vec] = []
         for label in range(1, n):
-            if stats[label, cv2.CC_STAT_AREA] < 0.04 * card_w * self.card_h:
+            if stats[label, cv2.CC_STAT_AREA] < _STRIP_PIECE * card_w * self.card_h:
                 continue
             ys, xs = np.nonzero(labels == label)
             strip = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
@@ -188,7 +188,7 @@ class Stack:
             # Not a card counted, nor that card a few pixels off (its own border shows as a strip).
             apart = np.ones(len(scores), bool)
             for o in self.chosen:
-                apart &= np.hypot(*(centres - o.center).T) >= _SLID_APART * card_w
+                apart &= np.hypot(*(centres - o.center).T) >= APART_OFF * card_w
             scores = np.where(apart, scores, -1.0)
             for k in np.argsort(-scores)[:_SLID_TRIES]:
                 if scores[k] < SLIDE_HOPE:
@@ -199,7 +199,7 @@ class Stack:
                     continue
                 hyp = self._judged(self.polished(quad))
                 if hyp is None or any(
-                    float(np.hypot(*(hyp.center - o.center))) < _SLID_APART * card_w for o in self.chosen
+                    float(np.hypot(*(hyp.center - o.center))) < APART_OFF * card_w for o in self.chosen
                 ):
                     continue
                 if found is None or hyp.back_score > found.back_score:

@@ -40,11 +40,11 @@ _APART: Final = 0.1
 _FAR: Final = 0.45
 # From a card on top matching the back as a whole card less well than ``WHOLE_FIT`` (its rectangle
 # may be a few pixels off), a middle card lies at least
-# ``_APART_OFF`` away: a rectangle off leaves the top card's own border showing as a strip that thin.
+# ``APART_OFF`` away: a rectangle off leaves the top card's own border showing as a strip that thin.
 # So does the card under it, which is never seen whole (whether it is placed right cannot be told):
-# from it, always ``_APART_OFF``.
-_APART_OFF: Final = 0.15
-# Under a top placed right, a middle card dealt tight may lie closer than ``_APART_OFF`` to the card
+# from it, always ``APART_OFF``.
+APART_OFF: Final = 0.15
+# Under a top placed right, a middle card dealt tight may lie closer than ``APART_OFF`` to the card
 # under it (or any other chosen back), down to this (a card already counted is nearer), unless
 # that card's own border explains its strip: moved ``_NUDGE`` of a card's width onto the strip,
 # the card matches what shows of it better by more than ``_NUDGE_GAIN`` (a card placed right
@@ -163,8 +163,8 @@ class MiddleCards:
         # card under it (whose own border is ruled out below). Else 0.15 from both.
         if placed_top is None:
             placed_top = self.stack.whole(top) >= WHOLE_FIT
-        apart = _APART if placed_top else _APART_OFF
-        tight = _APART_TIGHT if placed_top else _APART_OFF
+        apart = _APART if placed_top else APART_OFF
+        tight = _APART_TIGHT if placed_top else APART_OFF
         reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
         scores = np.where(reach, scores, -1.0)
         best = int(np.argmax(scores))
@@ -203,8 +203,8 @@ class MiddleCards:
         card_w = self.stack.card_w
         if placed_top is None:
             placed_top = self.stack.whole(top) >= WHOLE_FIT
-        apart = _APART if placed_top else _APART_OFF
-        tight = _APART_TIGHT if placed_top else _APART_OFF
+        apart = _APART if placed_top else APART_OFF
+        tight = _APART_TIGHT if placed_top else APART_OFF
         if score < STRIP_MATCH:
             return False
         # What shows of it must lie on the stack, not on felt (as a strip beyond a back's, ``_judged``):
@@ -219,7 +219,7 @@ class MiddleCards:
             gap = float(np.hypot(*(centre - o.center))) / card_w
             # A card already counted, or that card a few pixels off: a chosen back's rectangle
             # a little off it leaves its own border showing beside it as a strip.
-            if gap < tight or (gap < _APART_OFF and self._own_border(o, centre)):
+            if gap < tight or (gap < APART_OFF and self._own_border(o, centre)):
                 return False
         if float(np.hypot(*(centre - top.center))) < apart * card_w:
             return False  # a strip this thin is as much the top card's own edge, drawn a little off
