@@ -19,6 +19,7 @@ with ``--faces``, keep the face images for ``vision register-deck``).
 from __future__ import annotations
 
 import argparse
+import fcntl
 import functools
 import gzip
 import hashlib
@@ -174,20 +175,24 @@ def kde_deck(name: str) -> DeckProfile:
     svg = design_file(name)
     digest = hashlib.sha256(svg.read_bytes()).hexdigest()[:12]
     cached = _cache_dir() / f"kde-{name}-{digest}-v{_CACHE_VERSION}.npz"
-    if cached.is_file():
-        try:
-            return load_deck(cached)
-        except DeckError:
-            cached.unlink(missing_ok=True)  # a stale or broken cache entry is rebuilt
-    with tempfile.TemporaryDirectory() as tmp:
-        faces = Path(tmp) / name
-        back = render_design(name, faces)
-        profile = register_deck(faces_dir=faces, back_path=back, name=f"kde-{name}")
     cached.parent.mkdir(parents=True, exist_ok=True)
-    partial = cached.with_suffix(".tmp")
-    save_deck(profile, partial)
-    partial.replace(cached)
-    return load_deck(cached)  # as a table would load it (faces JPEG-coded in the profile)
+    # Test workers and benchmarks run side by side: the first to find no cache builds it while the
+    # others wait on the lock, then load what it wrote instead of rendering the design again.
+    with open(cached.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if cached.is_file():
+            try:
+                return load_deck(cached)
+            except DeckError:
+                cached.unlink(missing_ok=True)  # a stale or broken cache entry is rebuilt
+        with tempfile.TemporaryDirectory() as tmp:
+            faces = Path(tmp) / name
+            back = render_design(name, faces)
+            profile = register_deck(faces_dir=faces, back_path=back, name=f"kde-{name}")
+        partial = cached.with_suffix(".tmp")
+        save_deck(profile, partial)
+        partial.replace(cached)
+        return load_deck(cached)  # as a table would load it (faces JPEG-coded in the profile)
 
 
 def main() -> int:
