@@ -127,7 +127,9 @@ def test_the_floor_display_with_120_tables(browser: Browser, floor_url: str, tmp
         assert not wall.is_visible("#filters") and not wall.is_visible("#sign-out")
         assert wall.locator("#hits li button").count() == 0 or not wall.is_visible("#hits li button")
         wall.wait_for_function("() => document.body.dataset.wallScale !== undefined")
-        size = wall.eval_on_selector(".tile .id", "e => parseFloat(getComputedStyle(e).fontSize)")
+        # Found and measured in one step: the page redraws its tiles as reports arrive, and a tile found in
+        # one step may be gone (detached, no computed style) by the next.
+        size = wall.evaluate("() => parseFloat(getComputedStyle(document.querySelector('.tile .id')).fontSize)")
         assert size >= 32  # the table id in big type at 4K
         fits = "() => Math.max(...[...document.querySelectorAll('.tile')].map(t => t.getBoundingClientRect().bottom))"
         assert wall.evaluate(fits) <= 2160  # every table on the one screen
