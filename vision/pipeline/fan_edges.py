@@ -38,6 +38,14 @@ FOLLOW_SEEN: Final = 5
 FOLLOW_LEAST: Final = 0.3
 # A followed line less than this many degrees off the drawn one leaves the walk as drawn.
 FOLLOW_KEEP_DEG: Final = 1.0
+# A row of an index band whose median is under LINE_DARK of the band's brightest row median is a
+# line running along the edge (the frame printed round a court card's picture, on the card below:
+# dondorf table 3008's Ks under the 9h), not paper: where at most LINE_ROWS rows are such and the
+# band's paper judged with them is under LINE_DARK of that judged without them (the line leaves no
+# column paper-white), the band's paper, shadows and ink are judged without them. (A band with
+# more dark rows runs over a picture or a back, and is judged whole, as before.)
+LINE_DARK: Final = 0.6
+LINE_ROWS: Final = 3
 # A contour point (x, y) as one integer, to find approxPolyDP's vertices among the contour's points.
 _POINT_KEY: Final = np.array([1, 1 << 20], np.int64)
 # Where along a visible edge paper_along looks (shares of its length).
@@ -135,8 +143,14 @@ def index_starts(
         band = cv2.warpAffine(image, m, (length, band_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
     b, g, r = cv2.split(band)
     dark = cv2.min(cv2.min(b, g), r)
-    lows = np.sort(dark.min(axis=0))
-    paper = float(lows[int(0.9 * (len(lows) - 1))])
+    paper = _paper(dark)
+    keep = _off_lines(dark)
+    if keep is not None and paper < LINE_DARK * _paper(dark[keep]):
+        # Only where the line leaves no column paper-white (it runs the band's whole length):
+        # elsewhere the band is judged whole, as it always was.
+        b, g, r, dark = b[keep], g[keep], r[keep], dark[keep]
+        paper = _paper(dark)
+    rows_n = dark.shape[0]
     # A card's face is white paper: its brightest parts nearly grey, in any light (a warm lamp's
     # paper keeps 0.6 of its brightest channel in its darkest), where a back's colour does not.
     # (A whole-number pixel is at least a level, or under it, as it is at least or under the
@@ -150,7 +164,7 @@ def index_starts(
     # The shadow a card's edge casts on the card below: a column a little dark in almost every
     # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
     # (Counted down the columns in bytes: at most band_h, and numpy's bool sum widens to int64.)
-    shade = (np.add.reduce(dark < math.ceil(0.85 * paper), axis=0, dtype=np.uint8) >= 0.8 * band_h).tolist()
+    shade = (np.add.reduce(dark < math.ceil(0.85 * paper), axis=0, dtype=np.uint8) >= 0.8 * rows_n).tolist()
     edges = [t for t in range(1, length) if shade[t - 1] and not shade[t]]
     # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's leading
     # edge (or a pip's: its read fails).
@@ -162,6 +176,24 @@ def index_starts(
             starts.append(max(0, t - lead))
         clear = 0 if is_ink else clear + 1
     return [*edges, *starts]
+
+
+def _paper(dark: ByteImage) -> float:
+    """The paper's level in a band's darkest colour channel: the columns' darkest pixels, at the
+    brightest tenth (a column of paper between the glyphs)."""
+    lows = np.sort(dark.min(axis=0))
+    return float(lows[int(0.9 * (len(lows) - 1))])
+
+
+def _off_lines(dark: ByteImage) -> npt.NDArray[np.intp] | None:
+    """The rows of an index band (its darkest colour channel) that are not a line running along
+    it (see LINE_DARK), or None where there is no such line or more than LINE_ROWS rows look so."""
+    medians = np.median(dark, axis=1)
+    lines = medians < LINE_DARK * float(medians.max())
+    count = int(np.count_nonzero(lines))
+    if count == 0 or count > LINE_ROWS:
+        return None
+    return np.flatnonzero(~lines)
 
 
 @dataclass(frozen=True, slots=True)

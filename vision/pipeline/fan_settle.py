@@ -50,11 +50,15 @@ class FanSettle:
         fair, self.fair = self.fair, []
         one, self.one = self.one, []
         over, self.over = self.over, []
-        for hyp, k in one:
-            if hyp.code != UNKNOWN and _named_under(hyps, hyp, k, card_w=card_w):
-                # The index it was named by is that card's (the bottom card of a fan, its far
-                # corner on the fan's edge under the top card, whose clear index lies there).
-                hyp.code, hyp.confidence = UNKNOWN, 0.0
+        # Judged all against the names as read, then un-named together: two cards named alike,
+        # each by a corner near the other, are both unsure, whichever was read first (a
+        # four-index design's fan: a rectangle drawn round a lower card takes the top card's lower
+        # index for its own, dondorf's table 3008 Qs under the 9h, both corners at one point).
+        under = [hyp for hyp, k in one if hyp.code != UNKNOWN and _named_under(hyps, hyp, k, card_w=card_w)]
+        for hyp in under:
+            # The index it was named by is that card's (the bottom card of a fan, its far
+            # corner on the fan's edge under the top card, whose clear index lies there).
+            hyp.code, hyp.confidence = UNKNOWN, 0.0
         for hyp, far, named, clear in fair:
             if hyp.code == UNKNOWN and _under_read(hyps, hyp, far, code=clear, card_w=card_w):
                 hyp.code, hyp.confidence = named

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pipeline.fan_edges import PAPER_GREY, Walk, follow_side, grey
+from vision.pipeline.fan_edges import PAPER_GREY, Walk, follow_side, grey, index_starts
 from vision.pipeline.plane import Plane
 
 
@@ -98,3 +98,35 @@ def test_an_edge_that_shows_nothing_over_the_card_below_keeps_its_line() -> None
     frame, plane, start, d = _fanned_edge(shadow=False)
     walk = _walk_off(start, d, -5.0)
     assert follow_side(frame, plane, walk, reach=54.0) is walk
+
+
+def _band_frame(*, line: bool) -> tuple[np.ndarray, Plane]:
+    """White paper (a fan's card) with a red index-like glyph at frame x 150-165 and, with ``line``,
+    a thin dark line running along the whole band (the frame round the picture of a court card
+    below, as dondorf prints it)."""
+    frame = np.full((200, 400, 3), 225, np.uint8)
+    if line:
+        cv2.line(frame, (0, 60), (399, 60), (40, 40, 40), 2)
+    cv2.rectangle(frame, (150, 50), (165, 70), (70, 70, 210), cv2.FILLED)  # a red glyph
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
+    return frame, Plane(image=cv2.resize(frame, None, fx=0.5, fy=0.5), to_frame_h=np.diag([2.0, 2.0, 1.0]), scale=0.5)
+
+
+@pytest.mark.parametrize("line", [False, True])
+def test_an_index_start_is_found_past_a_line_running_along_the_band(line: bool) -> None:
+    # A line across every column of the band is no paper: judged with it, the paper would be as
+    # dark as the line and no ink would show (dondorf's table 3008: the 9h's index beside the Ks's
+    # picture frame, no start found). Without its rows the glyph starts where it does.
+    frame, plane = _band_frame(line=line)
+    starts = index_starts(
+        frame,
+        plane,
+        origin=np.array((10.0, 20.0)),
+        step=np.array((0.5, 0.0)),
+        across=np.array((0.0, 20.0)),
+        rows=(0.0, 1.0),
+        length=300,
+        gap=3,
+        lead=0,
+    )
+    assert starts and all(abs(s - 130) <= 2 for s in starts)

@@ -55,3 +55,20 @@ def test_a_card_named_by_an_index_lying_under_a_card_read_alike_is_left_unknown(
     pending.one.append((bottom, 2))
     pending.settle([bottom, far], card_w=W)
     assert bottom.code == "Ks"
+
+
+def test_two_cards_named_alike_each_by_a_corner_at_the_other_are_both_left_unknown() -> None:
+    # A four-index design's fan: a rectangle drawn round a lower card, turned half round, takes
+    # the top card's lower index for its own (dondorf's table 3008, 9h over the Qs); the two
+    # rectangles share an edge, each naming corner at the other's corner. Which is the top card's
+    # is not known from that: neither keeps the name, whichever was read first.
+    for order in (0, 1):
+        pending = FanSettle(settings=RecognizerSettings())
+        top = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+        mirrored = Hypothesis(corners=card_quad(100.0 - W, 100.0, 180.0))
+        for hyp in (top, mirrored):
+            hyp.code, hyp.confidence = "9h", 0.62
+        entries = [(top, 0), (mirrored, 0)]
+        pending.one.extend(entries if order == 0 else entries[::-1])
+        pending.settle([top, mirrored], card_w=W)
+        assert (top.code, mirrored.code) == (UNKNOWN, UNKNOWN)
