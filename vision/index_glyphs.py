@@ -214,10 +214,6 @@ def cut_at_index(ink: ByteImage, box: IndexBox, min_area: int) -> list[Box]:
     edge = min(w - 1, math.ceil(box.x1 * CARD_PX_W) + 1)
     # Opened as hairlines_cut opens a blob on the border: a blurred suit's tip can touch the rank.
     part = cv2.morphologyEx(np.ascontiguousarray(ink[:, :edge]), cv2.MORPH_OPEN, SQUARE_3)
-    # No ink left in the cut's column (more than half the calls): no blob reaches it, and the
-    # labelling would find none (the same empty list, without it).
-    if not cv2.countNonZero(part[:, -1:]):
-        return []
     # Labels alone: the blobs wanted are those in the cut's column and in no other side's, one or
     # two, whose boxes cost less one at a time than every blob's stats (a third of the labelling).
     # The same labels as the labelling with stats, taken in its order.
