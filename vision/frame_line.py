@@ -51,6 +51,8 @@ def frame_columns(ink: ByteImage, *, x_from: int, run: float) -> tuple[int, int,
     highest row their runs start at), or None.
     """
     h = ink.shape[0]
+    if run > 0 and not ink[-1, x_from:].any():
+        return None  # no ink on the bottom row: every run is empty (half the reads' masks)
     # Each column's unbroken run up from the bottom row: the rows below the lowest paper pixel.
     paper = ink[::-1, x_from:] == 0
     runs = np.where(paper.any(axis=0), paper.argmax(axis=0), h)
