@@ -42,6 +42,11 @@ FANNED_APART: Final = 0.15
 # card, two pushed against it 0.43; the blob of a card and a chip in standard table 13005 leaves
 # 0.27 beside its Qh.
 BARE_REST: Final = 0.5
+# A lone blob whose least rectangle is a card's size within this share each side (a calibrated
+# plane's card is its size within a few per cent: dondorf 3010's 9h 0.5 % and 0.4 % off) and which
+# fills that rectangle to this share (a card's rounded corners and ragged edge: 0.92) is that card.
+BOX_SIZE: Final = 0.05
+BOX_FILL: Final = 0.88
 
 
 @dataclass
@@ -70,6 +75,11 @@ class Explainer:
             fills = quad_shares(fg, np.stack([hyp.corners for hyp in hyps]))
             for hyp, fill in zip(hyps, fills, strict=True):
                 hyp.fill = fill
+        if alone and not any(hyp.fill >= self.settings.min_fill for hyp in hyps):
+            boxed = boxed_card(contour, card_w=card_w, card_h=card_h)
+            if boxed is not None:
+                boxed.fill = float(quad_shares(fg, boxed.corners[None])[0])
+                hyps.append(boxed)
         holed = [hyp for hyp in hyps if hyp.fill < self.settings.min_fill]
         hyps = [hyp for hyp in hyps if hyp.fill >= self.settings.min_fill]
         pierced: list[Hypothesis] = []
@@ -309,6 +319,28 @@ class Explainer:
             return
         self.fans.forget(hyp)
         hyp.code, hyp.confidence, hyp.seen, hyp.whole, hyp.examined = code, conf, False, True, (0, 2)
+
+
+def boxed_card(contour: ByteImage, *, card_w: float, card_h: float) -> Hypothesis | None:
+    """The card a lone blob is when its outline's corners proposed none that fills: the blob's
+    least rectangle, when that is a card's size (each side within ``BOX_SIZE`` of a card's) and
+    the blob fills it (``BOX_FILL``). A dim card's paper blurred into the cloth leaves a ragged
+    outline whose corners' short edges point tens of degrees off (dondorf table 3010's 9h: its
+    best rectangle filled 0.85), while its least rectangle is the card's, 59 x 82 for 58.7 x 82.
+    """
+    (cx, cy), (a, b), angle = cv2.minAreaRect(contour)
+    short, long = min(a, b), max(a, b)
+    if abs(short / card_w - 1.0) > BOX_SIZE or abs(long / card_h - 1.0) > BOX_SIZE:
+        return None
+    if cv2.contourArea(contour) < BOX_FILL * a * b:
+        return None
+    box = np.asarray(cv2.boxPoints(((cx, cy), (a, b), angle)), np.float64)
+    # Clockwise as the plane shows it (y down), starting where the next corner is a short side away.
+    order = np.argsort(np.arctan2(box[:, 1] - cy, box[:, 0] - cx))
+    box = box[order]
+    if float(np.hypot(*(box[1] - box[0]))) > float(np.hypot(*(box[2] - box[1]))):
+        box = np.roll(box, -1, axis=0)
+    return Hypothesis(corners=box)
 
 
 def _cornered_across(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
