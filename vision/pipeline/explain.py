@@ -15,7 +15,7 @@ from vision.pipeline.backs import card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
 from vision.pipeline.fan_scan import FanScanner
 from vision.pipeline.fans import FanReader
-from vision.pipeline.geometry import area, quad_shares, share
+from vision.pipeline.geometry import area, quad_shares, share, side_lengths
 from vision.pipeline.holed_backs import holed_backs
 from vision.pipeline.hypotheses import BACK, Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.lone_card import LoneCardReader
@@ -338,7 +338,8 @@ def boxed_card(contour: ByteImage, *, card_w: float, card_h: float) -> Hypothesi
     # Clockwise as the plane shows it (y down), starting where the next corner is a short side away.
     order = np.argsort(np.arctan2(box[:, 1] - cy, box[:, 0] - cx))
     box = box[order]
-    if float(np.hypot(*(box[1] - box[0]))) > float(np.hypot(*(box[2] - box[1]))):
+    first, second = side_lengths(box)[:2]
+    if first > second:
         box = np.roll(box, -1, axis=0)
     return Hypothesis(corners=box)
 
