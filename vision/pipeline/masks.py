@@ -46,6 +46,12 @@ _WHITE_LEAST: Final = 30
 # A dim back's body is this share of the way from the cloth's white to the paper's (standard-1000:
 # its four backs' bodies 0.28-0.31; felt is 0, the cloth's white being its median).
 _GREY_BODY: Final = 0.15
+# A frame (a closed border holding a body the hue test holes in patches) is a card or a stack
+# when its outline is this many cards' area or more (up to _MOST) and fills this share of its
+# least rectangle (a card 0.95 and more, a stack of three offset about 0.8; felt held between
+# cards lies in no rectangle).
+_FRAME_LEAST: Final = 0.8
+_FRAME_FILL: Final = 0.7
 # The felt's hue test: within this many hue steps of the cloth's.
 _FELT_BAND: Final = 14
 
@@ -195,6 +201,7 @@ def _with_enclosed(
     closed = cv2.erode(cv2.dilate(core, _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_or(holes, _card_bodies(closed, card_area))
     holes = cv2.bitwise_or(holes, _grey_bodies(sat, val, in_band, unlike, holes=holes, card_area=card_area))
+    holes = cv2.bitwise_or(holes, _framed_bodies(closed, sat, val, in_band, unlike, holes=holes, card_area=card_area))
     out = _with_bodies(fg, holes, ring=ring, raw=raw, card_area=card_area)
     # The body of a back whose own picture covers its middle is no card's shape (its ground round
     # the picture, split in two by it on a card of a stack, ``least`` of a card or more): such a
@@ -288,6 +295,56 @@ def _grey_bodies(
         )
         if cv2.countNonZero(cv2.bitwise_and(body, holes[roi])):
             continue  # a body found above (as the closing sees it): left as found
+        if cv2.mean(grey[roi], mask=body)[0] >= cloth + _GREY_BODY * (paper - cloth):
+            out[roi] = cv2.bitwise_or(out[roi], body)
+    return out
+
+
+def _framed_bodies(
+    closed: ByteImage,
+    sat: ByteImage,
+    val: ByteImage,
+    in_band: ByteImage,
+    unlike: ByteImage,
+    *,
+    holes: ByteImage,
+    card_area: float,
+) -> ByteImage:
+    """Bodies of backs whose hue lies at the felt test's band edge (standard's blue back on blue
+    cloth, table 13014: back hue 119-121 on a cloth of 107, band 14): the body is cloth to the hue
+    test in patches, so its closed white border (``closed``) holds many small holes, no one a
+    card's body. What such a frame holds is filled when the frame is a card or a stack (its outline
+    ``_FRAME_LEAST`` to ``_MOST`` cards, filling ``_FRAME_FILL`` of its least rectangle: felt between
+    cards is held by no rectangle), its holes are ``_BODY`` of a card or more (a face is solid), and
+    they are greyer than the cloth (``_GREY_BODY``, as ``_grey_bodies``: felt has the cloth's own
+    white). Only frames no body above touches: those are left as found.
+    """
+    out = np.zeros_like(closed)
+    contours, hierarchy = cv2.findContours(closed, cv2.RETR_CCOMP, cv2.CHAIN_APPROX_SIMPLE)
+    if len(contours) == 0:
+        return out
+    parents = np.asarray(hierarchy).reshape(-1, 4)[:, 3].tolist()
+    frames: list[tuple[tuple[slice, slice], ByteImage]] = []
+    for contour, parent in zip(contours, parents, strict=True):
+        if parent >= 0:
+            continue
+        area = cv2.contourArea(contour)
+        if not _FRAME_LEAST * card_area <= area <= _MOST * card_area:
+            continue
+        (_c, (a, b), _angle) = cv2.minAreaRect(contour)
+        if area < _FRAME_FILL * a * b:
+            continue
+        x, y, w, h = cv2.boundingRect(contour)
+        roi = (slice(y, y + h), slice(x, x + w))
+        inside = cv2.drawContours(np.zeros((h, w), np.uint8), [contour - (x, y)], -1, 255, -1)
+        body = cv2.bitwise_and(inside, cv2.bitwise_not(closed[roi]))
+        if cv2.countNonZero(body) >= _BODY * card_area and not cv2.countNonZero(cv2.bitwise_and(inside, holes[roi])):
+            frames.append((roi, body))
+    if not frames:
+        return out
+    grey = cv2.subtract(val, cv2.multiply(val, sat, scale=1.0 / 255.0))
+    _white, cloth, paper = _white_lines(grey, in_band, unlike)
+    for roi, body in frames:
         if cv2.mean(grey[roi], mask=body)[0] >= cloth + _GREY_BODY * (paper - cloth):
             out[roi] = cv2.bitwise_or(out[roi], body)
     return out
