@@ -201,7 +201,6 @@ def _with_enclosed(
     closed = cv2.erode(cv2.dilate(core, _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_or(holes, _card_bodies(closed, card_area))
     holes = cv2.bitwise_or(holes, _grey_bodies(sat, val, in_band, unlike, holes=holes, card_area=card_area))
-    holes = cv2.bitwise_or(holes, _framed_bodies(closed, sat, val, in_band, unlike, holes=holes, card_area=card_area))
     out = _with_bodies(fg, holes, ring=ring, raw=raw, card_area=card_area)
     # The body of a back whose own picture covers its middle is no card's shape (its ground round
     # the picture, split in two by it on a card of a stack, ``least`` of a card or more): such a
@@ -211,6 +210,11 @@ def _with_enclosed(
     out = _with_bodies(
         out, cv2.bitwise_and(small, cv2.bitwise_not(out)), ring=ring, raw=raw, card_area=card_area, merge=True
     )
+    # Last, the frames whose body the hue test holes in patches too small for any step above: only
+    # frames none of those bodies touches (nicu-white's stacks under a glare band are found above,
+    # and a second fill of the same body moved a stack's outline enough to count a fourth card).
+    framed = _framed_bodies(closed, sat, val, in_band, unlike, holes=cv2.bitwise_or(holes, small), card_area=card_area)
+    out = _with_bodies(out, framed, ring=ring, raw=raw, card_area=card_area, merge=True)
     return out if valid is None or out is fg else cv2.bitwise_and(out, valid)
 
 
