@@ -36,6 +36,13 @@ _LUMA_WEIGHT: Final = 0.6
 # Looks of the back and the faces learnt at registration: light levels, tints, blur, noise and a
 # glare spot as the table's camera sees them (seeded: a profile always reads the same way).
 _LOOKS: Final = 24
+# A card judged whole (``least`` this or more: not a strip beside a card on top) is judged by
+# halves when a glare band may have washed it out (``judge_patch``).
+_HALVES_LEAST: Final = 0.25
+# ... when its whole lies no farther than 1.2 ``limit`` from the back's looks (likeness 0.4): a
+# back under a band lay at 0.81 (standard) and 1.01 (dondorf), the faces at 1.26 and more
+# (table 11009, six designs); the halves must then pass ``judge`` themselves.
+_HALVES_LIKENESS: Final = 0.4
 _SEED: Final = 15
 
 
@@ -142,6 +149,30 @@ class BackSignature:
         d_face = _nearest(vector, self.faces)
         return d_back < 0.85 * d_face, likeness
 
+    def judge_patch(
+        self, patch: ByteImage, valid: ByteImage | None = None, *, least: float = 0.25
+    ) -> tuple[bool, float]:
+        """``judge`` of a card interior patch (``features``' ``valid`` and ``least``); not the back
+        though near enough to be one (``_HALVES_LIKENESS``), judged again on the darker half of it
+        along each side (``_halves``): a glare band across a back washes its colours out and is
+        its brightest part, the reference of the brightness make-up, so the whole looks as much
+        like a face's paper (table 11009: the back 0.84-0.87 from the back's looks, 0.87-0.93 from
+        the faces'); the half the band leaves mostly clear is the back's alone. Registration's
+        looks have a glare spot, never a band. A face is no nearer a back by halves: its paper
+        and ink are in each half (its whole is beyond ``limit`` and never judged so).
+        """
+        vector = features(patch, valid, least=least)
+        if vector is None:
+            return False, 0.0
+        back, likeness = self.judge(vector)
+        if back or likeness <= _HALVES_LIKENESS or least < _HALVES_LEAST:
+            return back, likeness
+        for half in _halves(patch, valid):
+            part = features(patch, half, least=0.5 * least)
+            if part is not None and self.judge(part)[0]:
+                return True, likeness
+        return back, likeness
+
     def to_array(self) -> Floats:
         """One flat array for a profile file: counts, limit, then the signatures row by row."""
         head = np.array([len(self.backs), len(self.faces), self.limit], np.float32)
@@ -161,6 +192,21 @@ class BackSignature:
             raise DeckError(f"{what}: the back signature in the profile is malformed")
         rows = flat[3:].reshape(n + m, FEATURE_LEN).astype(np.float32)
         return cls(backs=rows[:n], faces=rows[n:], limit=limit)
+
+
+def _halves(patch: ByteImage, valid: ByteImage | None) -> list[ByteImage]:
+    """Of the top and bottom halves of a patch's interior the darker, and of its left and right
+    halves the darker (each within ``valid``): the halves a glare band across the card crosses least."""
+    inside = _INTERIOR if valid is None else cv2.bitwise_and(_INTERIOR, valid)
+    luma = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
+    out: list[ByteImage] = []
+    for first in ((slice(0, PATCH_H // 2), slice(None)), (slice(None), slice(0, PATCH_W // 2))):
+        one = np.zeros_like(inside)
+        one[first] = inside[first]
+        other = cv2.bitwise_and(inside, cv2.bitwise_not(one))
+        darker = one if cv2.mean(luma, mask=one)[0] <= cv2.mean(luma, mask=other)[0] else other
+        out.append(darker)
+    return out
 
 
 def _looks(card: ByteImage, rng: np.random.Generator, count: int) -> list[Floats]:
