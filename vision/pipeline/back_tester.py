@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.back_signature import PATCH_H, PATCH_W, BackSignature, features
+from vision.back_signature import PATCH_H, PATCH_W, BackSignature
 from vision.pipeline.back_fit import fit_back
 from vision.pipeline.back_in_place import STRIP_CORNERS, STRIP_H, STRIP_W, WHOLE_FIT, BackInPlace
 from vision.pipeline.hypotheses import Hypothesis
@@ -256,8 +256,7 @@ class BackTester:
         # Felt inside the quad (a stacked card's strip beside the card on top, an outline a
         # little off) is no part of the card; off the plane is felt too. (None: every pixel counts.)
         valid = None if fg is None else cv2.warpPerspective(fg, h, (PATCH_W, PATCH_H), flags=cv2.INTER_NEAREST)
-        vector = features(patch, valid, least=least)
-        return (False, 0.0) if vector is None else self.signature.judge(vector)
+        return self.signature.judge_patch(patch, valid, least=least)
 
 
 def _on_plane(quad: npt.NDArray[np.float32], shape: tuple[int, ...]) -> bool:
