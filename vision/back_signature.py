@@ -43,6 +43,10 @@ _HALVES_LEAST: Final = 0.25
 # back under a band lay at 0.81 (standard) and 1.01 (dondorf), the faces at 1.26 and more
 # (table 11009, six designs); the halves must then pass ``judge`` themselves.
 _HALVES_LIKENESS: Final = 0.4
+# ... and only a half whose other half is this many times as bright: a band lies there (table
+# 11009's banded backs 1.33-1.84, standard and dondorf). Without it, halves flipped backs seen
+# evenly (1.00-1.05: dondorf 11008's stack lost a card, guard 14476 gained a phantom).
+_BAND_STEP: Final = 1.2
 _SEED: Final = 15
 
 
@@ -196,7 +200,8 @@ class BackSignature:
 
 def _halves(patch: ByteImage, valid: ByteImage | None) -> list[ByteImage]:
     """Of the top and bottom halves of a patch's interior the darker, and of its left and right
-    halves the darker (each within ``valid``): the halves a glare band across the card crosses least."""
+    halves the darker (each within ``valid``): the halves a glare band across the card crosses
+    least; only where the other half is ``_BAND_STEP`` times as bright (a band there)."""
     inside = _INTERIOR if valid is None else cv2.bitwise_and(_INTERIOR, valid)
     luma = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY)
     out: list[ByteImage] = []
@@ -204,8 +209,9 @@ def _halves(patch: ByteImage, valid: ByteImage | None) -> list[ByteImage]:
         one = np.zeros_like(inside)
         one[first] = inside[first]
         other = cv2.bitwise_and(inside, cv2.bitwise_not(one))
-        darker = one if cv2.mean(luma, mask=one)[0] <= cv2.mean(luma, mask=other)[0] else other
-        out.append(darker)
+        a, b = cv2.mean(luma, mask=one)[0], cv2.mean(luma, mask=other)[0]
+        if max(a, b) >= _BAND_STEP * min(a, b):
+            out.append(one if a <= b else other)
     return out
 
 
