@@ -15,6 +15,7 @@ from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
 from vision.pipeline.side_index import read_side, side_shift
+from vision.pipeline.soft_read import SoftLook
 
 if TYPE_CHECKING:
     from vision.pipeline.fan_settle import FanSettle
@@ -51,6 +52,7 @@ class OneCornerReader:
         self.decider = decider
         self.looks = looks
         self.pending = pending
+        self.soft = SoftLook(settings=settings, corners=corners, bar=settings.accept_score + FAN_EXTRA_SCORE)
         # The outline (plane pixels) of the blob being read, when known: see _far_in_view.
         self.outline: ByteImage | None = None
 
@@ -100,6 +102,16 @@ class OneCornerReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
+        if named is None and best is not None:
+            # A blurred index short of the bar by its blur discount alone, read steadily (SoftLook),
+            # where its far index corner, if in view, leans to the same card: a steady clear index
+            # can be another card's where the corner is misplaced onto it (vision_blur's dondorf
+            # table 18608: a fan's bottom 3d read the unread top 8h's lower index, its own index at
+            # the far corner showing nothing under the blur), which the discount alone kept unread.
+            named = self.soft.named(image, origin, x_vec, y_vec, pale=pale)
+            far_in_view = named is not None and self._far_in_view(hyp, corner)
+            if far_in_view and named is not None and self.corners.read_index(image, c, 2 - corner).best != named[0]:
+                named = None
         own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)
         if own is None:
             named = None  # the index may be its twin's or another rank's (blurred): unread, seen
