@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import cv2
 import numpy as np
@@ -200,7 +200,8 @@ def _with_enclosed(
     # pale all over, so the pale pixels fill its body: its white border alone closes it.
     closed = cv2.erode(cv2.dilate(core, _SQUARE_3), _SQUARE_3)
     holes = cv2.bitwise_or(holes, _card_bodies(closed, card_area))
-    holes = cv2.bitwise_or(holes, _grey_bodies(sat, val, in_band, unlike, holes=holes, card_area=card_area))
+    whites = _whites(sat, val, in_band, unlike)
+    holes = cv2.bitwise_or(holes, _grey_bodies(whites, unlike, holes=holes, card_area=card_area))
     out = _with_bodies(fg, holes, ring=ring, raw=raw, card_area=card_area)
     # The body of a back whose own picture covers its middle is no card's shape (its ground round
     # the picture, split in two by it on a card of a stack, ``least`` of a card or more): such a
@@ -213,7 +214,7 @@ def _with_enclosed(
     # Last, the frames whose body the hue test holes in patches too small for any step above: only
     # frames none of those bodies touches (nicu-white's stacks under a glare band are found above,
     # and a second fill of the same body moved a stack's outline enough to count a fourth card).
-    framed = _framed_bodies(closed, sat, val, in_band, unlike, holes=cv2.bitwise_or(holes, small), card_area=card_area)
+    framed = _framed_bodies(closed, whites, holes=cv2.bitwise_or(holes, small), card_area=card_area)
     out = _with_bodies(out, framed, ring=ring, raw=raw, card_area=card_area, merge=True)
     return out if valid is None or out is fg else cv2.bitwise_and(out, valid)
 
@@ -270,9 +271,7 @@ def _merged(boxes: list[tuple[int, int, int, int]]) -> list[tuple[int, int, int,
     return out
 
 
-def _grey_bodies(
-    sat: ByteImage, val: ByteImage, in_band: ByteImage, unlike: ByteImage, *, holes: ByteImage, card_area: float
-) -> ByteImage:
+def _grey_bodies(whites: _Whites, unlike: ByteImage, *, holes: ByteImage, card_area: float) -> ByteImage:
     """Bodies of dim backs of the cloth's hue that no body above found: in dim light a border
     blurred into such a back keeps the cloth's hue and saturation, so only its white tells it
     (``_white_lines``), and a chip's shadow dims it further beside the chip (standard-1000's top
@@ -281,8 +280,7 @@ def _grey_bodies(
     to the paper's; felt between cards has the cloth's own), and only where no body was found (the
     wider closing changes those bodies' outlines: nine backs found before were lost that way).
     """
-    grey = cv2.subtract(val, cv2.multiply(val, sat, scale=1.0 / 255.0))
-    white, cloth, paper = _white_lines(grey, in_band, unlike)
+    grey, white, cloth, paper = whites
     if not cv2.countNonZero(white):
         return white
     closed = cv2.erode(cv2.dilate(cv2.medianBlur(cv2.bitwise_or(unlike, white), 3), _SQUARE_7), _SQUARE_7)
@@ -304,16 +302,7 @@ def _grey_bodies(
     return out
 
 
-def _framed_bodies(
-    closed: ByteImage,
-    sat: ByteImage,
-    val: ByteImage,
-    in_band: ByteImage,
-    unlike: ByteImage,
-    *,
-    holes: ByteImage,
-    card_area: float,
-) -> ByteImage:
+def _framed_bodies(closed: ByteImage, whites: _Whites, *, holes: ByteImage, card_area: float) -> ByteImage:
     """Bodies of backs whose hue lies at the felt test's band edge (standard's blue back on blue
     cloth, table 13014: back hue 119-121 on a cloth of 107, band 14): the body is cloth to the hue
     test in patches, so its closed white border (``closed``) holds many small holes, no one a
@@ -346,12 +335,27 @@ def _framed_bodies(
             frames.append((roi, body))
     if not frames:
         return out
-    grey = cv2.subtract(val, cv2.multiply(val, sat, scale=1.0 / 255.0))
-    _white, cloth, paper = _white_lines(grey, in_band, unlike)
+    grey, _white, cloth, paper = whites
     for roi, body in frames:
         if cv2.mean(grey[roi], mask=body)[0] >= cloth + _GREY_BODY * (paper - cloth):
             out[roi] = cv2.bitwise_or(out[roi], body)
     return out
+
+
+class _Whites(NamedTuple):
+    """A frame's white (``grey``), its pixels far whiter than the cloth, and the cloth's and the
+    paper's white (``_white_lines``): the grey-body and frame-fill steps judge bodies by them."""
+
+    grey: ByteImage
+    white: ByteImage
+    cloth: float
+    paper: float
+
+
+def _whites(sat: ByteImage, val: ByteImage, in_band: ByteImage, unlike: ByteImage) -> _Whites:
+    """``_Whites`` of a frame, once for both steps that judge by them."""
+    grey = cv2.subtract(val, cv2.multiply(val, sat, scale=1.0 / 255.0))
+    return _Whites(grey, *_white_lines(grey, in_band, unlike))
 
 
 def _white_lines(grey: ByteImage, in_band: ByteImage, unlike: ByteImage) -> tuple[ByteImage, float, float]:

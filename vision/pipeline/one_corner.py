@@ -109,8 +109,11 @@ class OneCornerReader:
             # table 18608: a fan's bottom 3d read the unread top 8h's lower index, its own index at
             # the far corner showing nothing under the blur), which the discount alone kept unread.
             named = self.soft.named(image, origin, x_vec, y_vec, pale=pale)
-            far_in_view = named is not None and self._far_in_view(hyp, corner)
-            if far_in_view and named is not None and self.corners.read_index(image, c, 2 - corner).best != named[0]:
+            if (
+                named is not None
+                and self._far_in_view(hyp, corner)
+                and self.corners.read_index(image, c, 2 - corner).best != named[0]
+            ):
                 named = None
         own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)
         if own is None:

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.deck import DeckProfile
-from vision.pipeline.masks import _framed_bodies, hue_band
+from vision.pipeline.masks import _framed_bodies, _whites, hue_band
 from vision.recognize import Recognizer
 from vision.scenes import random_table, render_table, view_calibration
 from vision.tools.kde_decks import kde_deck
@@ -47,7 +47,7 @@ def _framed(image: np.ndarray) -> np.ndarray:
     in_band = cv2.bitwise_and(hue_band(hue, _CLOTH_HSV[0], 14), cv2.inRange(val, 20, 255))
     unlike = cv2.bitwise_not(cv2.bitwise_and(in_band, cv2.inRange(sat, 45, 255)))
     closed = cv2.morphologyEx(cv2.medianBlur(unlike, 3), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    return _framed_bodies(closed, sat, val, in_band, unlike, holes=np.zeros_like(closed), card_area=_CARD_AREA)
+    return _framed_bodies(closed, _whites(sat, val, in_band, unlike), holes=np.zeros_like(closed), card_area=_CARD_AREA)
 
 
 def test_a_frame_holding_the_cloth_and_its_print_is_no_back() -> None:
