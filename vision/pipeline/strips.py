@@ -52,11 +52,8 @@ def slide_strip(
     seen = (hidden == 0).astype(np.float32)
     centre = (size[0] / 2.0, size[1] / 2.0)
     to_plane = np.linalg.inv(h)
-    cells = th * tw
-    # Where each shift's top left corner lies in the unturned patch: (ny, nx, 4, 2) corners.
-    n = 2 * pad + 1
-    dy, dx = np.mgrid[0:n, 0:n].astype(np.float32)
-    at = own[None, None] + np.float32(_ROOM) + np.stack([dx, dy], axis=-1)[:, :, None, :]
+    # Where each shift's corners lie in the unturned patch, as (n * n * 4, 1, 2) points.
+    at = _shifted(2 * pad + 1, tw, th)
     all_scores, all_quads = [], []
     for turn in turns:
         rot = cv2.getRotationMatrix2D(centre, turn, 1.0)
@@ -67,38 +64,62 @@ def slide_strip(
             v = cv2.warpAffine(gray, rot, size, flags=cv2.INTER_LINEAR) * m
         m, v = m[_ROOM:-_ROOM, _ROOM:-_ROOM], v[_ROOM:-_ROOM, _ROOM:-_ROOM]
         # Sums over each shift's window of what shows: its count, the picture's sum and squares.
-        count, safe, by_template = _mask_sums(m, templates)
+        count, safe, by_template = _mask_sums(m, templates, least=least)
         s_i = _window(v, th, tw)
         s_ii = _window(v * v, th, tw)
         var_i = s_ii - s_i * s_i / safe
         best = np.full(count.shape, -1.0, np.float64)
-        for t, (s_t, var_t) in zip(templates, by_template, strict=True):
+        for t, (s_t, var_t, shows) in zip(templates, by_template, strict=True):
             s_it = cv2.matchTemplate(v, t, cv2.TM_CCORR).astype(np.float64)
             cross = s_it - s_i * s_t / safe
-            # A plain part of the back (under 12 grey levels' spread) has no pattern to match.
-            ok = (count >= least * cells) & (var_t >= count * 12.0**2) & (var_i > 0)
+            ok = shows & (var_i > 0)
             r = np.where(ok, cross / np.sqrt(np.maximum(var_i * var_t, 1e-6)), -1.0)
             np.maximum(best, r, out=best)
-        unturned = cv2.transform(at.reshape(-1, 1, 2), cv2.invertAffineTransform(rot))
+        unturned = cv2.transform(at, cv2.invertAffineTransform(rot))
         quads = cv2.perspectiveTransform(unturned, to_plane).reshape(-1, 4, 2)
         all_scores.append(best.reshape(-1))
         all_quads.append(quads.astype(np.float64))
     return np.concatenate(all_scores), np.concatenate(all_quads)
 
 
+def _shifted(n: int, tw: int, th: int) -> npt.NDArray[np.float32]:
+    """The corners of a ``tw`` x ``th`` template at every one of ``n`` x ``n`` shifts of its top left
+    corner from ``_ROOM`` in the unturned patch, as (n * n * 4, 1, 2) points, shifts row by row.
+
+    The same few sizes and reaches recur (a frame's slides have a handful of pads): made once each
+    (numpy's grid and broadcasts cost a slide an eighth of its time, for the same numbers).
+    """
+    key = (n, tw, th)
+    at = _SHIFTED.get(key)
+    if at is None:
+        own = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
+        dy, dx = np.mgrid[0:n, 0:n].astype(np.float32)
+        at = own[None, None] + np.float32(_ROOM) + np.stack([dx, dy], axis=-1)[:, :, None, :]
+        at = np.ascontiguousarray(at.reshape(-1, 1, 2))
+        at.flags.writeable = False  # (shared by every slide of this size)
+        if len(_SHIFTED) >= _SHIFTED_KEPT:
+            _SHIFTED.clear()
+        _SHIFTED[key] = at
+    return at
+
+
+# The shifted corners by shift count and template size (see _shifted).
+_SHIFTED: dict[tuple[int, int, int], npt.NDArray[np.float32]] = {}
+_SHIFTED_KEPT: Final = 64
+
+
 def _mask_sums(
-    m: npt.NDArray[np.float32], templates: list[npt.NDArray[np.float32]]
-) -> tuple[
-    npt.NDArray[np.float64], npt.NDArray[np.float64], list[tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]]
-]:
+    m: npt.NDArray[np.float32], templates: list[npt.NDArray[np.float32]], *, least: float
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64], list[tuple[Any, Any, npt.NDArray[np.bool_]]]]:
     """The sums of :func:`slide_strip` that depend on what shows (``m``) alone: each shift's count
-    of shown pixels (and that at least 1), and per template its sum and its spread over them.
+    of shown pixels (and that at least 1), and per template its sum and its spread over them, and
+    at which shifts at least ``least`` of the rectangle shows where the template has a pattern.
 
     The same mask recurs (a stack's slide with nothing hidden, turned the same few ways, at the
     same size; the same cards hiding the same part): the last few masks' sums are remembered,
     keyed by the mask and the templates (the same numbers, worked out once).
     """
-    key = (m.shape, m.tobytes(), *(t.tobytes() for t in templates))
+    key = (m.shape, least, m.tobytes(), *(t.tobytes() for t in templates))
     sums = _MASK_SUMS.get(key)
     if sums is None:
         th, tw = templates[0].shape
@@ -108,7 +129,9 @@ def _mask_sums(
         for t in templates:
             s_t = cv2.matchTemplate(m, t, cv2.TM_CCORR).astype(np.float64)
             s_tt = cv2.matchTemplate(m, t * t, cv2.TM_CCORR).astype(np.float64)
-            by_template.append((s_t, s_tt - s_t * s_t / safe))
+            var_t = s_tt - s_t * s_t / safe
+            # A plain part of the back (under 12 grey levels' spread) has no pattern to match.
+            by_template.append((s_t, var_t, (count >= least * (th * tw)) & (var_t >= count * 12.0**2)))
         if len(_MASK_SUMS) >= _MASK_SUMS_KEPT:
             _MASK_SUMS.clear()  # (one step, safe should two threads slide at once: at worst a miss)
         sums = _MASK_SUMS[key] = (count, safe, by_template)
