@@ -109,9 +109,11 @@ class BackInPlace:
         """How closely the rectangle of ``image`` warped to the strip by ``h`` matches the back in
         place (a correlation, -1..1; -1 when too little shows or it shows no pattern), ``hidden``
         (its strip-sized mask) hiding part of it (None: nothing)."""
-        if hidden is not None and not hidden[1:-1, 1:-1].any():
-            hidden = None  # (nothing of the kept pixels hidden: the same case as None)
-        if hidden is None:
+        # The inner pixels nothing hides, in order (the outermost may be felt when a pixel off): gathered
+        # from the mask once, not drawn into a strip-sized mask and searched again. All of them: nothing
+        # of the kept pixels is hidden, the same case as None.
+        at = None if hidden is None else _OPEN_AT[np.take(hidden, _OPEN_AT) == 0]
+        if at is None or len(at) == len(_OPEN_AT):
             patch = self._seen(image, h, whole=True)
             # The strip's inner pixels in the same order as gathered below (the same numbers).
             seen = patch[1:-1, 1:-1].reshape(-1, patch.shape[2]).astype(np.float64)
@@ -125,9 +127,6 @@ class BackInPlace:
             if chip is None:
                 return plain
             return max(plain, min(self._kept(patch, np.flatnonzero(chip), self._whole_moments), _CHIPPED))
-        # The inner pixels nothing hides, in order (the outermost may be felt when a pixel off): gathered
-        # from the mask once, not drawn into a strip-sized mask and searched again.
-        at = _OPEN_AT[np.take(hidden, _OPEN_AT) == 0]
         if len(at) < 0.04 * STRIP_W * STRIP_H:
             return -1.0  # (before the picture is warped: nothing of it would be looked at)
         return self._kept(self._seen(image, h, whole=False), at, self._moments)
@@ -198,7 +197,7 @@ class BackInPlace:
         # (float64: the strip's are of whole numbers, exact; the templates' one pass is exact enough).
         n = len(seen)
         # Each strip colour's sum and its products with every template column.
-        (p0, p1, p2), by_colour = (_ONES[:n] @ seen).tolist(), (seen.T @ tmpl).tolist()
+        (p0, p1, p2), by_colour = (_ONES[:n] @ seen).tolist(), np.dot(seen.T, tmpl).tolist()
         energy = float(np.vdot(seen, seen)) - (p0 * p0 + p1 * p1 + p2 * p2) / n
         best = -1.0
         for j in range(len(self._templates)):
