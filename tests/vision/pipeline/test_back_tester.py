@@ -62,6 +62,26 @@ def test_a_strip_nothing_hides_is_judged_as_one_gathered_pixel_by_pixel() -> Non
         )
 
 
+def test_a_mask_hiding_only_the_outermost_pixels_hides_nothing_the_likeness_keeps() -> None:
+    # The likeness keeps the strip's inner pixels alone: a mask over its outer ring (felt a pixel
+    # off) is the case of nothing hidden, told from the kept pixels gathered, and one pixel more
+    # hidden is not.
+    deck = default_deck()
+    frame = _frame(back_shown=True)
+    tester = BackTester(signature=deck.back_signature, back=deck.back)
+    ring = np.full((56, 40), 255, np.uint8)
+    ring[1:-1, 1:-1] = 0
+    more = ring.copy()
+    more[1:6, 1:40] = 255
+    rng = np.random.default_rng(5)
+    for _ in range(10):
+        quad = (_QUAD + rng.uniform(-12.0, 12.0, (4, 2))).astype(np.float32)
+        h = cv2.getPerspectiveTransform(quad, _STRIP)
+        whole = tester._in_place.likeness(frame, h, None)
+        assert tester._in_place.likeness(frame, h, ring) == whole
+        assert tester._in_place.likeness(frame, h, more) != whole
+
+
 def test_a_rectangle_the_blank_hides_nothing_of_is_judged_as_through_another_empty_mask() -> None:
     # The all-clear mask's shortcut (no mask warped) gives the number a warped empty mask gives,
     # also for rectangles reaching off the plane (where the warp's border hides part of them).
