@@ -91,12 +91,15 @@ class CornerReader:
         self._reads: dict[tuple[int, bytes], CornerRead] = {}
         # Reads made without the paler ink level that found no index: read again when it is asked for.
         self._unpaled: set[tuple[int, bytes]] = set()
+        # The blurred matches of reads refused for a trimmed suit (see ``trimmed``), by patch.
+        self._trimmed: dict[tuple[int, bytes], IndexMatch] = {}
         self.count = 0  # corner patches read since the last new_frame
 
     def new_frame(self) -> None:
         """Forget the last frame's reads."""
         self._reads = {}
         self._unpaled = set()
+        self._trimmed = {}
         self.count = 0
 
     def read(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, pale: bool = True) -> CornerRead:
@@ -110,7 +113,7 @@ class CornerReader:
         ``index_feature``): at a place that is only a guess (a fan scan's start), where such ink
         is a pip's, a picture's or a back's pale side far more often than an index.
         """
-        key = (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
+        key = _key(image, origin, x_vec, y_vec)
         found = self._reads.get(key)
         if found is None or (pale and key in self._unpaled):
             self._unpaled.discard(key)
@@ -158,6 +161,18 @@ class CornerReader:
         """Read the index at a card's corner ``k`` (0 or 2; ``corners`` in frame pixels), once a frame."""
         return self.read(image, *index_frame(corners, k))
 
+    def trimmed(self, image: ByteImage, corners: Vec, k: int) -> IndexMatch | None:
+        """The match (blur discount taken) of a card's blurred index at corner ``k`` that
+        ``read_index`` refused because its suit was cut from ink running on past the index, or
+        None. On a lone card that ink is its own pip (a 6c's club pips touch its index suit under
+        blur), so its face and other index corner can still judge the read (decide.LoneCorners).
+        """
+        origin, x_vec, y_vec = index_frame(corners, k)
+        read = self.read(image, origin, x_vec, y_vec)
+        if read.best is not None:
+            return None
+        return self._trimmed.get(_key(image, origin, x_vec, y_vec))
+
     def _read_once(
         self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, pale: bool, key: tuple[int, bytes]
     ) -> CornerRead:
@@ -193,7 +208,10 @@ class CornerReader:
             return CornerRead(match.code, conf, match.code, match)
         if feat.trimmed:
             # A suit cut from ink that ran on past the index reads a card or proves nothing: in a
-            # fan such ink is as often another card's edge or pips, which make no index.
+            # fan such ink is as often another card's edge or pips, which make no index. (A
+            # blurred one's match is kept aside for a lone card: see ``trimmed``.)
+            if soft > 0.0:
+                self._trimmed[key] = match
             return CornerRead(UNKNOWN, 0.0, None, None)
         if not feat.pale and soft == 0.0 and match.score < s.accept_score:
             # A plain rank over a suit that fits nothing: the suit may lie partly under the next
@@ -237,6 +255,11 @@ class CornerReader:
             return False
         paper = float(np.percentile(dark, 90))
         return bool(np.count_nonzero(dark < INK_STEP * paper) >= INDEX_INK_SHARE * dark.size)
+
+
+def _key(image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> tuple[int, bytes]:
+    """A corner read's key: the frame and the patch."""
+    return (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
 
 
 def _led(box: IndexBox) -> IndexBox:

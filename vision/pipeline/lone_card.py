@@ -139,8 +139,11 @@ class LoneCardReader:
 
     def _seen_index(self, image: ByteImage, corners: Vec) -> bool:
         """Whether either index corner of a card saw an index at all (ink matched to some card,
-        however poorly): a corner with none is no index a pose a little off would read."""
-        return any(self.corners.read_index(image, corners, k).match is not None for k in (0, 2))
+        however poorly): a corner with none is no index a pose a little off would read. An index
+        blurred past corners.SOFT_LIMIT keeps no match, only the card it looked like, but was
+        seen: its blur is measured at that pose, and one a pixel or two off can fall under the
+        limit and read (nicu-white's table 1003: a Th at 2.50, 2.47-2.49 moved)."""
+        return any(self.corners.read_index(image, corners, k).best is not None for k in (0, 2))
 
     def near(self, image: ByteImage, corners: Vec) -> str | None:
         """The card a lone card's index corners came close to reading, or None: one corner's best
