@@ -185,10 +185,20 @@ class FanScanner:
                     if not near:
                         unsure.append((t, fanned))
                     continue
+                if self.reader.unasked(fanned):
+                    # Named by one blurred index whose far corner was not asked, to be settled
+                    # with the blob (FanSettle.soft): a start close by may still read the card
+                    # outright (nicu-white's table 503: the fan's middle Kh, soft at its first
+                    # start, un-named once settled, read at 0.76 three frame pixels on).
+                    for u in near:
+                        unsure.remove(u)
+                    unsure.append((t, fanned))
+                    continue
                 # An index read there: another start close by is the same index, and one
                 # seen but not read beside it was ink beside it.
                 for u in near:
                     unsure.remove(u)
+                    self.reader.forget(u[1])
                 taken.append(t)
                 found.append(fanned)
                 examined.append(fanned.corners[0])
@@ -234,10 +244,12 @@ class FanScanner:
             score = self.reader.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
         if score is None or score < FAN_INDEX_LEAST:
             return None
-        if fanned.code == UNKNOWN:
+        tentative = self.reader.unasked(fanned)
+        if fanned.code == UNKNOWN or tentative:
             # An index that falls short: its start is a few pixels off (a shadow, a glyph that
             # begins further in than the deck's leftmost ink, so the corner was put late); it is
-            # read again a little earlier, and a fair match later too.
+            # read again a little earlier, and a fair match later too. (So is one named only
+            # tentatively, see FanSettle.soft: a read outright a little off is surer.)
             side = card_w if walk.short else card_h
             nudges = (-FAN_NUDGE, FAN_NUDGE) if score >= FAN_RETRY_SCORE else (-FAN_NUDGE,)
             base = walk.card(t, card_w=card_w, card_h=card_h)
@@ -247,6 +259,12 @@ class FanScanner:
             for shift in shifts:
                 nudged = Hypothesis(corners=base + shift, fill=1.0)
                 self.reader.read_exposed(image, nudged, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
+                if tentative:
+                    if nudged.code != UNKNOWN and not self.reader.unasked(nudged):
+                        self.reader.forget(fanned)
+                        return nudged
+                    self.reader.forget(nudged)
+                    continue
                 if nudged.code != UNKNOWN or (nudged.seen and not fanned.seen):
                     fanned = nudged
                 if fanned.code != UNKNOWN:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 import cv2
 import numpy as np
 
 from vision.pipeline.corners import UNKNOWN, CornerRead
-from vision.pipeline.hypotheses import Hypothesis, parallel
+from vision.pipeline.hypotheses import Hypothesis, across, parallel
 from vision.pipeline.one_corner import FAN_EXTRA_SCORE
 from vision.pipeline.settings import RecognizerSettings
+
+# Two rectangles' corners this near (card widths) are one outline corner's (see _covered).
+SAME_CORNER: Final = 0.03
+# A card's index (any of its corners': a four-index design prints four) lies within this share of
+# its width of its corner (the index box reaches about 0.2): a corner read further from every
+# corner of a card it lies under is no index of that card's (a fan's middle card's corner over
+# the bottom card's face, standard's table 11009 3c 0.38 w from the 6h's nearest corner).
+OWN_INDEX: Final = 0.25
 
 
 class FanSettle:
@@ -32,6 +41,9 @@ class FanSettle:
         # Cards with one clear index corner read as a card and a fair one showing another: the
         # card, the fair corner (0 or 2), what it showed, and the clear corner's card and confidence.
         self.over: list[tuple[Hypothesis, int, str, tuple[str, float]]] = []
+        # Cards named by one blurred index at its own fits (soft_read.SoftLook) whose far corner,
+        # under the cards above, was not asked (far_cover), with the corner read (0 or 2).
+        self.soft: list[tuple[Hypothesis, int]] = []
 
     def forget(self, hyp: Hypothesis) -> None:
         """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
@@ -39,6 +51,7 @@ class FanSettle:
         self.fair = [entry for entry in self.fair if entry[0] is not hyp]
         self.one = [entry for entry in self.one if entry[0] is not hyp]
         self.over = [entry for entry in self.over if entry[0] is not hyp]
+        self.soft = [entry for entry in self.soft if entry[0] is not hyp]
 
     def settle(self, hyps: Sequence[Hypothesis], *, card_w: float) -> None:
         """Read the cards whose two index corners showed two clear, different indices, where one
@@ -50,15 +63,25 @@ class FanSettle:
         fair, self.fair = self.fair, []
         one, self.one = self.one, []
         over, self.over = self.over, []
+        soft, self.soft = self.soft, []
         # Judged all against the names as read, then un-named together: two cards named alike,
         # each by a corner near the other, are both unsure, whichever was read first (a
         # four-index design's fan: a rectangle drawn round a lower card takes the top card's lower
         # index for its own, dondorf's table 3008 Qs under the 9h, both corners at one point).
         under = [hyp for hyp, k in one if hyp.code != UNKNOWN and _named_under(hyps, hyp, k, card_w=card_w)]
+        # A card named by one blurred index whose far corner was not asked (it lies under the cards
+        # above) must be named by a corner clear of every other card of the blob, read or not: a
+        # steady, clear index at a corner under another card is that card's (vision_blur's dondorf
+        # table 18608: a fan's bottom 3d, its corner under the unread top 8h's, read that card's
+        # lower index).
+        under += [hyp for hyp, k in soft if hyp.code != UNKNOWN and _covered(hyps, hyp, k, card_w=card_w)]
         for hyp in under:
             # The index it was named by is that card's (the bottom card of a fan, its far
             # corner on the fan's edge under the top card, whose clear index lies there).
             hyp.code, hyp.confidence = UNKNOWN, 0.0
+        for hyp, _ in soft:
+            if hyp.code == UNKNOWN:
+                hyp.seen = True  # an index seen steadily: a card is there, unread
         for hyp, far, named, clear in fair:
             if hyp.code == UNKNOWN and _under_read(hyps, hyp, far, code=clear, card_w=card_w):
                 hyp.code, hyp.confidence = named
@@ -93,6 +116,25 @@ def _named_under(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w:
         if not (float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners))
     ]
     return _under_read(others, hyp, k, code=hyp.code, card_w=card_w)
+
+
+def _covered(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+    """Whether ``hyp``'s corner ``k`` lies under (or within a tenth of a card's width of) another
+    card of ``hyps``, whatever it was read as, near a corner of that card (within OWN_INDEX), where
+    an index of that card may lie: not ``hyp`` drawn again (as in ``_named_under``), nor a
+    rectangle drawn from the same outline corner the other way round (turned across it, that
+    corner its own: every outline corner proposes both)."""
+    corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
+    here = hyp.corners[k]
+    for o in hyps:
+        if o is hyp or (float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners)):
+            continue
+        nearest = float(np.hypot(*(o.corners - here).T).min())
+        if nearest >= OWN_INDEX * card_w or (across(o.corners, hyp.corners) and nearest < SAME_CORNER * card_w):
+            continue
+        if cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w:
+            return True
+    return False
 
 
 def _under_read(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, code: str, card_w: float) -> bool:

@@ -156,6 +156,11 @@ class FanReader:
         if named is not None:
             self.pending.fair.append((hyp, far, named, clear.best))
 
+    def unasked(self, hyp: Hypothesis) -> bool:
+        """Whether ``hyp`` is named by one blurred index whose far corner was not asked, its name
+        settled with the blob (see FanSettle.soft)."""
+        return any(entry[0] is hyp for entry in self.pending.soft)
+
     def forget(self, hyp: Hypothesis) -> None:
         """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
         self.pending.forget(hyp)

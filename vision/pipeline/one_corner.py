@@ -11,6 +11,7 @@ import numpy.typing as npt
 from vision.pipeline.corners import UNKNOWN, CornerRead, CornerReader, index_frame
 from vision.pipeline.decide import CardDecider
 from vision.pipeline.fan_looks import FAN_SEEN_SCORE, IndexLooks
+from vision.pipeline.far_cover import far_covered
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.plane import Plane
 from vision.pipeline.settings import RecognizerSettings
@@ -102,19 +103,21 @@ class OneCornerReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
+        unasked = False
         if named is None and best is not None:
             # A blurred index short of the bar by its blur discount alone, read steadily (SoftLook),
-            # where its far index corner, if in view, leans to the same card: a steady clear index
+            # where its far index corner, if it shows, leans to the same card: a steady clear index
             # can be another card's where the corner is misplaced onto it (vision_blur's dondorf
             # table 18608: a fan's bottom 3d read the unread top 8h's lower index, its own index at
             # the far corner showing nothing under the blur), which the discount alone kept unread.
+            # A far corner on the outline with card past it (far_cover) lies under the cards above:
+            # it is not asked, and the corner read must then lie clear of every other card of the
+            # blob (FanSettle.soft, settled with the blob).
             named = self.soft.named(image, origin, x_vec, y_vec, pale=pale)
-            if (
-                named is not None
-                and self._far_in_view(hyp, corner)
-                and self.corners.read_index(image, c, 2 - corner).best != named[0]
-            ):
-                named = None
+            if named is not None and self._far_in_view(hyp, corner):
+                unasked = self.outline is not None and far_covered(self.outline, hyp.corners, 2 - corner)
+                if not unasked and self.corners.read_index(image, c, 2 - corner).best != named[0]:
+                    named = None
         own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)
         if own is None:
             named = None  # the index may be its twin's or another rank's (blurred): unread, seen
@@ -129,6 +132,8 @@ class OneCornerReader:
             ):
                 hyp.code, hyp.confidence = named
                 self.pending.one.append((hyp, corner))
+                if unasked:
+                    self.pending.soft.append((hyp, corner))
                 return match.score
             # The card's other printed index, diagonally opposite, shows another card: one of the
             # two is another card's index (a four-index design's fan shows a card's lower index

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from tests.vision.pipeline.shapes import H, W, card_quad
 from vision.index_match import IndexMatch
 from vision.pipeline.corners import UNKNOWN, CornerRead
@@ -72,3 +74,38 @@ def test_two_cards_named_alike_each_by_a_corner_at_the_other_are_both_left_unkno
         pending.one.extend(entries if order == 0 else entries[::-1])
         pending.settle([top, mirrored], card_w=W)
         assert (top.code, mirrored.code) == (UNKNOWN, UNKNOWN)
+
+
+def _soft_fan() -> tuple[Hypothesis, Hypothesis]:
+    """A fan's bottom card named Ah by one blurred index (corner 2) whose far corner was not asked, and
+    an unread card above it."""
+    bottom = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    bottom.code, bottom.confidence = "Ah", 0.55
+    return bottom, Hypothesis(corners=card_quad(100.0 + 0.9 * W, 100.0 + 0.05 * H, 0.0))
+
+
+def test_a_soft_read_whose_corner_lies_under_another_cards_corner_is_left_unknown_but_seen() -> None:
+    # vision_blur's dondorf table 18608: the bottom 3d's lower corner under the unread top 8h's lower
+    # left index (dondorf prints four), which reads 8h steadily.
+    pending = FanSettle(settings=RecognizerSettings())
+    bottom, above = _soft_fan()
+    pending.one.append((bottom, 2))
+    pending.soft.append((bottom, 2))
+    pending.settle([bottom, above], card_w=W)
+    assert bottom.code == UNKNOWN
+    assert bottom.seen
+
+
+def test_a_soft_read_whose_corner_lies_over_another_cards_face_is_kept() -> None:
+    # Standard's table 11009: the middle 3c's index corner over the bottom 6h, 0.38 w from its nearest
+    # corner (no index of the 6h's there), and a rectangle drawn the other way round from its corner.
+    pending = FanSettle(settings=RecognizerSettings())
+    middle = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    middle.code, middle.confidence = "3c", 0.55
+    below = Hypothesis(corners=card_quad(100.0 + 0.38 * W, 100.0, 0.0))
+    corner = middle.corners[2]
+    turned = Hypothesis(corners=corner + np.array([(0.0, 0.0), (0.0, -W), (-H, -W), (-H, 0.0)]))
+    pending.one.append((middle, 2))
+    pending.soft.append((middle, 2))
+    pending.settle([middle, below, turned], card_w=W)
+    assert middle.code == "3c"

@@ -9,13 +9,14 @@ import pytest
 
 from drivers.camera.sim import Optics
 from vision.deck import DeckProfile
+from vision.pipeline import one_corner
 from vision.recognize import Recognizer
 from vision.scenes import Table, random_table, render_table, view_calibration
 from vision.tools.kde_decks import kde_deck
 
 # The benchmark's table 11009 (dim warm light, glare band, blur 1.3 px, motion smear): a fan of 3d,
 # 3s and Ah on top, and a fan of 9c, 3c and 6h turned half round, where their cards lie in the frame.
-_AH, _3C = (1418.7, 191.9), (1411.8, 485.1)
+_AH, _3C, _6H = (1418.7, 191.9), (1411.8, 485.1), (1456.6, 485.5)
 
 
 def _read_near(deck: DeckProfile, at: tuple[float, float]) -> list[str]:
@@ -38,6 +39,17 @@ def test_a_blurred_top_card_that_reads_clearly_and_steadily_is_named() -> None:
 def test_a_blurred_club_that_passes_for_a_spade_stays_unknown(kennard: DeckProfile) -> None:
     # kennard's 3c reads 3s at 0.79, its suit only 0.25 clear of the club's: left unread.
     assert _read_near(kennard, _3C) == ["unknown"]
+
+
+@pytest.mark.slow  # a whole benchmark table
+def test_blurred_fan_cards_whose_far_corners_lie_under_the_cards_above_are_named() -> None:
+    # standard's fan of 9c, 3c and 6h spread along their long sides, tops in line: the 6h (bottom)
+    # and the 3c each show one blurred index, steady and clear (SoftLook); their far corners lie on
+    # the fan's top edge under the 9c, where the outline runs on past them (far_cover), so they are
+    # not asked; their read corners lie clear of every other card's index.
+    deck = kde_deck("standard")
+    assert _read_near(deck, _6H) == ["6h"]
+    assert _read_near(deck, _3C) == ["3c"]
 
 
 def _blur_table(seed: int) -> Table:
@@ -66,3 +78,17 @@ def test_a_steady_index_of_another_card_under_a_misplaced_corner_names_nothing(d
     reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
     near = [c.code for c in reading.cards if float(np.hypot(*(np.mean(np.array(c.corners), axis=0) - (765, 845)))) < 22]
     assert "8h" not in near
+
+
+@pytest.mark.slow  # a whole benchmark table
+def test_a_soft_read_by_a_corner_under_another_cards_index_names_nothing_even_unasked(
+    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same 3d with every far corner taken to lie under the cards above (none asked): its read
+    # corner lies under the 8h's rectangle, by its lower left index, so the settled blob un-names it.
+    monkeypatch.setattr(one_corner, "far_covered", lambda *_args: True)
+    table = _blur_table(18608)
+    _, frame = render_table(dondorf, table, seed=18608)
+    reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
+    near = [c.code for c in reading.cards if float(np.hypot(*(np.mean(np.array(c.corners), axis=0) - (765, 845)))) < 22]
+    assert near == ["unknown"]
