@@ -22,13 +22,13 @@ PAST: Final = 0.15
 CLEAR_SHARE: Final = 0.5
 
 
-def far_covered(outline: ByteImage, corners: Vec, k: int) -> bool:
-    """Whether ``corners``' corner ``k`` (plane pixels, clockwise, as a Hypothesis's) has card past
+def far_covered(outline: ByteImage, corners: Vec, *, corner: int) -> bool:
+    """Whether ``corners``' corner ``corner`` (plane pixels, clockwise, as a Hypothesis's) has card past
     it on the blob ``outline`` along one of its two edges or its diagonal (see PAST): a corner
     there is under another card, its index none of this card's to show."""
-    here = corners[k]
+    here = corners[corner]
     width = float(np.hypot(*(corners[1] - corners[0])))
-    along = [corners[(k + 1) % 4] - here, corners[(k + 3) % 4] - here]
+    along = [corners[(corner + 1) % 4] - here, corners[(corner + 3) % 4] - here]
     units = [v / max(float(np.hypot(*v)), 1e-9) for v in along]
     past = PAST * width
     looks = [here - past * units[0], here - past * units[1], here - past * (units[0] + units[1]) / np.sqrt(2.0)]

@@ -115,7 +115,7 @@ class OneCornerReader:
             # blob (FanSettle.soft, settled with the blob).
             named = self.soft.named(image, origin, x_vec, y_vec, pale=pale)
             if named is not None and self._far_in_view(hyp, corner):
-                unasked = self.outline is not None and far_covered(self.outline, hyp.corners, 2 - corner)
+                unasked = self.outline is not None and far_covered(self.outline, hyp.corners, corner=2 - corner)
                 if not unasked and self.corners.read_index(image, c, 2 - corner).best != named[0]:
                     named = None
         own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)

@@ -17,7 +17,7 @@ def _outline(*quads: np.ndarray) -> np.ndarray:
 def test_a_lone_cards_corners_are_in_view() -> None:
     card = card_quad(200.0, 150.0, 12.0)
     outline = _outline(card)
-    assert not any(far_covered(outline, card, k) for k in range(4))
+    assert not any(far_covered(outline, card, corner=k) for k in range(4))
 
 
 def test_a_fan_bottoms_far_corner_on_the_fans_straight_edge_is_under_the_cards_above() -> None:
@@ -27,13 +27,13 @@ def test_a_fan_bottoms_far_corner_on_the_fans_straight_edge_is_under_the_cards_a
     middle = card_quad(200.0 + 0.4 * W, 150.0, 0.0)
     top = card_quad(200.0, 150.0, 0.0)
     outline = _outline(bottom, middle, top)
-    assert far_covered(outline, bottom, 0)
-    assert not far_covered(outline, bottom, 2)  # the index corner it is read by: in view
-    assert not far_covered(outline, top, 0)  # the top card's index corner clear of the others
+    assert far_covered(outline, bottom, corner=0)
+    assert not far_covered(outline, bottom, corner=2)  # the index corner it is read by: in view
+    assert not far_covered(outline, top, corner=0)  # the top card's index corner clear of the others
     # Its lower index shows too, but the cards below run on past it along the fan's edge: the
     # outline cannot tell above from below, so a soft read not asking such a corner is settled
     # against the blob's cards (FanSettle.soft).
-    assert far_covered(outline, top, 2)
+    assert far_covered(outline, top, corner=2)
 
 
 def test_a_far_corner_with_a_card_turned_over_it_is_under_that_card() -> None:
@@ -41,5 +41,5 @@ def test_a_far_corner_with_a_card_turned_over_it_is_under_that_card() -> None:
     bottom = card_quad(200.0, 150.0, 0.0)
     top = card_quad(200.0 + 0.45 * W, 150.0 - 0.1 * W, 20.0)
     outline = _outline(bottom, top)
-    assert far_covered(outline, bottom, 1)
-    assert not far_covered(outline, bottom, 3)
+    assert far_covered(outline, bottom, corner=1)
+    assert not far_covered(outline, bottom, corner=3)

@@ -86,7 +86,7 @@ def test_a_soft_read_by_a_corner_under_another_cards_index_names_nothing_even_un
 ) -> None:
     # The same 3d with every far corner taken to lie under the cards above (none asked): its read
     # corner lies under the 8h's rectangle, by its lower left index, so the settled blob un-names it.
-    monkeypatch.setattr(one_corner, "far_covered", lambda *_args: True)
+    monkeypatch.setattr(one_corner, "far_covered", lambda *_args, **_kwargs: True)
     table = _blur_table(18608)
     _, frame = render_table(dondorf, table, seed=18608)
     reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
