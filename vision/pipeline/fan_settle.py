@@ -7,6 +7,7 @@ from typing import Final
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN, CornerRead
 from vision.pipeline.hypotheses import Hypothesis, across, parallel
@@ -110,11 +111,7 @@ def _named_under(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w:
     """Whether ``hyp``'s corner ``k``, which named it, lies under (or within a tenth of a card's
     width of) another card of ``hyps`` read as the same code: not ``hyp`` drawn again (the same
     place and lie, as explain's choice takes one card)."""
-    others = [
-        o
-        for o in hyps
-        if not (float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners))
-    ]
+    others = [o for o in hyps if not _drawn_again(o, hyp, card_w=card_w)]
     return _under_read(others, hyp, k, code=hyp.code, card_w=card_w)
 
 
@@ -124,15 +121,14 @@ def _covered(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: flo
     an index of that card may lie: not ``hyp`` drawn again (as in ``_named_under``), nor a
     rectangle drawn from the same outline corner the other way round (turned across it, that
     corner its own: every outline corner proposes both)."""
-    corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
     here = hyp.corners[k]
     for o in hyps:
-        if o is hyp or (float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners)):
+        if o is hyp or _drawn_again(o, hyp, card_w=card_w):
             continue
         nearest = float(np.hypot(*(o.corners - here).T).min())
         if nearest >= OWN_INDEX * card_w or (across(o.corners, hyp.corners) and nearest < SAME_CORNER * card_w):
             continue
-        if cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w:
+        if _lies_under(here, o, card_w=card_w):
             return True
     return False
 
@@ -140,10 +136,14 @@ def _covered(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: flo
 def _under_read(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, code: str, card_w: float) -> bool:
     """Whether ``hyp``'s corner ``k`` lies under (or within a tenth of a card's width of) another
     card of ``hyps`` read as ``code``."""
-    corner = (float(hyp.corners[k][0]), float(hyp.corners[k][1]))
-    return any(
-        o is not hyp
-        and o.code == code
-        and cv2.pointPolygonTest(o.corners.astype(np.float32), corner, True) > -0.1 * card_w
-        for o in hyps
-    )
+    return any(o is not hyp and o.code == code and _lies_under(hyp.corners[k], o, card_w=card_w) for o in hyps)
+
+
+def _drawn_again(o: Hypothesis, hyp: Hypothesis, *, card_w: float) -> bool:
+    """Whether ``o`` is ``hyp`` drawn again: the same place and lie (explain's choice takes one card)."""
+    return float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners)
+
+
+def _lies_under(point: npt.NDArray[np.float64], o: Hypothesis, *, card_w: float) -> bool:
+    """Whether ``point`` lies under card ``o`` or within a tenth of a card's width of it."""
+    return cv2.pointPolygonTest(o.corners.astype(np.float32), (float(point[0]), float(point[1])), True) > -0.1 * card_w

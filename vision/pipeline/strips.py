@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Final
 
@@ -82,6 +83,7 @@ def slide_strip(
     return np.concatenate(all_scores), np.concatenate(all_quads)
 
 
+@functools.lru_cache(maxsize=64)
 def _shifted(n: int, tw: int, th: int) -> npt.NDArray[np.float32]:
     """The corners of a ``tw`` x ``th`` template at every one of ``n`` x ``n`` shifts of its top left
     corner from ``_ROOM`` in the unturned patch, as (n * n * 4, 1, 2) points, shifts row by row.
@@ -89,23 +91,12 @@ def _shifted(n: int, tw: int, th: int) -> npt.NDArray[np.float32]:
     The same few sizes and reaches recur (a frame's slides have a handful of pads): made once each
     (numpy's grid and broadcasts cost a slide an eighth of its time, for the same numbers).
     """
-    key = (n, tw, th)
-    at = _SHIFTED.get(key)
-    if at is None:
-        own = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
-        dy, dx = np.mgrid[0:n, 0:n].astype(np.float32)
-        at = own[None, None] + np.float32(_ROOM) + np.stack([dx, dy], axis=-1)[:, :, None, :]
-        at = np.ascontiguousarray(at.reshape(-1, 1, 2))
-        at.flags.writeable = False  # (shared by every slide of this size)
-        if len(_SHIFTED) >= _SHIFTED_KEPT:
-            _SHIFTED.clear()
-        _SHIFTED[key] = at
+    own = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
+    dy, dx = np.mgrid[0:n, 0:n].astype(np.float32)
+    at = own[None, None] + np.float32(_ROOM) + np.stack([dx, dy], axis=-1)[:, :, None, :]
+    at = np.ascontiguousarray(at.reshape(-1, 1, 2))
+    at.flags.writeable = False  # (shared by every slide of this size)
     return at
-
-
-# The shifted corners by shift count and template size (see _shifted).
-_SHIFTED: dict[tuple[int, int, int], npt.NDArray[np.float32]] = {}
-_SHIFTED_KEPT: Final = 64
 
 
 def _mask_sums(

@@ -37,7 +37,7 @@ def _slide(frame: np.ndarray, templates: list[np.ndarray], covered: np.ndarray, 
 
 def test_a_slide_is_the_same_whichever_slides_came_before() -> None:
     frame, templates, covered = _scene()
-    strips._SHIFTED.clear()
+    strips._shifted.cache_clear()
     strips._MASK_SUMS.clear()
     first = _slide(frame, templates, covered, reach=12.0, least=0.04)
     _slide(frame, templates, covered, reach=30.0, least=0.04)  # another size of shift grid
