@@ -278,3 +278,28 @@ def test_a_lone_card_barely_sure_at_one_corner_is_read_at_its_second_too(
     quad = np.array([[100.0, 100.0], [205.0, 100.0], [205.0, 247.0], [100.0, 247.0]])
     assert lone.read_alone(np.zeros((400, 400, 3), np.uint8), quad)[0] == read
     assert asked == corners_read
+
+
+# Blur seed 18692's Ac (kennard, blur 1.4 px, motion 3.2 px): neither index corner reads on its own
+# (As at 0.80 and 0.82, margins 0.13-0.14), both lean the same way to the spade, the club a close second.
+_BLURRED_AC = (
+    _corner_read([0.1] * 12 + [0.89], [0.77, 0.29, 0.12, 0.84]),
+    _corner_read([0.1] * 12 + [0.89], [0.75, 0.28, 0.11, 0.82]),
+)
+
+
+@pytest.mark.parametrize(("stands", "read"), [((None, None), UNKNOWN), ((None, 0.9), "As"), ((0.9, None), "As")])
+def test_two_unread_corners_pool_to_a_card_only_where_one_fits_it_better_than_its_rivals(
+    kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch, stands: tuple[float | None, float | None], read: str
+) -> None:
+    # Blur errs alike at both corners of one card, which their mean does not average out: the pooled
+    # card must fit one corner better than its twin (the same rank in the other suit of its colour)
+    # and its runner-up ranks do, as a card read by one corner must.
+    corners, _lone = _stages(kennard)
+    decider = CardDecider(deck=kennard, settings=RecognizerSettings(), corners=corners)
+    assert all(r.code == UNKNOWN and r.best == "As" for r in _BLURRED_AC)
+    monkeypatch.setattr(corners, "read_index", lambda _image, _corners, k: _BLURRED_AC[k // 2])
+    monkeypatch.setattr(decider.rivals, "near", lambda _image, _corners, k, **_kw: stands[k // 2])
+    monkeypatch.setattr(decider.face, "agrees", lambda *_a, **_k: True)
+    quad = np.array([[100.0, 100.0], [205.0, 100.0], [205.0, 247.0], [100.0, 247.0]])
+    assert decider.read_card(np.zeros((400, 400, 3), np.uint8), quad, alone=False)[0] == read
