@@ -71,16 +71,20 @@ def _blur_table(seed: int) -> Table:
     return dataclasses.replace(table, scene=dataclasses.replace(table.scene, lighting=lighting, optics=optics))
 
 
+def _blur_reading(deck: DeckProfile, seed: int) -> FrameReading:
+    """``bench_vision_blur``'s table ``seed`` rendered in ``deck`` and read."""
+    table = _blur_table(seed)
+    _, frame = render_table(deck, table, seed=seed)
+    return Recognizer(deck=deck, calibration=view_calibration(table.view)).read(frame)
+
+
 @pytest.mark.slow  # a whole benchmark table
 def test_a_steady_index_of_another_card_under_a_misplaced_corner_names_nothing(dondorf: DeckProfile) -> None:
     # vision_blur's table 18608: a fan of 3d, 8c and 8h on top (dondorf prints four indices). The
     # 3d's rectangle puts its lower index corner on the 8h's lower left index, which reads 8h steadily
     # and clearly (0.82-0.89, margins 0.54-0.71); the 3d's own index, at its far corner on the
     # outline, shows nothing under the blur. Its far corner does not lean to 8h: the 3d stays unread.
-    table = _blur_table(18608)
-    _, frame = render_table(dondorf, table, seed=18608)
-    reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
-    near = _codes_near(reading, (765, 845))
+    near = _codes_near(_blur_reading(dondorf, 18608), (765, 845))
     assert "8h" not in near
 
 
@@ -91,10 +95,7 @@ def test_a_soft_read_by_a_corner_under_another_cards_index_names_nothing_even_un
     # The same 3d with every far corner taken to lie under the cards above (none asked): its read
     # corner lies under the 8h's rectangle, by its lower left index, so the settled blob un-names it.
     monkeypatch.setattr(one_corner, "far_covered", lambda *_args, **_kwargs: True)
-    table = _blur_table(18608)
-    _, frame = render_table(dondorf, table, seed=18608)
-    reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
-    near = _codes_near(reading, (765, 845))
+    near = _codes_near(_blur_reading(dondorf, 18608), (765, 845))
     assert near == ["unknown"]
 
 
@@ -102,8 +103,5 @@ def test_a_blurred_club_seen_as_a_spade_at_both_corners_is_not_named_by_their_me
     # vision_blur's table 18692 (blur 1.4 px, motion 3.2 px): a fan of Ac, 4d and 4h on top. The Ac's
     # two corners each lean to the As (0.80 and 0.82, the club 0.07 behind at both), neither reading
     # on its own; their mean picked the As. Its twin fits as well at each corner: no card is named.
-    table = _blur_table(18692)
-    _, frame = render_table(kennard, table, seed=18692)
-    reading = Recognizer(deck=kennard, calibration=view_calibration(table.view)).read(frame)
-    near = _codes_near(reading, (1565, 257))
+    near = _codes_near(_blur_reading(kennard, 18692), (1565, 257))
     assert near in (["unknown"], ["Ac"])
