@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Final
 
 import cv2
@@ -43,6 +44,7 @@ from vision.pipeline.masks import MaskMaker, Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob, find_blobs, vote_height, vote_height_few
 from vision.pipeline.plane import Plane, make_plane
 from vision.pipeline.settings import RecognizerSettings
+from vision.pipeline.smear_reads import named_again, unsmeared_frame
 
 __all__ = ["BACK", "UNKNOWN", "CardRead", "FrameReading", "Recognizer", "RecognizerSettings", "Trace"]
 
@@ -181,16 +183,22 @@ class Recognizer:
         clock.lap("outlines")
         found: list[Hypothesis] = []
         covered = np.zeros_like(masks.fg)
+        unsure: list[tuple[Blob, float, list[Hypothesis]]] = []  # blobs with a card seen but unread
         if card_h is not None:
             for blob in blobs:
                 blob_h = card_h if plane.rectified else _local_height(blob, card_h, scale)
                 if self.settings.lens_card_size and plane.lens is not None:  # larger off the centre
                     blob_h = (plane.card_height_at(blob.contour.reshape(-1, 2).mean(axis=0)) or blob_h * scale) / scale
-                found.extend(
-                    self._explainer.explain(
-                        image=image, plane=plane, blob=blob, card_h=blob_h * scale, masks=masks, covered=covered
-                    )
+                hyps = self._explainer.explain(
+                    image=image, plane=plane, blob=blob, card_h=blob_h * scale, masks=masks, covered=covered
                 )
+                if any(hyp.code == UNKNOWN for hyp in hyps):
+                    unsure.append((blob, blob_h * scale, hyps))
+                found.extend(hyps)
+        clock.lap("cards")
+        if unsure:
+            self._read_unsmeared(image, plane=plane, masks=masks, blobs=blobs, unsure=unsure, covered=covered)
+        clock.lap("smear")
         clutter = cv2.bitwise_and(masks.fg, cv2.bitwise_not(cv2.dilate(covered, np.ones((5, 5), np.uint8))))
         frame_corners = [plane.to_frame(hyp.corners) for hyp in found]
         reads = tuple(
@@ -201,7 +209,6 @@ class Recognizer:
             )
             for hyp, quad in zip(found, frame_corners, strict=True)
         )
-        clock.lap("cards")
         if trace is not None:
             trace.plane, trace.masks, trace.blobs, trace.chosen = plane, masks, blobs, found
             trace.card_height = None if card_h is None else card_h * scale
@@ -213,6 +220,40 @@ class Recognizer:
             to_clutter=np.asarray(np.linalg.inv(plane.to_frame_h), np.float64) if plane.rectified else None,
             stage_ms=clock.spent,
         )
+
+    def _read_unsmeared(
+        self,
+        image: ByteImage,
+        *,
+        plane: Plane,
+        masks: Masks,
+        blobs: list[Blob],
+        unsure: list[tuple[Blob, float, list[Hypothesis]]],
+        covered: ByteImage,
+    ) -> None:
+        """Where the frame is smeared by motion (measured on its cards' edges), the blobs with a
+        card seen but unread are read again with the smear undone, and those cards named where
+        that reads them (see ``smear_reads.named_again``).
+        """
+        outline = [plane.to_frame(blob.contour.reshape(-1, 2)) for blob in blobs]
+        sharp = unsmeared_frame(image, outline, [plane.to_frame(b.contour.reshape(-1, 2)) for b, _h, _c in unsure])
+        if sharp is None:
+            return
+        for blob, blob_h, hyps in unsure:
+            # (Read on a copy of the covered mask: what it chose is not drawn in a second time.)
+            named_again(
+                hyps,
+                partial(
+                    self._explainer.explain,
+                    image=sharp,
+                    plane=plane,
+                    blob=blob,
+                    card_h=blob_h,
+                    masks=masks,
+                    covered=covered.copy(),
+                ),
+                card_w=blob_h / CARD_ASPECT,
+            )
 
     def _card_height(self, plane: Plane, blobs: list[Blob]) -> float | None:
         """Card height in frame pixels: the plane's (calibrated), or a vote of the complete card
