@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import cv2
@@ -9,6 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.calibration import ZoneMap
+from vision.pipeline.smear import MIN_SMEAR_PX
 from vision.recognize import BACK, UNKNOWN, FrameReading, Trace
 
 ByteImage = npt.NDArray[Any]
@@ -55,6 +57,9 @@ def draw_debug(frame: ByteImage, reading: FrameReading, trace: Trace, *, zones: 
         "backs": sum(c.code == BACK for c in reading.cards),
     }
     summary = ", ".join(f"{v} {k}" for k, v in counts.items())
+    if trace.smear is not None and trace.smear.length >= MIN_SMEAR_PX:
+        # (Unread cards were read again with it undone: a camera or table moving at the exposure.)
+        summary += f", motion smear {trace.smear.length:.1f} px at {math.degrees(trace.smear.angle):.0f} deg"
     cv2.putText(out, summary, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 5, cv2.LINE_AA)
     cv2.putText(out, summary, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (255, 255, 255), 2, cv2.LINE_AA)
     panels = _stage_panels(trace, height=h // 2)

@@ -44,6 +44,7 @@ from vision.pipeline.masks import MaskMaker, Masks
 from vision.pipeline.outline import CARD_ASPECT, Blob, find_blobs, vote_height, vote_height_few
 from vision.pipeline.plane import Plane, make_plane
 from vision.pipeline.settings import RecognizerSettings
+from vision.pipeline.smear import Smear
 from vision.pipeline.smear_reads import named_again, unsmeared_frame
 
 __all__ = ["BACK", "UNKNOWN", "CardRead", "FrameReading", "Recognizer", "RecognizerSettings", "Trace"]
@@ -123,6 +124,7 @@ class Trace:
     card_height: float | None = None  # plane pixels
     hypotheses: list[Hypothesis] = field(default_factory=list)  # every blob's, before the choice
     chosen: list[Hypothesis] = field(default_factory=list)
+    smear: Smear | None = None  # the motion smear measured, where a card was seen but unread
 
 
 class Recognizer:
@@ -196,8 +198,9 @@ class Recognizer:
                     unsure.append((blob, blob_h * scale, hyps))
                 found.extend(hyps)
         clock.lap("cards")
+        smear = None
         if unsure:
-            self._read_unsmeared(image, plane=plane, masks=masks, blobs=blobs, unsure=unsure, covered=covered)
+            smear = self._read_unsmeared(image, plane=plane, masks=masks, blobs=blobs, unsure=unsure, covered=covered)
         clock.lap("smear")
         clutter = cv2.bitwise_and(masks.fg, cv2.bitwise_not(cv2.dilate(covered, np.ones((5, 5), np.uint8))))
         frame_corners = [plane.to_frame(hyp.corners) for hyp in found]
@@ -211,6 +214,7 @@ class Recognizer:
         )
         if trace is not None:
             trace.plane, trace.masks, trace.blobs, trace.chosen = plane, masks, blobs, found
+            trace.smear = smear
             trace.card_height = None if card_h is None else card_h * scale
         return FrameReading(
             cards=reads,
@@ -230,15 +234,17 @@ class Recognizer:
         blobs: list[Blob],
         unsure: list[tuple[Blob, float, list[Hypothesis]]],
         covered: ByteImage,
-    ) -> None:
+    ) -> Smear | None:
         """Where the frame is smeared by motion (measured on its cards' edges), the blobs with a
         card seen but unread are read again with the smear undone, and those cards named where
-        that reads them (see ``smear_reads.named_again``).
+        that reads them (see ``smear_reads.named_again``). Returns the smear measured.
         """
         outline = [plane.to_frame(blob.contour.reshape(-1, 2)) for blob in blobs]
-        sharp = unsmeared_frame(image, outline, [plane.to_frame(b.contour.reshape(-1, 2)) for b, _h, _c in unsure])
+        smear, sharp = unsmeared_frame(
+            image, outline, [plane.to_frame(b.contour.reshape(-1, 2)) for b, _h, _c in unsure]
+        )
         if sharp is None:
-            return
+            return smear
         for blob, blob_h, hyps in unsure:
             # (Read on a copy of the covered mask: what it chose is not drawn in a second time.)
             named_again(
@@ -254,6 +260,7 @@ class Recognizer:
                 ),
                 card_w=blob_h / CARD_ASPECT,
             )
+        return smear
 
     def _card_height(self, plane: Plane, blobs: list[Blob]) -> float | None:
         """Card height in frame pixels: the plane's (calibrated), or a vote of the complete card

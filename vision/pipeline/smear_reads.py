@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN
 from vision.pipeline.hypotheses import BACK, Hypothesis, same_card
-from vision.pipeline.smear import MIN_SMEAR_PX, measure_smear, unsmeared
+from vision.pipeline.smear import MIN_SMEAR_PX, Smear, measure_smear, unsmeared
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -30,13 +30,13 @@ def box_around(outline: Vec, margin: int) -> tuple[int, int, int, int]:
     return int(x0), int(y0), int(x1), int(y1)
 
 
-def unsmeared_frame(image: ByteImage, outlines: list[Vec], unsure: list[Vec]) -> ByteImage | None:
-    """``image`` with the motion smear its cards' edges (``outlines``, frame pixels) show undone
-    around the ``unsure`` outlines, or None when the frame shows no smear worth undoing."""
+def unsmeared_frame(image: ByteImage, outlines: list[Vec], unsure: list[Vec]) -> tuple[Smear | None, ByteImage | None]:
+    """The motion smear its cards' edges (``outlines``, frame pixels) show, and ``image`` with it
+    undone around the ``unsure`` outlines, or None when the smear is not worth undoing."""
     smear = measure_smear(image, outlines)
     if smear is None or smear.length < MIN_SMEAR_PX:
-        return None
-    return unsmeared(image, smear, [box_around(o, MARGIN_PX) for o in unsure])
+        return smear, None
+    return smear, unsmeared(image, smear, [box_around(o, MARGIN_PX) for o in unsure])
 
 
 def named_again(first: Sequence[Hypothesis], again: Callable[[], list[Hypothesis]], *, card_w: float) -> int:

@@ -13,7 +13,7 @@ import pytest
 from drivers.camera.effects import motion_blur
 from vision.deck import DeckProfile
 from vision.pipeline.smear import MIN_SMEAR_PX, Smear, measure_smear, unsmeared
-from vision.recognize import Recognizer
+from vision.recognize import Recognizer, Trace
 from vision.scenes import random_table, render_table, view_calibration
 
 Quad = npt.NDArray[np.float64]
@@ -127,10 +127,15 @@ def test_a_smeared_red_five_on_red_cloth_is_read(kennard: DeckProfile) -> None:
     # lying alone ran its rank into its suit at both corners and was left unread.
     table = random_table(np.random.default_rng(19609))
     _, frame = render_table(kennard, table, seed=19609)
-    reading = Recognizer(deck=kennard, calibration=view_calibration(table.view)).read(frame)
+    trace = Trace()
+    reading = Recognizer(deck=kennard, calibration=view_calibration(table.view)).read(frame, trace=trace)
     near = [
         c.code
         for c in reading.cards
         if float(np.hypot(*(np.mean(np.array(c.corners), axis=0) - np.array((811.7, 861.3))))) < 22
     ]
     assert near == ["5h"]
+    # The smear it was read through is kept for the technician's picture (and is the frame's).
+    assert trace.smear is not None
+    assert trace.smear.length >= MIN_SMEAR_PX
+    assert _apart_deg(math.degrees(trace.smear.angle), 29.7) <= 20.0
