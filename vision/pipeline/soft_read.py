@@ -73,9 +73,10 @@ class SoftLook:
             if misses > len(_STEPS) - FAN_STEADY_AGREE:
                 return None
         score, margin = float(np.median(scores)), float(np.median(margins))
-        if score < self.bar or margin < need:
-            if misses or score < SOFT_STEADY_FLOOR or min(margins) < need:
-                return None
+        plain = score >= self.bar and margin >= need
+        unanimous = not misses and score >= SOFT_STEADY_FLOOR and min(margins) >= need
+        if not (plain or unanimous):
+            return None
         return code, 0.5 * min(score / self.settings.accept_score, margin / self.settings.accept_margin, 2.0)
 
 
