@@ -54,6 +54,13 @@ def test_a_dim_blurred_bottom_card_short_of_the_bar_but_unanimous_and_clear_is_n
 
 
 @pytest.mark.slow  # a whole benchmark table
+def test_a_dim_blurred_club_unanimous_and_clear_at_every_look_is_named() -> None:
+    # nicu-white's bottom fan's 3c (a middle card), where kennard's passes for a 3s: its index reads
+    # the 3c at all nine looks, clear of the spade at each, though short of the fan's bar.
+    assert _read_near(kde_deck("nicu-white"), _3C) == ["3c"]
+
+
+@pytest.mark.slow  # a whole benchmark table
 def test_blurred_fan_cards_whose_far_corners_lie_under_the_cards_above_are_named() -> None:
     # standard's fan of 9c, 3c and 6h spread along their long sides, tops in line: the 6h (bottom)
     # and the 3c each show one blurred index, steady and clear (SoftLook); their far corners lie on
