@@ -24,6 +24,14 @@ Vec = npt.NDArray[np.float64]
 # 0.46-1.00. Its twin and runner-up ranks are judged afterwards as every one-corner read's are
 # (RivalCheck.near: against their registered indices, not the classifier's scores).
 SOFT_MARGIN_SHARE: Final = 2.0
+# A soft index whose fits fall short of the fan's bar even undiscounted (a dim, blurred frame's
+# small index: kennard's table 11009, the top fan's 3d and 3s at 0.59-0.72 all round) is still
+# named where it is unanimous: all nine looks read its card, their middle fit reaches this floor
+# (FAN_RETRY_SCORE's: an index fair enough to be read again), and every look, not the middle one,
+# leads the runner-up rank and suit by SOFT_MARGIN_SHARE margins. A smeared club passing for a
+# spade flips suit or sinks under that lead a pixel off (kennard 11009's 3c: leads 0.01-0.23,
+# two looks reading 3c); the true 3s there leads by 0.36-0.61 at every look.
+SOFT_STEADY_FLOOR: Final = 0.55
 
 
 class SoftLook:
@@ -43,10 +51,12 @@ class SoftLook:
         as ``CornerReader.read``'s)."""
         read = self.corners.read(image, origin, x_vec, y_vec, pale=pale)
         match = read.match
-        if match is None or read.best is None or match.soft <= 0.0 or match.score + match.soft < self.bar:
+        if match is None or read.best is None or match.soft <= 0.0 or match.score + match.soft < SOFT_STEADY_FLOOR:
             return None
-        code = read.best
         need = SOFT_MARGIN_SHARE * self.settings.accept_margin
+        if match.score + match.soft < self.bar and match.margin < need:
+            return None  # short of the bar, it is named only when every look leads clearly
+        code = read.best
         scores, margins, misses = [match.score + match.soft], [match.margin], 0
         for step in _STEPS:
             again = self.corners.read(image, origin + step, x_vec, y_vec, pale=pale)
@@ -63,7 +73,9 @@ class SoftLook:
             if misses > len(_STEPS) - FAN_STEADY_AGREE:
                 return None
         score, margin = float(np.median(scores)), float(np.median(margins))
-        if score < self.bar or margin < need:
+        plain = score >= self.bar and margin >= need
+        unanimous = not misses and score >= SOFT_STEADY_FLOOR and min(margins) >= need
+        if not (plain or unanimous):
             return None
         return code, 0.5 * min(score / self.settings.accept_score, margin / self.settings.accept_margin, 2.0)
 

@@ -17,6 +17,7 @@ from vision.tools.kde_decks import kde_deck
 # The benchmark's table 11009 (dim warm light, glare band, blur 1.3 px, motion smear): a fan of 3d,
 # 3s and Ah on top, and a fan of 9c, 3c and 6h turned half round, where their cards lie in the frame.
 _AH, _3C, _6H = (1418.7, 191.9), (1411.8, 485.1), (1456.6, 485.5)
+_3D = (1372.9, 162.3)
 
 
 def _codes_near(reading: FrameReading, at: tuple[float, float]) -> list[str]:
@@ -43,6 +44,20 @@ def test_a_blurred_top_card_that_reads_clearly_and_steadily_is_named() -> None:
 def test_a_blurred_club_that_passes_for_a_spade_stays_unknown(kennard: DeckProfile) -> None:
     # kennard's 3c reads 3s at 0.79, its suit only 0.25 clear of the club's: left unread.
     assert _read_near(kennard, _3C) == ["unknown"]
+
+
+@pytest.mark.slow  # a whole benchmark table
+def test_a_dim_blurred_bottom_card_short_of_the_bar_but_unanimous_and_clear_is_named(kennard: DeckProfile) -> None:
+    # kennard's top fan's 3d: its one index fits 0.59-0.72 at all nine looks (the fan's bar 0.76),
+    # each 0.44-0.71 clear of the runner-up rank and suit (SoftLook, SOFT_STEADY_FLOOR).
+    assert _read_near(kennard, _3D) == ["3d"]
+
+
+@pytest.mark.slow  # a whole benchmark table
+def test_a_dim_blurred_club_unanimous_and_clear_at_every_look_is_named() -> None:
+    # nicu-white's bottom fan's 3c (a middle card), where kennard's passes for a 3s: its index reads
+    # the 3c at all nine looks, clear of the spade at each, though short of the fan's bar.
+    assert _read_near(kde_deck("nicu-white"), _3C) == ["3c"]
 
 
 @pytest.mark.slow  # a whole benchmark table
