@@ -93,6 +93,9 @@ class CornerReader:
         self._unpaled: set[tuple[int, bytes]] = set()
         # The blurred matches of reads refused for a trimmed suit (see ``trimmed``), by patch.
         self._trimmed: dict[tuple[int, bytes], IndexMatch] = {}
+        # The pictures read this frame, held: a key names its picture by id, which a picture made
+        # after this one was freed could take over (until new_frame, that cannot happen).
+        self._pictures: dict[int, ByteImage] = {}
         self.count = 0  # corner patches read since the last new_frame
 
     def new_frame(self) -> None:
@@ -100,20 +103,23 @@ class CornerReader:
         self._reads = {}
         self._unpaled = set()
         self._trimmed = {}
+        self._pictures = {}
         self.count = 0
 
     def read(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, pale: bool = True) -> CornerRead:
         """Read the index at one corner (full-resolution vectors spanning the whole card), once a frame.
 
         Reads are most of a frame's cost and a corner can be asked for twice (a lone card's first
-        corner alone, then again by CardDecider.read_card when it was unsure), so each is
-        remembered, keyed by the frame and the patch.
+        corner alone, then again by CardDecider.read_card when it was unsure; 22 of a 20-card
+        frame's 80 asks), so each is remembered, keyed by the picture and the exact pose: a pose
+        any bit off may warp a different patch, and is read for itself (none of those asks is).
 
         Without ``pale`` an index is not looked for at the paler ink level alone (see
         ``index_feature``): at a place that is only a guess (a fan scan's start), where such ink
         is a pip's, a picture's or a back's pale side far more often than an index.
         """
         key = _key(image, origin, x_vec, y_vec)
+        self._pictures.setdefault(key[0], image)
         found = self._reads.get(key)
         if found is None or (pale and key in self._unpaled):
             self._unpaled.discard(key)
@@ -258,8 +264,8 @@ class CornerReader:
 
 
 def _key(image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> tuple[int, bytes]:
-    """A corner read's key: the frame and the patch."""
-    return (id(image), np.round(np.concatenate([origin, x_vec, y_vec]), 2).tobytes())
+    """A corner read's key: the picture (held by the reader for the frame) and the exact pose."""
+    return (id(image), np.concatenate([origin, x_vec, y_vec]).astype(np.float64).tobytes())
 
 
 def _led(box: IndexBox) -> IndexBox:
