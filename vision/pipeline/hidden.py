@@ -10,6 +10,7 @@ from typing import Final
 import cv2
 import numpy as np
 
+from vision.pipeline.back_in_place import WHOLE_FIT
 from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, overlap_area, redraw, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.middle_cards import APART_OFF, SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
@@ -124,7 +125,10 @@ class Stack:
         matches the back whole best (``top_edges.precise_top``): drawn from outline corners or fitted
         to the back's coarse look, a top lies 1-3 pixels off, and its own border then shows beside
         it as a strip where a lower card's is looked for. Kept only where it then matches the back
-        whole as a card on top does (a lower card's rectangle, partly hidden, never does)."""
+        whole as a card placed right does (``WHOLE_FIT``): a lower card's rectangle, partly hidden,
+        never does, and a top still short of it (glare, a chip, blur) shows its edges too poorly
+        for the strips beside it to be trusted moved (dev table 510, standard: moved 2.5 px to
+        0.79, it left a fourth card between three)."""
         for o in self.chosen:
             if o.code != BACK or o.hidden or self.whole(o) < _SHARPEN_FROM:
                 continue
@@ -134,7 +138,7 @@ class Stack:
                 card_w=self.card_w,
                 whole=lambda q: self.likeness(Hypothesis(corners=q), self.blank()),
             )
-            if quad is o.corners or score < STRIP_MATCH:
+            if quad is o.corners or score < WHOLE_FIT:
                 continue
             drawn_at = o.corners
             o.corners, o.center = quad, quad.mean(axis=0)
