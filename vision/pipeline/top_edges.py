@@ -22,6 +22,12 @@ _STEP: Final = 0.25
 # ... at this many places along each half of it, between its corners' rounding (the middle 70 %).
 _ALONG: Final = 12
 _ENDS: Final = 0.15
+# The sides found must still make a card's rectangle: opposite sides as long as each other within
+# this much of a card's width (true tops so moved differ by up to 0.047 on dev tables 500-511 and
+# 13000-13003, six designs; a half side taking the card under it or the pattern for the edge
+# tilts its side, and the sides then differ by 0.06-0.09: nicu-ornamental table 1004, 4.3 px,
+# counted a middle card that is not there; kennard table 13009, 3.7 px, hid a lower card's strip).
+_SHAPE: Final = 0.05
 
 
 def refined_top(quad: Vec, *, image: ByteImage, card_w: float) -> Vec:
@@ -96,7 +102,13 @@ def precise_top(quad: Vec, *, image: ByteImage, card_w: float, whole: Callable[[
     off against 0.93 in place.)"""
     drawn_at = whole(quad)
     edged = refined_top(quad, image=image, card_w=card_w)
-    if float(np.abs(edged - quad).max()) > 2 * _REACH * card_w:
+    if float(np.abs(edged - quad).max()) > 2 * _REACH * card_w or not _card_shaped(edged, card_w=card_w):
         return quad, drawn_at
     score = whole(edged)
     return (edged, score) if score > drawn_at else (quad, drawn_at)
+
+
+def _card_shaped(quad: Vec, *, card_w: float) -> bool:
+    """Whether ``quad``'s opposite sides are as long as each other (within ``_SHAPE`` of a card's width)."""
+    sides = [float(np.hypot(*(quad[(i + 1) % 4] - quad[i]))) for i in range(4)]
+    return max(abs(sides[0] - sides[2]), abs(sides[1] - sides[3])) <= _SHAPE * card_w
