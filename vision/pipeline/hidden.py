@@ -112,6 +112,9 @@ class Stack:
     # Each back's likeness as a whole card (nothing hiding it), by the back's id: a back is one
     # of several pairs, and the all-clear mask is made once.
     _whole: dict[int, float] = field(default_factory=dict)
+    # Where each back moved onto its edges (``sharpen``) was drawn, and its likeness there, by the
+    # back's id: the middle card under it is looked for there too (``MiddleCards``).
+    drawn: dict[int, tuple[Vec, float]] = field(default_factory=dict)
     _blank: ByteImage | None = None
 
     def whole(self, hyp: Hypothesis) -> float:
@@ -141,6 +144,7 @@ class Stack:
             if quad is o.corners or score < WHOLE_FIT:
                 continue
             drawn_at = o.corners
+            self.drawn[id(o)] = (drawn_at, self.whole(o))
             o.corners, o.center = quad, quad.mean(axis=0)
             self.set_whole(o, score)
             redraw(self.covered, (c.corners for c in self.chosen), erased=drawn_at)
