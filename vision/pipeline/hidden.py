@@ -140,6 +140,7 @@ class Stack:
                 image=image,
                 card_w=self.card_w,
                 whole=lambda q: self.likeness(Hypothesis(corners=q), self.blank()),
+                drawn_at=self.whole(o),
             )
             if quad is o.corners or score < WHOLE_FIT:
                 continue

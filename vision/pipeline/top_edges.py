@@ -112,13 +112,16 @@ def refined_top(quad: Vec, *, image: ByteImage, card_w: float) -> Vec:
     return out
 
 
-def precise_top(quad: Vec, *, image: ByteImage, card_w: float, whole: Callable[[Vec], float]) -> tuple[Vec, float]:
+def precise_top(
+    quad: Vec, *, image: ByteImage, card_w: float, whole: Callable[[Vec], float], drawn_at: float | None = None
+) -> tuple[Vec, float]:
     """``quad`` (a card showing whole) moved to the edges the picture shows (``refined_top``) when it
     then matches the back as a whole card (``whole``) better, and that likeness; else as drawn.
     (Moving sides to where the likeness alone is best overshoots: it peaks a pixel or so off the
     true outline, above the true outline's own likeness: dev table 508's 3h, kennard, 0.98 a pixel
     off against 0.93 in place.)"""
-    drawn_at = whole(quad)
+    if drawn_at is None:
+        drawn_at = whole(quad)
     edged = refined_top(quad, image=image, card_w=card_w)
     if float(np.abs(edged - quad).max()) > 2 * _REACH * card_w or not _card_shaped(edged, card_w=card_w):
         return quad, drawn_at
