@@ -60,3 +60,11 @@ def test_no_middle_card_is_counted_under_a_top_moved_onto_a_wrong_edge() -> None
     # length brought it to 0.82 as a whole card, and a third back was counted between the two.
     stack, near = _stack_read(kde_deck("nicu-ornamental"), 1004, ("2h", "Td"))
     assert each_counted_once(stack, near), (stack, near)
+
+
+def test_a_middle_counted_beyond_and_found_again_between_is_one_card(kennard: DeckProfile) -> None:
+    # Table 19509 on kennard (stop 38's held-out, spent): 7c on Qh on Qd. Under the top moved 0.8 px
+    # onto its edges the Qh was counted beyond it 4.7 px off (0.827), then found again as a middle
+    # (0.83) 6.4 px from that: a fourth back counted in a stack of three (a phantom).
+    stack, near = _stack_read(kennard, 19509, ("7c", "Qh", "Qd"))
+    assert each_counted_once(stack, near), (stack, near)
