@@ -80,7 +80,11 @@ class MiddleCards:
         for i, one in enumerate(backs):
             for two in backs[i + 1 :]:
                 gap = float(np.hypot(*(one.center - two.center)))
-                if not 0.16 * card_w <= gap <= card_w or not parallel(one.corners, two.corners, within=0.99):
+                # Parallel as drawn: a top moved onto its edges turns up to a degree (guard table
+                # 14817, kennard: a pair within the bar as drawn, past it with the top turned 0.8
+                # degrees by the move, lost its middle 5c).
+                drawn = [self.stack.drawn[id(o)][0] if id(o) in self.stack.drawn else o.corners for o in (one, two)]
+                if not 0.16 * card_w <= gap <= card_w or not parallel(*drawn, within=0.99):
                     continue
                 # The card on top shows whole: it is the one matching the back better as a whole card
                 # (and it must match it: a rectangle drawn across two cards does not).
@@ -183,7 +187,7 @@ class MiddleCards:
         # not show: a strip beside it is the middle card's, and the middle may lie tight on the
         # card under it (whose own border is ruled out below). Else 0.15 from both.
         if placed_top is None:
-            placed_top = self.stack.whole(top) >= WHOLE_FIT
+            placed_top = self.stack.placed(top)
         apart = _APART if placed_top else APART_OFF
         tight = _APART_TIGHT if placed_top else APART_OFF
         reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
@@ -223,7 +227,7 @@ class MiddleCards:
         ``above`` gets it drawn in."""
         card_w = self.stack.card_w
         if placed_top is None:
-            placed_top = self.stack.whole(top) >= WHOLE_FIT
+            placed_top = self.stack.placed(top)
         apart = _APART if placed_top else APART_OFF
         tight = _APART_TIGHT if placed_top else APART_OFF
         if score < STRIP_MATCH:
