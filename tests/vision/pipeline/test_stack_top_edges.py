@@ -72,3 +72,27 @@ def test_a_middle_counted_beyond_and_found_again_between_is_one_card(
     # 0.8 px onto its edges, the Qh counted 4.7 px off at 0.827, then as a middle at 0.83).
     stack, near = _stack_read(request.getfixturevalue(design), 19509, ("7c", "Qh", "Qd"))
     assert each_counted_once(stack, near), (stack, near)
+
+
+@pytest.mark.parametrize("design", ["kennard", "hershey"])
+def test_a_tight_pair_keeps_its_lower_back_with_the_top_moved(design: str, request: pytest.FixtureRequest) -> None:
+    # Table 14808 (stop 39's guard, spent): 4d on Qc 13 px apart. Moved 2.2 px onto its edges, the
+    # top left too little of the Qc beyond it for the merged pair's reach (measured from tops as
+    # drawn): the Qc, counted on main, was lost; the tops go back as drawn after the lower backs.
+    stack, near = _stack_read(request.getfixturevalue(design), 14808, ("4d", "Qc"))
+    assert each_counted_once(stack, near), (stack, near)
+
+
+def test_a_middle_is_found_between_a_pair_parallel_as_drawn(kennard: DeckProfile) -> None:
+    # Table 14817 (guard, spent): the 5c between the 7h and the 6h; the top moved onto its edges
+    # turned 0.8 degrees, past the pair's parallel bar, and the pair was no longer searched.
+    stack, near = _stack_read(kennard, 14817, ("7h", "5c", "6h"))
+    assert each_counted_once(stack, near), (stack, near)
+
+
+def test_no_middle_is_counted_under_a_top_placed_right_only_once_moved(hershey: DeckProfile) -> None:
+    # Table 14813 (guard, spent): 3s on 5s. The top matched the back whole 0.76 as drawn, 0.83 moved
+    # 1.9 px onto its edges: taken as placed right, it let a middle dealt tight be counted between
+    # the two (a phantom). A top counts as placed right only if it did as drawn too.
+    stack, near = _stack_read(hershey, 14813, ("3s", "5s"))
+    assert each_counted_once(stack, near), (stack, near)
