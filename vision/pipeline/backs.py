@@ -131,7 +131,6 @@ def stack_backs(
             card_w=card_w,
             card_h=card_h,
             fit=lambda h: tester.fit_whole(h, image, reach=0.08 * card_w),
-            image=image,
         )
 
     added += lower_backs()

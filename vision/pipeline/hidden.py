@@ -10,11 +10,9 @@ from typing import Final
 import cv2
 import numpy as np
 
-from vision.pipeline.back_in_place import WHOLE_FIT
-from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, overlap_area, redraw, turned, unit
+from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, overlap_area, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 from vision.pipeline.middle_cards import APART_OFF, SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
-from vision.pipeline.top_edges import precise_top
 
 # How well what the given mask does not hide of a rectangle matches the registered back in place.
 Likeness = Callable[[Hypothesis, ByteImage], float]
@@ -41,10 +39,6 @@ _SLID_TRIES: Final = 3
 # ... each holding at least this much (of a card's area) of a strip no card explains: the least
 # uncovered part of a stack taken for a strip at all.
 _STRIP_PIECE: Final = 0.04
-# A chosen back matching the back whole at least this well may be a card on top drawn a few pixels
-# off (true tops so score 0.44-0.96 on dev tables 11008-11010; a lower card's rectangle, hidden in
-# part, far less): it is moved to its edges (``Stack.sharpen``).
-_SHARPEN_FROM: Final = 0.4
 
 
 def hidden_backs(
@@ -58,7 +52,6 @@ def hidden_backs(
     card_w: float,
     card_h: float,
     fit: Fit | None = None,
-    image: ByteImage | None = None,
 ) -> list[Hypothesis]:
     """Lower backs of the stacks among ``chosen`` (one blob's cards) whose rectangles no outline
     corner proposed; each one counted is appended to ``chosen`` and drawn into ``covered``.
@@ -82,36 +75,17 @@ def hidden_backs(
         card_h=card_h,
         fit=fit,
     )
-    if image is not None:
-        stack.sharpen(image)
     added: list[Hypothesis] = []
     for _ in range(3):  # each card found uncovers no strip but may leave another beside it
         found = stack.beyond(contour)
         if found is None:
             break
         added.append(stack.count(found))
-    beyond = list(added)
     # Each pair of backs is searched once; middles found are counted best first, not twice.
     for found in sorted(MiddleCards(stack=stack).between(), key=lambda hyp: hyp.back_score, reverse=True):
-        if any(float(np.hypot(*(found.center - o.center))) < 0.08 * card_w for o in chosen):
-            continue
-        same = _same_card(found, beyond, card_w=card_w)
-        if same is None:
+        if all(float(np.hypot(*(found.center - o.center))) >= 0.08 * card_w for o in chosen):
             added.append(stack.count(found))
-        elif found.back_score > same.back_score:
-            stack.replace(same, found)
-    stack.unsharpen()
     return added
-
-
-def _same_card(middle: Hypothesis, beyond: list[Hypothesis], *, card_w: float) -> Hypothesis | None:
-    """The card counted beyond a back (by its strip's outer edges) that ``middle`` (found between two
-    chosen backs by its look) is, or None: the two lie nearer than ``APART_OFF`` of a card's width,
-    where a rectangle off by that much still matches the same thin strip (kennard table 19509: a
-    stack of three, its middle counted beyond 0.827 at 4.7 px from its place and found again as a
-    middle 0.83 at 6.4 px from that, counted a fourth card). Both explain one strip: one card."""
-    near = [o for o in beyond if float(np.hypot(*(middle.center - o.center))) < APART_OFF * card_w]
-    return min(near, key=lambda o: float(np.hypot(*(middle.center - o.center)))) if near else None
 
 
 @dataclass
@@ -129,9 +103,6 @@ class Stack:
     # Each back's likeness as a whole card (nothing hiding it), by the back's id: a back is one
     # of several pairs, and the all-clear mask is made once.
     _whole: dict[int, float] = field(default_factory=dict)
-    # Where each back moved onto its edges (``sharpen``) was drawn, and its likeness there, by the
-    # back's id: the middle card under it is looked for there too (``MiddleCards``).
-    drawn: dict[int, tuple[Vec, float]] = field(default_factory=dict)
     _blank: ByteImage | None = None
 
     def whole(self, hyp: Hypothesis) -> float:
@@ -139,67 +110,6 @@ class Stack:
         if id(hyp) not in self._whole:
             self._whole[id(hyp)] = self.likeness(hyp, self.blank())
         return self._whole[id(hyp)]
-
-    def sharpen(self, image: ByteImage) -> None:
-        """Each chosen back showing whole moved to where the picture (``image``) shows its edges and it
-        matches the back whole best (``top_edges.precise_top``): drawn from outline corners or fitted
-        to the back's coarse look, a top lies 1-3 pixels off, and its own border then shows beside
-        it as a strip where a lower card's is looked for. Kept only where it then matches the back
-        whole as a card placed right does (``WHOLE_FIT``): a lower card's rectangle, partly hidden,
-        never does, and a top still short of it (glare, a chip, blur) shows its edges too poorly
-        for the strips beside it to be trusted moved (dev table 510, standard: moved 2.5 px to
-        0.79, it left a fourth card between three)."""
-        for o in self.chosen:
-            if o.code != BACK or o.hidden or self.whole(o) < _SHARPEN_FROM:
-                continue
-            quad, score = precise_top(
-                o.corners,
-                image=image,
-                card_w=self.card_w,
-                whole=lambda q: self.likeness(Hypothesis(corners=q), self.blank()),
-                drawn_at=self.whole(o),
-            )
-            if quad is o.corners or score < WHOLE_FIT:
-                continue
-            drawn_at = o.corners
-            self.drawn[id(o)] = (drawn_at, self.whole(o))
-            o.corners, o.center = quad, quad.mean(axis=0)
-            self.set_whole(o, score)
-            redraw(self.covered, (c.corners for c in self.chosen), erased=drawn_at)
-
-    def unsharpen(self) -> None:
-        """Each top still moved onto its edges (``sharpen``) put back where it was drawn: the stack's
-        later steps measure from tops as drawn (``merged_backs``: the stack reaching ``_THIN`` beyond
-        a top placed right, measured so). In a pair 13 px apart, a top moved 2 px onto the lower
-        card's strip left too little of it beyond (guard table 14808's Qc, kennard, hershey and
-        nicu-ornamental: counted with the top as drawn, lost with it moved)."""
-        for o in self.chosen:
-            if id(o) in self.drawn:
-                self._place(o, *self.drawn.pop(id(o)))
-
-    def _place(self, hyp: Hypothesis, corners: Vec, whole: float) -> None:
-        """``hyp`` moved to ``corners`` (its likeness as a whole card there ``whole``), ``covered`` drawn again."""
-        erased = hyp.corners
-        hyp.corners, hyp.center = corners, corners.mean(axis=0)
-        self.set_whole(hyp, whole)
-        redraw(self.covered, (o.corners for o in self.chosen), erased=erased)
-
-    def replace(self, counted: Hypothesis, better: Hypothesis) -> None:
-        """``counted`` (a lower back counted) moved to where ``better`` places the same card."""
-        erased = counted.corners
-        counted.corners, counted.center, counted.back_score = better.corners, better.center, better.back_score
-        redraw(self.covered, (o.corners for o in self.chosen), erased=erased)
-
-    def placed(self, hyp: Hypothesis) -> bool:
-        """Whether ``hyp`` counts as placed right (matches the back whole, ``WHOLE_FIT``), and did so
-        as drawn too when it was moved onto its edges (``sharpen``): the move takes the steepest fall
-        within reach for each half side, which in a tight pair may be the lower card's edge, and a
-        top that passes only so is not trusted to the pixel a middle dealt tight asks (guard table
-        14813, hershey: a top 0.76 as drawn, 0.83 moved 1.9 px, let a middle 0.10 of a card's width
-        from the card under it be counted between a pair 0.25 apart: a phantom)."""
-        if self.whole(hyp) < WHOLE_FIT:
-            return False
-        return id(hyp) not in self.drawn or self.drawn[id(hyp)][1] >= WHOLE_FIT
 
     def set_whole(self, hyp: Hypothesis, likeness: float) -> None:
         """Remembers ``hyp``'s likeness as a whole card anew (its corners were moved)."""

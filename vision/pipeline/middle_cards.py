@@ -80,11 +80,7 @@ class MiddleCards:
         for i, one in enumerate(backs):
             for two in backs[i + 1 :]:
                 gap = float(np.hypot(*(one.center - two.center)))
-                # Parallel as drawn: a top moved onto its edges turns up to a degree (guard table
-                # 14817, kennard: a pair within the bar as drawn, past it with the top turned 0.8
-                # degrees by the move, lost its middle 5c).
-                drawn = [self.stack.drawn[id(o)][0] if id(o) in self.stack.drawn else o.corners for o in (one, two)]
-                if not 0.16 * card_w <= gap <= card_w or not parallel(*drawn, within=0.99):
+                if not 0.16 * card_w <= gap <= card_w or not parallel(one.corners, two.corners, within=0.99):
                     continue
                 # The card on top shows whole: it is the one matching the back better as a whole card
                 # (and it must match it: a rectangle drawn across two cards does not).
@@ -93,32 +89,11 @@ class MiddleCards:
                     continue
                 self._keep_middles(bottom=bottom, top=top)
                 found = self._middle(bottom=bottom, top=top)
-                if found is None and id(top) in self.stack.drawn:
-                    found = self._under_drawn(bottom=bottom, top=top)
-                if found is None and self.stack.whole(top) < WHOLE_FIT:
+                if found is None and whole < WHOLE_FIT:
                     found = self._under_fitted(bottom=bottom, top=top)
                 if found is not None:
                     out.append(found)
         return out
-
-    def _under_drawn(self, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
-        """The middle card under ``top`` as drawn before it was moved onto its edges (``Stack.sharpen``)
-        and over ``bottom``, or None; found, the top goes back there (and ``covered`` is drawn again).
-        A top's place is known to a pixel or so either way, and the slide's coarse best place for a
-        thin strip swings with it (dev table 11007, kennard: the 7h found under the top as drawn,
-        0.67; under the top moved 1.4 px its strip matched 0.92 in place, yet the slide's best lay
-        on the card under it and the 7h's place ranked 109th). Judged as under the top as drawn."""
-        corners, whole = self.stack.drawn[id(top)]
-        moved_to = top.corners
-        top.corners, top.center = corners, corners.mean(axis=0)
-        found = self._middle(bottom=bottom, top=top, placed_top=whole >= WHOLE_FIT)
-        if found is None:
-            top.corners, top.center = moved_to, moved_to.mean(axis=0)
-            return None
-        del self.stack.drawn[id(top)]
-        self.stack.set_whole(top, whole)
-        redraw(self.stack.covered, (o.corners for o in self.stack.chosen), erased=moved_to)
-        return found
 
     def _under_fitted(self, *, bottom: Hypothesis, top: Hypothesis) -> Hypothesis | None:
         """The middle card under ``top`` (not placed right) and over ``bottom`` with the top moved to
@@ -187,7 +162,7 @@ class MiddleCards:
         # not show: a strip beside it is the middle card's, and the middle may lie tight on the
         # card under it (whose own border is ruled out below). Else 0.15 from both.
         if placed_top is None:
-            placed_top = self.stack.placed(top)
+            placed_top = self.stack.whole(top) >= WHOLE_FIT
         apart = _APART if placed_top else APART_OFF
         tight = _APART_TIGHT if placed_top else APART_OFF
         reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
@@ -227,7 +202,7 @@ class MiddleCards:
         ``above`` gets it drawn in."""
         card_w = self.stack.card_w
         if placed_top is None:
-            placed_top = self.stack.placed(top)
+            placed_top = self.stack.whole(top) >= WHOLE_FIT
         apart = _APART if placed_top else APART_OFF
         tight = _APART_TIGHT if placed_top else APART_OFF
         if score < STRIP_MATCH:
