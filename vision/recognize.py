@@ -239,10 +239,8 @@ class Recognizer:
         card seen but unread are read again with the smear undone, and those cards named where
         that reads them (see ``smear_reads.named_again``). Returns the smear measured.
         """
-        outline = [plane.to_frame(blob.contour.reshape(-1, 2)) for blob in blobs]
-        smear, sharp = unsmeared_frame(
-            image, outline, [plane.to_frame(b.contour.reshape(-1, 2)) for b, _h, _c in unsure]
-        )
+        outlines = {id(blob): plane.to_frame(blob.contour.reshape(-1, 2)) for blob in blobs}
+        smear, sharp = unsmeared_frame(image, list(outlines.values()), [outlines[id(b)] for b, _h, _c in unsure])
         if sharp is None:
             return smear
         for blob, blob_h, hyps in unsure:

@@ -53,8 +53,6 @@ class Smear:
 
     length: float  # pixels
     angle: float  # radians, of the smear's direction in the frame (x right, y down), in [0, pi)
-    focus: float  # the spread every edge shares, as a variance (pixels squared)
-    runs: int  # straight edge runs it was measured on
 
 
 def measure_smear(image: ByteImage, outlines: list[Vec]) -> Smear | None:
@@ -104,14 +102,8 @@ def measure_smear(image: ByteImage, outlines: list[Vec]) -> Smear | None:
         fits.append(coef)
     weakest = min(fits, key=lambda f: math.hypot(f[1], f[2]))
     chosen = weakest if math.hypot(*weakest[1:]) < 0.5 * math.hypot(*whole[1:]) else whole
-    c0, c1, c2 = (float(c) for c in chosen)
-    amplitude = math.hypot(c1, c2)
-    return Smear(
-        length=math.sqrt(24.0 * amplitude),
-        angle=(math.atan2(c2, c1) / 2.0) % math.pi,
-        focus=c0 - amplitude,
-        runs=len(v),
-    )
+    c1, c2 = float(chosen[1]), float(chosen[2])
+    return Smear(length=math.sqrt(24.0 * math.hypot(c1, c2)), angle=(math.atan2(c2, c1) / 2.0) % math.pi)
 
 
 def unsmeared(image: ByteImage, smear: Smear, regions: list[tuple[int, int, int, int]]) -> ByteImage:

@@ -10,7 +10,7 @@ import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN
 from vision.pipeline.hypotheses import BACK, Hypothesis, same_card
-from vision.pipeline.smear import MIN_SMEAR_PX, Smear, measure_smear, unsmeared
+from vision.pipeline.smear import Smear, measure_smear, unsmeared
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -34,9 +34,10 @@ def unsmeared_frame(image: ByteImage, outlines: list[Vec], unsure: list[Vec]) ->
     """The motion smear its cards' edges (``outlines``, frame pixels) show, and ``image`` with it
     undone around the ``unsure`` outlines, or None when the smear is not worth undoing."""
     smear = measure_smear(image, outlines)
-    if smear is None or smear.length < MIN_SMEAR_PX:
-        return smear, None
-    return smear, unsmeared(image, smear, [box_around(o, MARGIN_PX) for o in unsure])
+    if smear is None:
+        return None, None
+    sharp = unsmeared(image, smear, [box_around(o, MARGIN_PX) for o in unsure])
+    return smear, None if sharp is image else sharp  # (a smear too short to undo leaves the frame as it is)
 
 
 def named_again(first: Sequence[Hypothesis], again: Callable[[], list[Hypothesis]], *, card_w: float) -> int:

@@ -103,7 +103,7 @@ def test_undoing_a_smear_opens_the_gap_it_closed_between_two_strokes_and_leaves_
     smeared = motion_blur(paper, 4.0, angle_deg)
     smeared = np.clip(smeared + np.random.default_rng(3).normal(0.0, 3.0, smeared.shape), 0, 255).astype(np.uint8)
     box = (40, 40, 160, 160)
-    undone = unsmeared(smeared, Smear(length=4.5, angle=math.radians(angle_deg), focus=0.5, runs=20), [box])
+    undone = unsmeared(smeared, Smear(length=4.5, angle=math.radians(angle_deg)), [box])
 
     def gap(image: npt.NDArray[np.uint8]) -> float:
         across = image[70:130].mean(axis=(0, 2))
@@ -118,7 +118,7 @@ def test_undoing_a_smear_opens_the_gap_it_closed_between_two_strokes_and_leaves_
 
 def test_a_smear_too_short_to_matter_is_left_alone() -> None:
     frame = _frame(_cards())
-    short = Smear(length=MIN_SMEAR_PX - 0.1, angle=0.3, focus=0.5, runs=20)
+    short = Smear(length=MIN_SMEAR_PX - 0.1, angle=0.3)
     assert unsmeared(frame, short, [(0, 0, 100, 100)]) is frame
 
 
