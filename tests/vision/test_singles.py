@@ -251,3 +251,18 @@ def test_a_lone_card_nudged_from_garbage_still_needs_its_face(kennard: DeckProfi
     assert lone.decider.read_card(mixed, _JH_509, alone=True)[0] == UNKNOWN
     assert lone.near(mixed, _JH_509) is None
     assert lone.read_alone(mixed, _JH_509)[0] == UNKNOWN
+
+
+def test_a_lone_card_with_large_rounded_corners_is_drawn_square_and_read(dondorf: DeckProfile) -> None:
+    # The benchmark's table 19700: dondorf's 3s lying alone, sharp, its corners rounded to 7 plane
+    # pixels. The outline's polygon cut each corner with a chord 15-20 degrees off a side, the card
+    # was drawn as a skewed quad from those corners, and it read nothing.
+    table = random_table(np.random.default_rng(19700))
+    _, frame = render_table(dondorf, table, seed=19700)
+    reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
+    near = [
+        c.code
+        for c in reading.cards
+        if float(np.hypot(*(np.mean(np.array(c.corners), axis=0) - np.array((801.5, 881.1))))) < 22
+    ]
+    assert near == ["3s"]

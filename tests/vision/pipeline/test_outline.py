@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tests.vision.pipeline.shapes import H, W, card_quad, mask_of
-from vision.pipeline.outline import CARD_ASPECT, find_blobs, vote_height, vote_height_few
+from vision.pipeline.outline import CARD_ASPECT, find_blobs, outline_corners, vote_height, vote_height_few
 
 
 @pytest.mark.parametrize("angle", [0, 17, 45, 73, 90, 131])
@@ -23,6 +23,20 @@ def test_a_lone_card_has_four_corners_at_its_true_corners(angle: float) -> None:
     assert len(blob.sides) >= 3
     for side in blob.sides:
         assert min(abs(side - (W - 0.5)), abs(side - (H - 0.5))) < 1.5
+
+
+@pytest.mark.parametrize("angle", [0, 17, 40, 45, 73, 131])
+def test_a_large_rounded_corner_is_found_where_the_sides_meet_not_along_its_chord(angle: float) -> None:
+    """Dondorf's corners are rounded to 7 plane pixels: the polygon cuts each with a chord 15-20
+    degrees off one side, and a corner made with it drew a skewed card that read nothing."""
+    quad = card_quad(240, 160, angle)
+    (blob,) = find_blobs(mask_of(quad, radius=7), min_area=1000)
+    corners, _ = outline_corners(blob.contour, rounded=True)
+    assert len(corners) == 4
+    for corner in corners:
+        assert min(np.linalg.norm(quad - np.array(corner.point), axis=1)) < 2.5
+        assert abs(float(np.dot(corner.x_dir, corner.y_dir))) < 0.05
+        assert min(abs(corner.x_len - corner.y_len * r) for r in (CARD_ASPECT, 1 / CARD_ASPECT)) < 0.3 * W
 
 
 def test_corners_name_the_clockwise_edge_first() -> None:
