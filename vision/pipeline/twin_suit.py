@@ -207,7 +207,7 @@ class TwinSuit:
         the lead must also exceed TELL_APART units of the noise between the two looks (``_needed``)."""
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
         codes = [code, *(rival for rival, _lead in rivals)]
-        fits = self._whole_fits(patch, at, codes)
+        fits = self._whole_fits_by_blur(patch, at, codes)
         mine_at = int(np.argmax(fits[0]))
         own = float(fits[0][mine_at])
         for (rival, lead), theirs_at in zip(rivals, fits[1:], strict=True):
@@ -288,11 +288,14 @@ class TwinSuit:
         best = _correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
         return best[looks], best[twins]
 
-    def _whole_fits(
+    def _whole_fits(self, patch: npt.NDArray[np.float32], at: tuple[int, int], codes: Sequence[str]) -> list[float]:
+        """``_fits`` of the whole index for several codes at once (one product for all their looks)."""
+        return [float(fits.max()) for fits in self._whole_fits_by_blur(patch, at, codes)]
+
+    def _whole_fits_by_blur(
         self, patch: npt.NDArray[np.float32], at: tuple[int, int], codes: Sequence[str]
     ) -> list[npt.NDArray[np.float64]]:
-        """``_fits`` of the whole index for several codes at once (one product for all their
-        looks), per blur (TWIN_BLURS) for each code."""
+        """``_whole_fits`` per blur (TWIN_BLURS) for each code."""
         whole = self._registered.whole
         rows = np.concatenate([whole[c] for c in codes]) if len(codes) > 1 else whole[codes[0]]
         h, w = self._registered.looks[codes[0]][0].shape
