@@ -137,6 +137,18 @@ class CardDecider:
                 # rank as well (a blurred club passes for a spade), or the other corner shows
                 # another card's index more clearly: the other corner did not confirm the card.
                 return UNKNOWN, 0.0
+            if (
+                len(reads) == 2
+                and any(r.match is not None and r.match.soft > 0.0 for r in reads)
+                and not any(
+                    self.rivals.near(image, corners, k, code=code, match=r.match) is not None
+                    for k, r in ((0, first), (2, second))
+                )
+            ):
+                # Both corners read the card, one blurred (past corners.SOFT_KNEE): blur errs alike at
+                # both (a club read as a spade at each, kennard blur table 18749's 4c), so, as pooled
+                # reads below, one corner at least must fit the card's index better than its rivals'.
+                return UNKNOWN, 0.0
             # Alone, both corners are in view: a corner that saw an index must not tell another
             # card from this one as clearly as a read would, or the two corners' scores together
             # must still pick this card. (A badly seen corner leaning vaguely elsewhere is no

@@ -97,12 +97,15 @@ class FanSettle:
         for hyp, first, second in split:
             if hyp.code != UNKNOWN:
                 continue
+            # Not under itself drawn again: a corner of the card's own that shows its index (vision_blur's
+            # dondorf table 18734: a fan's top 7h, corner 0 7h and corner 2 the blurred 7d) named it 7d.
+            others = [o for o in hyps if not _drawn_again(o, hyp, card_w=card_w)]
             for k, here, other in ((0, first, second), (2, second, first)):
                 if other.code == UNKNOWN or other.match is None or other.match.score < need:
                     continue
                 if other.code == here.best:
                     continue
-                if here.best is not None and _under_read(hyps, hyp, k, code=here.best, card_w=card_w):
+                if here.best is not None and _under_read(others, hyp, k, code=here.best, card_w=card_w):
                     hyp.code, hyp.confidence = other.code, other.confidence
                     break
 

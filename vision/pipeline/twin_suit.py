@@ -39,6 +39,19 @@ TWIN_SUIT_SHARE: Final = 0.25
 # The least fit either card's look must reach for the check to judge at all: a patch no registered
 # index fits (right reads fit their own 0.81-0.98 there) shows nothing to tell the two suits by.
 TWIN_SEEN: Final = 0.6
+# How far apart the read card's fit and a rival's must lie, beyond the rival's own lead, in units
+# of the noise that separates them: sqrt(residual x separation), the corner's unexplained part
+# (1 - the read card's best fit) times how far apart the two registered looks are at that blur
+# (1 - their correlation). The lead of a frame that is the read card's look plus noise is the
+# looks' separation plus the noise along their difference, whose spread grows with the square root
+# of both: under heavy blur two looks run together (hershey's 5 and 8 at sigma 2.6 correlate 0.996
+# as a whole) while the residual stays that of the noise, and a lead of a few thousandths is then
+# noise, not evidence (vision_blur: hershey 18660's 5d read 8d by 0.0022 as a whole, residual 0.034,
+# separation 0.0037: 0.19 of the unit; 18720's 5c read 8c by 0.0001 at the rank: 0.006).
+# Right reads lie at 0.28 and up but for one (vision_blur 18620-18627, kennard, hershey, standard:
+# 1058 comparisons, the least of whole and part taken; one at 0.16 is refused at any bar above the
+# misread's 0.19): a quarter of the unit lies between.
+TELL_APART: Final = 0.25
 # How far (pixels) OpenCV's Gaussian kernel reaches for the largest blur: its float kernel is
 # round(8 sigma + 1) wide, made odd.
 _KERNEL_REACH: Final = (round(8 * max(TWIN_BLURS) + 1) | 1) // 2
@@ -69,6 +82,7 @@ class _Registered:
     def __init__(self, *, deck: DeckProfile, box: Box) -> None:
         self.looks = {code: _looks(face, box) for code, face in zip(CODES, deck.faces, strict=True)}
         self._pairs: dict[tuple[str, str, bool], tuple[Box, npt.NDArray[np.float32]]] = {}
+        self._apart: dict[tuple[str, str, bool], npt.NDArray[np.float64]] = {}
         # Each code's looks as a whole, rows as in a pair's (the same per row): several codes are
         # fitted to one patch by one product (``TwinSuit.judged``).
         self.whole = {code: _rows(self.looks[code], (0, 0, *self.looks[code][0].shape[::-1])) for code in CODES}
@@ -85,6 +99,20 @@ class _Registered:
         h, w = mine[middle].shape
         part = (0, 0, w, h) if whole else _suit_box(mine[middle], theirs[middle])
         return part, _rows([*mine, *theirs], part)
+
+    def apart(self, code: str, rival: str, *, whole: bool) -> npt.NDArray[np.float64]:
+        """How far apart ``code``'s and ``rival``'s looks are at each of TWIN_BLURS (1 - their
+        normalised correlation), as a whole or where they differ."""
+        key = (code, rival, whole)
+        made = self._apart.get(key)
+        if made is None:
+            if whole:
+                mine, theirs = self.whole[code], self.whole[rival]
+            else:
+                _part, rows, looks, twins = self.pair(code, whole=False, rival=rival)
+                mine, theirs = rows[looks], rows[twins]
+            made = self._apart[key] = 1.0 - np.sum(mine.astype(np.float64) * theirs, axis=1)
+        return made
 
     def pair(
         self, code: str, *, whole: bool, rival: str | None = None
@@ -175,18 +203,28 @@ class TwinSuit:
         """How well the index at one corner fits ``code``'s registered index as a whole, when it
         fits it better than each rival's by that rival's lead (its twin's by TWIN_LEAD), as a
         whole or where the two cards' looks differ (the suit of a twin, the rank of a card of
-        another rank), or fits neither (TWIN_SEEN); None when a rival fits as well."""
+        another rank), or fits neither (TWIN_SEEN); None when a rival fits as well. Under blur
+        the lead must also exceed TELL_APART units of the noise between the two looks (``_needed``)."""
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
         codes = [code, *(rival for rival, _lead in rivals)]
-        own, *others = self._whole_fits(patch, at, codes)
-        for (rival, lead), other in zip(rivals, others, strict=True):
-            if max(own, other) < TWIN_SEEN or own - other >= lead:
+        fits = self._whole_fits_by_blur(patch, at, codes)
+        mine_at = int(np.argmax(fits[0]))
+        own = float(fits[0][mine_at])
+        for (rival, lead), theirs_at in zip(rivals, fits[1:], strict=True):
+            other = float(theirs_at.max())
+            if max(own, other) < TWIN_SEEN:
+                continue
+            apart = self._registered.apart(code, rival, whole=True)[mine_at]
+            if own - other >= _needed(lead, fit=own, apart=apart):
                 continue
             # A small suit beside a large rank moves the whole index's fit little (standard's,
             # dondorf's clubs lead their spades by 0.003 as a whole, 0.015-0.03 at the suit): the
             # part where the two looks differ judges too.
-            mine, theirs = self._fits(patch, at, code, whole=False, rival=rival)
-            if mine - theirs < lead:
+            part_mine, part_theirs = self._part_fits(patch, at, code, rival=rival)
+            at_part = int(np.argmax(part_mine))
+            apart = self._registered.apart(code, rival, whole=False)[at_part]
+            best = float(part_mine[at_part])
+            if best - float(part_theirs.max()) < _needed(lead, fit=best, apart=apart):
                 return None
         return own
 
@@ -242,13 +280,34 @@ class TwinSuit:
         best = _correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
         return float(best[looks].max()), float(best[twins].max())
 
+    def _part_fits(
+        self, patch: npt.NDArray[np.float32], at: tuple[int, int], code: str, *, rival: str
+    ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """``_fits`` where ``code``'s and ``rival``'s looks differ, per blur (TWIN_BLURS) for each."""
+        (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=False, rival=rival)
+        best = _correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
+        return best[looks], best[twins]
+
     def _whole_fits(self, patch: npt.NDArray[np.float32], at: tuple[int, int], codes: Sequence[str]) -> list[float]:
         """``_fits`` of the whole index for several codes at once (one product for all their looks)."""
+        return [float(fits.max()) for fits in self._whole_fits_by_blur(patch, at, codes)]
+
+    def _whole_fits_by_blur(
+        self, patch: npt.NDArray[np.float32], at: tuple[int, int], codes: Sequence[str]
+    ) -> list[npt.NDArray[np.float64]]:
+        """``_whole_fits`` per blur (TWIN_BLURS) for each code."""
         whole = self._registered.whole
         rows = np.concatenate([whole[c] for c in codes]) if len(codes) > 1 else whole[codes[0]]
         h, w = self._registered.looks[codes[0]][0].shape
         best = _correlated(patch, at, (w, h), rows).reshape(len(codes), len(TWIN_BLURS))
-        return [float(v) for v in best.max(axis=1)]
+        return list(best)
+
+
+def _needed(lead: float, *, fit: float, apart: float) -> float:
+    """The lead a read card's fit (``fit``, its best) needs over a rival's: the rival's own
+    ``lead``, or TELL_APART units of the noise between the two looks (``apart``: 1 - their
+    correlation at the blur the read card fits best), whichever is more."""
+    return max(lead, TELL_APART * float(np.sqrt(max(1.0 - fit, 0.0) * max(apart, 0.0))))
 
 
 def _correlated(
