@@ -109,3 +109,17 @@ def test_a_soft_read_whose_corner_lies_over_another_cards_face_is_kept() -> None
     pending.soft.append((middle, 2))
     pending.settle([middle, below, turned], card_w=W)
     assert middle.code == "3c"
+
+
+def test_a_soft_read_placed_a_few_pixels_off_the_corner_a_turned_rectangle_is_drawn_from_is_kept() -> None:
+    # Kennard's table 11009: the fan's middle 3s, named by its soft index placed by its look 0.075 w
+    # from the outline corner, from which a rectangle is drawn the other way round, across it.
+    pending = FanSettle(settings=RecognizerSettings())
+    middle = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    middle.code, middle.confidence = "3s", 0.55
+    corner = middle.corners[2] + np.array([0.05 * W, -0.055 * W])
+    turned = Hypothesis(corners=corner + np.array([(0.0, 0.0), (0.0, W), (H, W), (H, 0.0)]))
+    pending.one.append((middle, 2))
+    pending.soft.append((middle, 2))
+    pending.settle([middle, turned], card_w=W)
+    assert middle.code == "3s"
