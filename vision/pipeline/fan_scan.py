@@ -174,9 +174,7 @@ class FanScanner:
                     continue
                 if not self._may_lie(quad, inside) or _missed_near(quad, missed, card_w=card_w):
                     continue
-                fanned = self._read_fanned(
-                    image, plane, walk, t, card_w=card_w, card_h=card_h, faint=i >= faint_from
-                )
+                fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h, faint=i >= faint_from)
                 if fanned is None:
                     missed.append(_top(quad))
                 if fanned is None or not _found(fanned):
