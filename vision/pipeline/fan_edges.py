@@ -38,6 +38,11 @@ FOLLOW_SEEN: Final = 5
 FOLLOW_LEAST: Final = 0.3
 # A followed line less than this many degrees off the drawn one leaves the walk as drawn.
 FOLLOW_KEEP_DEG: Final = 1.0
+# An index start is also looked for where ink darker than this share of the paper (in two rows at
+# least) begins: a blurred or grey index whose ink under 0.6 of the paper is a pixel or none. Such
+# a start is read as any (strictly, by one index), without the ink check that a plain start's
+# box gets first (CornerReader.holds_none: a faint index has too little ink at its level).
+FAINT_INK: Final = 0.8
 # A row of an index band whose median is under LINE_DARK of the band's brightest row median is a
 # line running along the edge (the frame printed round a court card's picture, on the card below:
 # dondorf table 3008's Ks under the 9h), not paper: where at most LINE_ROWS rows are such and the
@@ -118,11 +123,31 @@ def index_starts(
     gap: int,
     lead: int,
 ) -> list[int]:
+    """Where an index may start along a line: plainly or faintly (see ``band_starts``), in one list."""
+    plain, faint = band_starts(
+        image, plane, origin=origin, step=step, across=across, rows=rows, length=length, gap=gap, lead=lead
+    )
+    return [*plain, *faint]
+
+
+def band_starts(
+    image: ByteImage,
+    plane: Plane,
+    *,
+    origin: Vec,
+    step: Vec,
+    across: Vec,
+    rows: tuple[float, float],
+    length: int,
+    gap: int,
+    lead: int,
+) -> tuple[list[int], list[int]]:
     """Where an index may start along a line (frame pixels from ``origin``, a plane point, each
     ``step`` long in the plane): in the band ``rows`` (shares of ``across``) off the line, the end
     of the shadow a card's edge casts on the card below, and ink after a clear gap of ``gap``,
     ``lead`` before it (where the index lies from its card's corner; a card's edge on white paper
-    can be too faint to show as a step).
+    can be too faint to show as a step); then, apart, where only faint ink starts so (FAINT_INK)
+    and no start above lies within ``gap``.
     """
     band_h = 16
     top, bottom = rows
@@ -157,10 +182,10 @@ def index_starts(
     # level rounded up: the bytes compared with whole numbers, not as a float copy of the band.)
     lit = dark >= math.ceil(0.9 * paper)
     if not lit.any():
-        return []
+        return [], []
     bright = cv2.max(cv2.max(b, g), r)
     if not grey(dark[lit], bright[lit]):
-        return []
+        return [], []
     # The shadow a card's edge casts on the card below: a column a little dark in almost every
     # row, where glyphs leave a gap between rank and suit. The card starts where it ends.
     # (Counted down the columns in bytes: at most band_h, and numpy's bool sum widens to int64.)
@@ -169,13 +194,23 @@ def index_starts(
     # Ink (in two rows at least: one dark pixel is noise) after a clear gap: an index's leading
     # edge (or a pip's: its read fails).
     ink = (np.add.reduce(dark < math.ceil(0.6 * paper), axis=0, dtype=np.uint8) >= 2).tolist()
+    starts = [*edges, *_ink_starts(ink, gap=gap, lead=lead)]
+    # A blurred or grey index (kennard's 3s, hershey's 3s of table 19707, beside the big pip of
+    # the card below) reaches the ink level above in a pixel or none: its start is where its
+    # fainter ink begins.
+    faint = (np.add.reduce(dark < math.ceil(FAINT_INK * paper), axis=0, dtype=np.uint8) >= 2).tolist()
+    return starts, [t for t in _ink_starts(faint, gap=gap, lead=lead) if all(abs(t - u) > gap for u in starts)]
+
+
+def _ink_starts(ink: list[bool], *, gap: int, lead: int) -> list[int]:
+    """Where ink (columns) starts after at least ``gap`` clear columns, ``lead`` before it."""
     starts = []
     clear = 0
     for t, is_ink in enumerate(ink):
         if is_ink and clear >= gap:
             starts.append(max(0, t - lead))
         clear = 0 if is_ink else clear + 1
-    return [*edges, *starts]
+    return starts
 
 
 def _paper(dark: ByteImage) -> float:

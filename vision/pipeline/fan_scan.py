@@ -12,7 +12,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN, CornerReader, index_frame
-from vision.pipeline.fan_edges import EDGE_BEYOND, Walk, follow_side, index_starts, outline_edges, paper_along, walks
+from vision.pipeline.fan_edges import EDGE_BEYOND, Walk, band_starts, follow_side, outline_edges, paper_along, walks
 from vision.pipeline.fan_looks import FAN_SEEN_SCORE
 from vision.pipeline.fans import FanReader
 from vision.pipeline.hypotheses import Hypothesis
@@ -139,7 +139,7 @@ class FanScanner:
             if follow:
                 walk = follow_side(image, plane, walk, reach=EDGE_BEYOND * side)  # noqa: PLW2901
                 rows, lead, across = walk.band(box, card_w=card_w, card_h=card_h)
-            starts = index_starts(
+            plain, faint = band_starts(
                 image,
                 plane,
                 origin=walk.origin + walk.along * lo,
@@ -152,13 +152,15 @@ class FanScanner:
                 gap=max(2, int(min(0.03 * card_w, lead) / scale)),
                 lead=round((lead + FAN_EARLY * side) / scale),
             )
+            starts = [*plain, *faint]
+            faint_from = len(plain)
             self.bands += 1
             reach = ((box.x1 if walk.short else box.y1) + 0.03) * (card_w if walk.short else card_h)
             taken: list[float] = []
             # Cards seen here but not read: the ink of the card below beside an index (a pip,
             # a glyph) fits some card fairly too, and the index beside it may still read.
             unsure: list[tuple[float, Hypothesis]] = []
-            for start in starts:
+            for i, start in enumerate(starts):
                 t = lo + start * scale
                 # A start within an index already found is that index's own glyph (its suit,
                 # the "0" of a ten): the next card's index begins past this one's width.
@@ -172,7 +174,7 @@ class FanScanner:
                     continue
                 if not self._may_lie(quad, inside) or _missed_near(quad, missed, card_w=card_w):
                     continue
-                fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h)
+                fanned = self._read_fanned(image, plane, walk, t, card_w=card_w, card_h=card_h, faint=i >= faint_from)
                 if fanned is None:
                     missed.append(_top(quad))
                 if fanned is None or not _found(fanned):
@@ -222,13 +224,22 @@ class FanScanner:
         return bool(hits >= FAN_FILL * len(pts))
 
     def _read_fanned(
-        self, image: ByteImage, plane: Plane, walk: Walk, t: float, *, card_w: float, card_h: float
+        self,
+        image: ByteImage,
+        plane: Plane,
+        walk: Walk,
+        t: float,
+        *,
+        card_w: float,
+        card_h: float,
+        faint: bool = False,
     ) -> Hypothesis | None:
         """The card whose index corner lies ``t`` along ``walk``, read by that index; None when
-        no index is there (ink fitting no card at all).
+        no index is there (ink fitting no card at all). A ``faint`` start (see band_starts) is read
+        without the box's ink check first: a faint index has too little ink at its level.
         """
         fanned = Hypothesis(corners=walk.card(t, card_w=card_w, card_h=card_h), fill=1.0)
-        if self.corners.holds_none(image, *index_frame(plane.to_frame(fanned.corners), 0)):
+        if not faint and self.corners.holds_none(image, *index_frame(plane.to_frame(fanned.corners), 0)):
             return None  # (a band run on over a back, or a court picture: ink after a gap)
         score = self.reader.read_exposed(image, fanned, 0, plane, seen_score=FAN_SEEN_SCORE, pale=False)
         if score is not None and score < FAN_INDEX_LEAST:

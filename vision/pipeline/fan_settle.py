@@ -14,8 +14,12 @@ from vision.pipeline.hypotheses import Hypothesis, across, parallel
 from vision.pipeline.one_corner import FAN_EXTRA_SCORE
 from vision.pipeline.settings import RecognizerSettings
 
-# Two rectangles' corners this near (card widths) are one outline corner's (see _covered).
-SAME_CORNER: Final = 0.03
+# A rectangle turned across a card with a corner this near (card widths) to the card's index
+# corner is the same outline corner's, drawn the other way round (see _covered): every outline
+# corner proposes both, and a card named by one soft index is placed by its look, a few pixels
+# off the outline corner (kennard's table 11009: the fan's middle 3s, 0.075 w from it). No fan's
+# card lies across its neighbours (``across``: over 60 degrees), so a nearer one is no card there.
+SAME_CORNER: Final = 0.1
 # A card's index (any of its corners': a four-index design prints four) lies within this share of
 # its width of its corner (the index box reaches about 0.2): a corner read further from every
 # corner of a card it lies under is no index of that card's (a fan's middle card's corner over

@@ -130,3 +130,26 @@ def test_an_index_start_is_found_past_a_line_running_along_the_band(line: bool) 
         lead=0,
     )
     assert starts and all(abs(s - 130) <= 2 for s in starts)
+
+
+def test_a_faint_grey_index_after_the_card_belows_dark_pip_starts_where_its_faint_ink_begins() -> None:
+    # Table 19707's middle 3s: its grey, blurred 3 (darker than 0.8 of the paper, not 0.6) shows
+    # after the big pip of the Th below; only the pip's start was found, not the index's.
+    frame = np.full((200, 400, 3), 225, np.uint8)
+    cv2.rectangle(frame, (100, 50), (130, 70), (40, 40, 200), cv2.FILLED)  # the card below's pip
+    cv2.rectangle(frame, (150, 50), (165, 70), (160, 160, 160), cv2.FILLED)  # a faint grey glyph
+    frame = cv2.GaussianBlur(frame, (0, 0), 0.8)
+    plane = Plane(image=cv2.resize(frame, None, fx=0.5, fy=0.5), to_frame_h=np.diag([2.0, 2.0, 1.0]), scale=0.5)
+    starts = index_starts(
+        frame,
+        plane,
+        origin=np.array((10.0, 20.0)),
+        step=np.array((0.5, 0.0)),
+        across=np.array((0.0, 20.0)),
+        rows=(0.0, 1.0),
+        length=300,
+        gap=3,
+        lead=0,
+    )
+    assert any(abs(s - 130) <= 2 for s in starts)
+    assert any(abs(s - 80) <= 2 for s in starts)
