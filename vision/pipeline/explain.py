@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Final
@@ -47,6 +48,9 @@ BARE_REST: Final = 0.5
 # fills that rectangle to this share (a card's rounded corners and ragged edge: 0.92) is that card.
 BOX_SIZE: Final = 0.05
 BOX_FILL: Final = 0.88
+# The most two neighbouring cards of a fan turn from one another (a rectangle drawn from one outline
+# corner may lie this far round from another drawn from it).
+_FAN_SPREAD_COS: Final = math.cos(math.radians(20.0))
 
 
 @dataclass
@@ -217,7 +221,13 @@ class Explainer:
                 # shows (the middle of a fan), so it is an unknown card, not judged by its area.
                 # Not one lying across a card read at the same place, as no fan's card lies: that
                 # is the read card's long side taken for a short one, its index "seen" on its face.
-                if not any(same_card(hyp, o, 0.2 * card_w) or _across_read(hyp, o, card_w) for o in chosen):
+                # Nor one drawn from a read card's own index corner: that card's index seen again,
+                # less surely from a rectangle turned a little (kennard table 11016's Kc, read from
+                # a rectangle 15 degrees round from this one, which its twin check refused).
+                if not any(
+                    same_card(hyp, o, 0.2 * card_w) or _across_read(hyp, o, card_w) or _same_index_corner(hyp, o)
+                    for o in chosen
+                ):
                     chosen.append(hyp)
                     cv2.fillConvexPoly(covered, np.round(hyp.corners).astype(np.int32), 255)
                 continue
@@ -353,6 +363,16 @@ def _cornered_across(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
     corner, no card (dondorf table 14029: a "Tc" 0.53 at the 5c's corner, turned 90 degrees
     across the fan; a fan's cards lie a few tens of degrees apart at most, see ``across``)."""
     return _across_face(hyp, read) and float(np.hypot(*(read.corners - hyp.corners[0]).T).min()) < CORNER_NEAR * card_w
+
+
+def _same_index_corner(hyp: Hypothesis, read: Hypothesis) -> bool:
+    """Whether ``hyp`` was drawn from the outline corner that is ``read``'s index corner (the same
+    point to a tenth of a pixel: an outline corner proposes several rectangles), both turned alike
+    within a fan's spread (20 degrees)."""
+    if read.code in (UNKNOWN, BACK):
+        return False
+    gaps = np.hypot(*(hyp.corners[[0, 2]][:, None, :] - read.corners[[0, 2]][None, :, :]).reshape(-1, 2).T)
+    return bool(gaps.min() < 0.1) and parallel(hyp.corners, read.corners, within=_FAN_SPREAD_COS)
 
 
 def _across_read(hyp: Hypothesis, read: Hypothesis, card_w: float) -> bool:
