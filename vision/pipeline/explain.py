@@ -21,7 +21,7 @@ from vision.pipeline.holed_backs import holed_backs
 from vision.pipeline.hypotheses import BACK, Hypothesis, across, parallel, propose, same_card
 from vision.pipeline.lone_card import LoneCardReader
 from vision.pipeline.masks import Masks
-from vision.pipeline.outline import CARD_ASPECT, Blob, outline_corners
+from vision.pipeline.outline import CARD_ASPECT, Blob
 from vision.pipeline.outline_reads import read_on_outline, top_of_fan
 from vision.pipeline.overlaps import drop_crossed_backs, drop_twice_counted, under_backs, unread_twins
 from vision.pipeline.plane import Plane
@@ -74,9 +74,9 @@ class Explainer:
         # A blob no bigger than one card holds that card alone: its whole face is visible.
         alone = cv2.contourArea(contour) < 1.2 * card_w * card_h
         self.fans.outline = contour  # (a card named by one index looks at its far index only near it)
-        if alone:
+        if alone and blob.rounded is not None:
             # One card's outline: its rounded corners are where its sides meet (see outline_corners).
-            corners = outline_corners(contour, rounded=True)[0]
+            corners = blob.rounded
         hyps = propose(corners, card_w=card_w, card_h=card_h, alone=alone)
         if hyps:
             fills = quad_shares(fg, np.stack([hyp.corners for hyp in hyps]))

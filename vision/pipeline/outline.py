@@ -40,6 +40,9 @@ class Blob:
     contour: ByteImage
     corners: list[Corner]
     sides: list[float]
+    # The corners where the sides meet, rounded corners' pieces left out, when that leaves four
+    # sides (see outline_corners): a lone card's (``explain``), never a stack's or a fan's.
+    rounded: list[Corner] | None = None
 
 
 def find_blobs(fg: ByteImage, *, min_area: float) -> list[Blob]:
@@ -49,15 +52,15 @@ def find_blobs(fg: ByteImage, *, min_area: float) -> list[Blob]:
     for contour in contours:
         if cv2.contourArea(contour) < min_area:
             continue
-        corners, _lengths = outline_corners(contour)
-        blobs.append(Blob(contour=contour, corners=corners, sides=full_sides(corners)))
+        corners, rounded = outline_corners(contour)
+        blobs.append(Blob(contour=contour, corners=corners, sides=full_sides(corners), rounded=rounded))
     return blobs
 
 
-def outline_corners(contour: ByteImage, *, rounded: bool = False) -> tuple[list[Corner], list[float]]:
-    """Right-angled convex corners of a blob outline, with exact edge directions (``rounded``:
-    the outline is one card's, whose rounded corners are found where its sides meet, see
-    ``_without_roundings``)."""
+def outline_corners(contour: ByteImage) -> tuple[list[Corner], list[Corner] | None]:
+    """Right-angled convex corners of a blob outline, with exact edge directions; and the corners
+    found where the sides meet once rounded corners' pieces are left out, when that leaves four
+    sides (one card's outline, see ``_without_roundings``; else None)."""
     pts = contour.reshape(-1, 2).astype(np.float32)  # integer pixels: exact in float32
     approx = cv2.approxPolyDP(contour, 2.0, True).reshape(-1, 2)
     # Where each polygon vertex sits along the contour (approxPolyDP returns points only): the
@@ -98,10 +101,16 @@ def outline_corners(contour: ByteImage, *, rounded: bool = False) -> tuple[list[
         line = fit_edge(pts, i0, i1)
         edges[0] = (*line, math.hypot(xy[i1][0] - xy[i0][0], xy[i1][1] - xy[i0][1]))
         edges.pop()
-    if rounded and len(edges) > 4:
-        edges = _without_roundings(edges, [(xy[i0], xy[i1]) for i0, i1 in spans])
+    rounded = None
+    if len(edges) > 4:
+        sides = _without_roundings(edges, [(xy[i0], xy[i1]) for i0, i1 in spans])
+        rounded = None if sides is edges else _corners(contour, sides)
+    return _corners(contour, edges), rounded
+
+
+def _corners(contour: ByteImage, edges: list[tuple[float, float, float, float, float]]) -> list[Corner]:
+    """The right-angled convex corners between consecutive fitted edges (point, direction, length)."""
     corners: list[Corner] = []
-    lengths = [e[4] for e in edges]
     for k in range(len(edges)):
         pax, pay, dax, day, la = edges[k]
         pbx, pby, dbx, dby, lb = edges[(k + 1) % len(edges)]
@@ -121,7 +130,7 @@ def outline_corners(contour: ByteImage, *, rounded: bool = False) -> tuple[list[
             corners.append(Corner(point, out_a, out_b, la, lb))
         else:
             corners.append(Corner(point, out_b, out_a, lb, la))
-    return corners, lengths
+    return corners
 
 
 # Directions within about six degrees of square (|cos| of the angle between them).
