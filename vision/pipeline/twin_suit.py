@@ -220,7 +220,7 @@ class TwinSuit:
             # A small suit beside a large rank moves the whole index's fit little (standard's,
             # dondorf's clubs lead their spades by 0.003 as a whole, 0.015-0.03 at the suit): the
             # part where the two looks differ judges too.
-            part_mine, part_theirs = self._part_fits(patch, at, code, rival=rival)
+            part_mine, part_theirs = self._fits_by_blur(patch, at, code, whole=False, rival=rival)
             at_part = int(np.argmax(part_mine))
             apart = self._registered.apart(code, rival, whole=False)[at_part]
             best = float(part_mine[at_part])
@@ -276,15 +276,14 @@ class TwinSuit:
         """The best normalised correlation of ``code``'s looks (TWIN_BLURS) and of its rival's (by
         default its twin's), cut to the whole index or where they differ, with the patch within
         TWIN_NEAR pixels of where the index lies (``at``)."""
-        (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=whole, rival=rival)
-        best = _correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
-        return float(best[looks].max()), float(best[twins].max())
+        mine, theirs = self._fits_by_blur(patch, at, code, whole=whole, rival=rival)
+        return float(mine.max()), float(theirs.max())
 
-    def _part_fits(
-        self, patch: npt.NDArray[np.float32], at: tuple[int, int], code: str, *, rival: str
+    def _fits_by_blur(
+        self, patch: npt.NDArray[np.float32], at: tuple[int, int], code: str, *, whole: bool, rival: str | None = None
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
-        """``_fits`` where ``code``'s and ``rival``'s looks differ, per blur (TWIN_BLURS) for each."""
-        (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=False, rival=rival)
+        """``_fits`` per blur (TWIN_BLURS), for ``code`` and for its rival."""
+        (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=whole, rival=rival)
         best = _correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
         return best[looks], best[twins]
 
