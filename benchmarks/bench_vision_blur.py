@@ -11,7 +11,6 @@ Run: ./run bench vision_blur [--designs kennard,standard] [--seed 18000] [--tabl
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -21,39 +20,30 @@ import numpy as np
 from bench_vision import DESIGNS, load_design, recognizer_for
 from threadpoolctl import threadpool_limits
 
-from drivers.camera.sim import Optics
-from vision.scenes import Table, random_table, render_table, truth_centres
+from vision.scenes import (
+    BLURRED_BLUR_PX as BLUR_PX,
+)
+from vision.scenes import (
+    BLURRED_BRIGHTNESS as BRIGHTNESS,
+)
+from vision.scenes import (
+    BLURRED_CARDS as CARDS,
+)
+from vision.scenes import (
+    BLURRED_JPEG as JPEG,
+)
+from vision.scenes import (
+    BLURRED_MOTION_PX as MOTION_PX,
+)
+from vision.scenes import (
+    blurred_table,
+    render_table,
+    truth_centres,
+)
 from vision.synth import score_reading
 
-# The scan's conditions (stop 32's `scan.py`, kept so that its figures stay comparable): twelve
-# cards in four fans of three, no backs or chips; a lamp at 45-70 %, focus blur 1.2-1.6 px, motion
-# smear 1.5-4 px at any angle, JPEG 60-95 and sensor noise.
-CARDS, FANS = 12, 4
-BRIGHTNESS = (0.45, 0.7)
-BLUR_PX = (1.2, 1.6)
-MOTION_PX = (1.5, 4.0)
-JPEG = (60, 80, 95)
-NOISE = (3.0, 6.0)
-# The conditions are drawn from a generator of their own (table seed + this), so the layout of a
-# table is the one ``random_table`` gives its seed in every other benchmark.
-_CONDITIONS_SEED = 777
 # How far (pixels) a read's centre may lie from its card's: as the main vision benchmark.
 TOL_PX = 22
-
-
-def blurred_table(seed: int) -> Table:
-    """Table ``seed``: fans only, under the scan's dim light, blur, smear, JPEG and noise."""
-    table = random_table(np.random.default_rng(seed), count=CARDS, fans=FANS, stacks=0, face_down_share=0.0, chips=0)
-    rng = np.random.default_rng(seed + _CONDITIONS_SEED)
-    lighting = dataclasses.replace(table.scene.lighting, brightness=float(rng.uniform(*BRIGHTNESS)))
-    optics = Optics(
-        blur_sigma_px=float(rng.uniform(*BLUR_PX)),
-        noise_sigma=float(rng.choice(NOISE)),
-        jpeg_quality=int(rng.choice(JPEG)),
-        motion_px=float(rng.uniform(*MOTION_PX)),
-        motion_angle_deg=float(rng.uniform(0, 180)),
-    )
-    return dataclasses.replace(table, scene=dataclasses.replace(table.scene, lighting=lighting, optics=optics))
 
 
 def scan(design: str, *, seed: int, tables: int, tmp: Path) -> tuple[Counter[str], list[str]]:

@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
-from drivers.camera.sim import Optics
 from vision.deck import DeckProfile
 from vision.recognize import Recognizer
-from vision.scenes import Table, random_table, render_table, view_calibration
-
-
-def _blur_table(seed: int) -> Table:
-    """``bench_vision_blur``'s table ``seed``: four fans of three under dim light, blur, smear, JPEG, noise."""
-    table = random_table(np.random.default_rng(seed), count=12, fans=4, stacks=0, face_down_share=0.0, chips=0)
-    rng = np.random.default_rng(seed + 777)
-    lighting = dataclasses.replace(table.scene.lighting, brightness=float(rng.uniform(0.45, 0.7)))
-    optics = Optics(
-        blur_sigma_px=float(rng.uniform(1.2, 1.6)),
-        noise_sigma=float(rng.choice((3.0, 6.0))),
-        jpeg_quality=int(rng.choice((60, 80, 95))),
-        motion_px=float(rng.uniform(1.5, 4.0)),
-        motion_angle_deg=float(rng.uniform(0, 180)),
-    )
-    return dataclasses.replace(table, scene=dataclasses.replace(table.scene, lighting=lighting, optics=optics))
+from vision.scenes import blurred_table, render_table, view_calibration
 
 
 def _codes_near(deck: DeckProfile, *, seed: int, at: tuple[float, float]) -> list[str]:
     """The codes read with their centre within 22 px of ``at`` (as the benchmark matches) on
     ``bench_vision_blur``'s table ``seed`` rendered in ``deck``."""
-    table = _blur_table(seed)
+    table = blurred_table(seed)
     _, frame = render_table(deck, table, seed=seed)
     reading = Recognizer(deck=deck, calibration=view_calibration(table.view)).read(frame)
     return [c.code for c in reading.cards if float(np.hypot(c.center[0] - at[0], c.center[1] - at[1])) < 22]

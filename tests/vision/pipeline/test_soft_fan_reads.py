@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
-from drivers.camera.sim import Optics
 from vision.deck import DeckProfile
 from vision.pipeline import one_corner
 from vision.recognize import FrameReading, Recognizer
-from vision.scenes import Table, random_table, render_table, view_calibration
+from vision.scenes import blurred_table, random_table, render_table, view_calibration
 from vision.tools.kde_decks import kde_deck
 
 # The benchmark's table 11009 (dim warm light, glare band, blur 1.3 px, motion smear): a fan of 3d,
@@ -71,24 +68,9 @@ def test_blurred_fan_cards_whose_far_corners_lie_under_the_cards_above_are_named
     assert _read_near(deck, _3C) == ["3c"]
 
 
-def _blur_table(seed: int) -> Table:
-    """``bench_vision_blur``'s table ``seed``: four fans of three under dim light, blur, smear, JPEG, noise."""
-    table = random_table(np.random.default_rng(seed), count=12, fans=4, stacks=0, face_down_share=0.0, chips=0)
-    rng = np.random.default_rng(seed + 777)
-    lighting = dataclasses.replace(table.scene.lighting, brightness=float(rng.uniform(0.45, 0.7)))
-    optics = Optics(
-        blur_sigma_px=float(rng.uniform(1.2, 1.6)),
-        noise_sigma=float(rng.choice((3.0, 6.0))),
-        jpeg_quality=int(rng.choice((60, 80, 95))),
-        motion_px=float(rng.uniform(1.5, 4.0)),
-        motion_angle_deg=float(rng.uniform(0, 180)),
-    )
-    return dataclasses.replace(table, scene=dataclasses.replace(table.scene, lighting=lighting, optics=optics))
-
-
 def _blur_reading(deck: DeckProfile, seed: int) -> FrameReading:
     """``bench_vision_blur``'s table ``seed`` rendered in ``deck`` and read."""
-    table = _blur_table(seed)
+    table = blurred_table(seed)
     _, frame = render_table(deck, table, seed=seed)
     return Recognizer(deck=deck, calibration=view_calibration(table.view)).read(frame)
 
