@@ -111,25 +111,6 @@ def outline_edges(contour: ByteImage, *, least: float) -> list[Edge]:
     return edges
 
 
-def index_starts(
-    image: ByteImage,
-    plane: Plane,
-    *,
-    origin: Vec,
-    step: Vec,
-    across: Vec,
-    rows: tuple[float, float],
-    length: int,
-    gap: int,
-    lead: int,
-) -> list[int]:
-    """Where an index may start along a line: plainly or faintly (see ``band_starts``), in one list."""
-    plain, faint = band_starts(
-        image, plane, origin=origin, step=step, across=across, rows=rows, length=length, gap=gap, lead=lead
-    )
-    return [*plain, *faint]
-
-
 def band_starts(
     image: ByteImage,
     plane: Plane,
