@@ -182,3 +182,14 @@ def test_the_fans_top_kc_of_table_19919_is_not_read_turned_as_another_card(dondo
     score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
     assert "misread" not in outcomes
     assert dict(zip([c.code for c, _ in truth], outcomes, strict=True))["Kc"] == "correct"
+
+
+def test_a_card_named_by_an_index_on_the_edge_of_an_unread_rectangle_across_it_is_kept() -> None:
+    # Every outline corner proposes rectangles across the fan's cards, unread: their edges run by
+    # the fan's index corners (nicu-white's table 504, the middle Jd 0.05 w inside one).
+    pending = FanSettle(settings=RecognizerSettings())
+    top = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    turned = _named_by_corner_0(card_quad(100.0 + W / 2 - H / 2, 100.0 - H / 2 + 0.2 * W + W / 2, 90.0), "4c")
+    pending.one.append((turned, 0))
+    pending.settle([top, turned], card_w=W)
+    assert turned.code == "4c"
