@@ -24,6 +24,7 @@ from vision.calibration import ZoneMap
 from vision.config import ZoneConfig
 from vision.debug import draw_debug
 from vision.deck import CODES, DeckProfile, default_deck, register_deck
+from vision.index_view import IN_VIEW, index_view_shares
 from vision.recognize import FrameReading, Recognizer, RecognizerSettings, Trace
 from vision.scenes import (
     ROLES,
@@ -58,6 +59,11 @@ def load_design(name: str, tmp: Path) -> DeckProfile:
 
 Breakdown = dict[str, Counter[str]]
 
+# Face-up cards split by whether an index corner is in view (``vision.index_view``): a card whose
+# both corners lie under a chip, a hand or a later card cannot be read by any camera.
+VIEW_SHOWN = "index in view"
+VIEW_HIDDEN = "index covered"
+
 
 # --lens-card-size: fit cards at the calibrated lens' local size (RecognizerSettings.lens_card_size).
 LENS_SIZE = {"on": False}
@@ -90,6 +96,7 @@ def accuracy(
         outcomes: list[str] = []
         phantoms: list[int] = []
         truth = truth_centres(renderer, table.scene)
+        shares = index_view_shares(renderer, table.scene, deck.index_box)
         reads = [(c.code, c.center) for c in reading.cards]
         total.add(score_reading(truth, reads, tol_px=22, outcomes=outcomes, phantoms=phantoms))
         if dump is not None and trace is not None:
@@ -101,11 +108,14 @@ def accuracy(
                 truth=truth,
                 roles=table.roles,
                 outcomes=outcomes,
+                shares=shares,
                 phantoms=[reads[i] for i in phantoms],
                 conditions=table.conditions,
             )
-        for role, outcome in zip(table.roles, outcomes, strict=True):
+        for role, outcome, share in zip(table.roles, outcomes, shares, strict=True):
             breakdown[role][outcome] += 1
+            if share is not None:
+                breakdown[VIEW_SHOWN if share >= IN_VIEW else VIEW_HIDDEN][outcome] += 1
             for condition in table.conditions:
                 if role in ("single", "fan bottom", "fan middle", "fan top"):
                     breakdown[condition][outcome] += 1
@@ -121,19 +131,22 @@ def _dump(
     truth: list[tuple[SimCard, tuple[float, float]]],
     roles: tuple[str, ...],
     outcomes: list[str],
+    shares: list[float | None],
     phantoms: list[tuple[str, tuple[float, float]]],
     conditions: tuple[str, ...],
 ) -> None:
     """One table's frame (JPEG), its debug picture (PNG) and a line per card: code, face up or
-    down, role, outcome, the frame position of its centre; then a line per detection no card
-    matched (``phantom``, what it was read as, its centre)."""
+    down, role, outcome, the frame position of its centre and, face up, ``view=`` the share of its
+    better index corner in view; then a line per detection no card matched (``phantom``, what it
+    was read as, its centre)."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(f"{stem}.jpg", frame)
     cv2.imwrite(f"{stem}-debug.png", draw_debug(frame, reading, trace))
     lines = [f"# {', '.join(conditions)}"]
-    for (card, (x, y)), role, outcome in zip(truth, roles, outcomes, strict=True):
+    for (card, (x, y)), role, outcome, share in zip(truth, roles, outcomes, shares, strict=True):
         side = "up" if card.face_up else "down"
-        lines.append(f"{card.code} {side:4s} {role:12s} {outcome:8s} {x:7.1f} {y:7.1f}")
+        view = "" if share is None else f" view={share:.2f}"
+        lines.append(f"{card.code} {side:4s} {role:12s} {outcome:8s} {x:7.1f} {y:7.1f}{view}")
     for code, (x, y) in phantoms:
         lines.append(f"phantom {code:9s} {'':12s} {'':8s} {x:7.1f} {y:7.1f}")
     Path(f"{stem}.txt").write_text("\n".join(lines) + "\n")
@@ -316,6 +329,11 @@ def main() -> int:
                 print(
                     f"    read correctly   {tally.correct:6d}  {_pct(tally.correct, tally.face_up)}   target >= 99.5 %"
                 )
+                shown = breakdown[VIEW_SHOWN]
+                print(
+                    f"    of those with an index corner in view: {shown['correct']} of {sum(shown.values())}"
+                    f"  {_pct(shown['correct'], sum(shown.values()))}"
+                )
                 print(f"    unknown          {tally.unknown:6d}  {_pct(tally.unknown, tally.face_up)}")
                 print(
                     f"    misread          {tally.misread:6d}  {_pct(tally.misread, tally.face_up)}   target <= 0.1 %"
@@ -329,6 +347,7 @@ def main() -> int:
                 middle = breakdown["fan middle"]
                 row.update(
                     read=_pct(tally.correct, tally.face_up),
+                    shown=_pct(shown["correct"], sum(shown.values())),
                     misread=_pct(tally.misread, tally.face_up),
                     backs=_pct(tally.backs_found, tally.face_down),
                     stacked=_pct(breakdown["stacked back"]["counted"], sum(breakdown["stacked back"].values())),
@@ -365,7 +384,7 @@ def main() -> int:
                 ok &= statistics.median(cpu) <= 33.0
             summary.append(row)
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cpus")
-    columns = ("design", "set", "read", "misread", "backs", "stacked", "middle", "phantoms", "tracking", "cpu")
+    columns = ("design", "set", "read", "shown", "misread", "backs", "stacked", "middle", "phantoms", "tracking", "cpu")
     print("\n| " + " | ".join(columns) + " |")
     print("|" + " --- |" * len(columns))
     for row in summary:

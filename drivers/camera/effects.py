@@ -87,11 +87,17 @@ def felt_texture(
     return np.clip(base, 0, 255).astype(np.uint8)
 
 
+def chip_rim_px(radius_px: float, chip: SimChip) -> float:
+    """How far below its top face a chip stack's rim shows (pixels): a taller stack shows more rim
+    towards the camera."""
+    return 0.12 * max(radius_px, 3.0) * max(chip.stack - 1, 0)
+
+
 def draw_chip(frame: ByteImage, centre_px: npt.NDArray[np.float64], radius_px: float, chip: SimChip) -> None:
     """A chip stack seen from above: its shadow, the rim of the stack, the face with edge spots."""
     cx, cy = float(centre_px[0]), float(centre_px[1])
     r = max(radius_px, 3.0)
-    height = 0.12 * r * max(chip.stack - 1, 0)  # a taller stack shows more rim towards the camera
+    height = chip_rim_px(radius_px, chip)
     h, w = frame.shape[:2]
     x0, y0 = max(int(cx - r * 1.6), 0), max(int(cy - r * 1.6), 0)
     x1, y1 = min(int(cx + r * 1.6 + height) + 2, w), min(int(cy + r * 1.6 + height) + 2, h)

@@ -279,8 +279,17 @@ class TableRenderer:
         """
         return self.lens.distort(to_px(self.homography, card_corners_mm(card)))
 
-    def _ideal_quad_px(self, card: SimCard) -> npt.NDArray[np.float64]:
+    def ideal_quad_px(self, card: SimCard) -> npt.NDArray[np.float64]:
+        """Where a card's corners are drawn before the lens bends the frame (clockwise from its
+        printed top-left): cards, chips and hands are all drawn in this undistorted space.
+        """
         return to_px(self.homography, card_corners_mm(card))
+
+    def chip_disc_px(self, chip: SimChip) -> tuple[npt.NDArray[np.float64], float]:
+        """A chip stack's top face before the lens: its centre and radius in pixels."""
+        centre = self._mm_to_px(chip.x_mm, chip.y_mm)
+        radius = float(np.hypot(*(self._mm_to_px(chip.x_mm + CHIP_RADIUS_MM, chip.y_mm) - centre)))
+        return centre, radius
 
     def _mm_to_px(self, x_mm: float, y_mm: float) -> npt.NDArray[np.float64]:
         return np.asarray(to_px(self.homography, np.array([[x_mm, y_mm]]))[0], np.float64)
@@ -296,21 +305,21 @@ class TableRenderer:
         glossy: list[npt.NDArray[np.float64]] = []
         for card in scene.cards:
             img = self.deck.face(card.code) if card.face_up else self.deck.back
-            quad = self._ideal_quad_px(card)
+            quad = self.ideal_quad_px(card)
             self._shadow(frame, quad)
             self._paste(frame, img, self._card_mask, quad)
             glossy.append(quad)
         for chip in scene.chips:
-            centre = self._mm_to_px(chip.x_mm, chip.y_mm)
-            radius = float(np.hypot(*(self._mm_to_px(chip.x_mm + CHIP_RADIUS_MM, chip.y_mm) - centre)))
-            draw_chip(frame, centre, radius, chip)
+            draw_chip(frame, *self.chip_disc_px(chip), chip)
         for hand in scene.hands:
             self._draw_hand(frame, hand)
         out = self._light(frame, scene.lighting, glossy)
         out = apply_lens(out, self.lens)
         return self._optics(out, scene.optics, rng)
 
-    def _hand_polys(self, hand: SimHand, dx: float = 0.0, dy: float = 0.0) -> list[npt.NDArray[np.int32]]:
+    def hand_polys_px(self, hand: SimHand, dx: float = 0.0, dy: float = 0.0) -> list[npt.NDArray[np.int32]]:
+        """The hand's palm, fingers, thumb and forearm as pixel polygons before the lens (shifted
+        by ``dx``, ``dy`` mm for its shadow)."""
         a = math.radians(hand.angle_deg)
         ux, uy = math.cos(a), math.sin(a)
         px, py = -uy, ux
@@ -339,12 +348,12 @@ class TableRenderer:
     def _draw_hand(self, frame: ByteImage, hand: SimHand) -> None:
         h, w = frame.shape[:2]
         shadow: ByteImage = np.zeros((h, w), np.uint8)
-        for poly in self._hand_polys(hand, 25.0, 25.0):
+        for poly in self.hand_polys_px(hand, 25.0, 25.0):
             cv2.fillPoly(shadow, [poly], 255)
         shadow = cv2.GaussianBlur(shadow, (0, 0), 12)
         frame[:] = (frame.astype(np.float32) * (1.0 - 0.45 * shadow[:, :, None] / 255.0)).astype(np.uint8)
         skin: ByteImage = np.zeros((h, w), np.uint8)
-        for poly in self._hand_polys(hand):
+        for poly in self.hand_polys_px(hand):
             cv2.fillPoly(skin, [poly], 255, cv2.LINE_AA)
         shade = cv2.GaussianBlur(skin, (0, 0), 6).astype(np.float32) / 255.0
         colour = np.array(_SKIN_BGR, np.float32) * (0.75 + 0.25 * shade)[:, :, None]

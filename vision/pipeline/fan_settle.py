@@ -10,7 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN, CornerRead
-from vision.pipeline.hypotheses import Hypothesis, across, parallel
+from vision.pipeline.hypotheses import BACK, Hypothesis, across, parallel
 from vision.pipeline.one_corner import FAN_EXTRA_SCORE
 from vision.pipeline.settings import RecognizerSettings
 
@@ -80,6 +80,12 @@ class FanSettle:
         # table 18608: a fan's bottom 3d, its corner under the unread top 8h's, read that card's
         # lower index).
         under += [hyp for hyp, k in soft if hyp.code != UNKNOWN and _covered(hyps, hyp, k, card_w=card_w)]
+        # Nor is a card named by one index corner that lies under a card read that it lies across, near a
+        # corner of that card: no fan's card lies across its neighbours (``across``), and an index
+        # read there is that card's own read turned (a four-index design prints one at every
+        # corner: dondorf's table 19919, a fan's top Kc, its corner-1 index read turned as a 4c
+        # whose rectangle covered the unfound middle 2s).
+        under += [hyp for hyp, k in one if hyp.code != UNKNOWN and _covered(hyps, hyp, k, card_w=card_w, turned=True)]
         for hyp in under:
             # The index it was named by is that card's (the bottom card of a fan, its far
             # corner on the fan's edge under the top card, whose clear index lies there).
@@ -122,15 +128,18 @@ def _named_under(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w:
     return _under_read(others, hyp, k, code=hyp.code, card_w=card_w)
 
 
-def _covered(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: float) -> bool:
+def _covered(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: float, turned: bool = False) -> bool:
     """Whether ``hyp``'s corner ``k`` lies under (or within a tenth of a card's width of) another
     card of ``hyps``, whatever it was read as, near a corner of that card (within OWN_INDEX), where
     an index of that card may lie: not ``hyp`` drawn again (as in ``_named_under``), nor a
     rectangle drawn from the same outline corner the other way round (turned across it, that
-    corner its own: every outline corner proposes both)."""
+    corner its own: every outline corner proposes both). With ``turned``, only a card ``hyp``
+    lies across counts."""
     here = hyp.corners[k]
     for o in hyps:
         if o is hyp or _drawn_again(o, hyp, card_w=card_w):
+            continue
+        if turned and (o.code in (UNKNOWN, BACK) or not across(o.corners, hyp.corners)):
             continue
         nearest = float(np.hypot(*(o.corners - here).T).min())
         if nearest >= OWN_INDEX * card_w or (across(o.corners, hyp.corners) and nearest < SAME_CORNER * card_w):
