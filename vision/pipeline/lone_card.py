@@ -97,7 +97,9 @@ class LoneCardReader:
         with an index corner whose best match is that card (its printed index leans to it, not
         only its face), no pose reads another card or has an index corner reading one on its own,
         and the card as found may be it (``_may_be``: neither corner there reads or clearly leans
-        to another card, and its face agrees); else unknown.
+        to another card, and its face agrees), its whole face fits it best of all 52
+        (``FaceCheck.picks``) and its thumbnail best of its rank's suits (``_face_leans``); else
+        unknown.
         """
         ctr = corners.mean(axis=0)
         reach = SEARCH_STEP * np.arange(-SEARCH_STEPS, SEARCH_STEPS + 1)
@@ -122,7 +124,22 @@ class LoneCardReader:
                         confs.append(conf)
         if lean is None or len(confs) < SEARCH_AGREE or not self._may_be(image, corners, lean):
             return UNKNOWN, 0.0
+        if not (self.face.picks(image, corners, lean) and self._face_leans(image, corners, lean)):
+            return UNKNOWN, 0.0
         return lean, min(confs)
+
+    def _face_leans(self, image: ByteImage, corners: Vec, code: str) -> bool:
+        """Whether the face thumbnail where the card was found fits ``code`` best of its rank's
+        four suits. Poses other than the one found are read only on the face's word: at a pose
+        where both indices read a card clearly the face is only a veto (``FaceCheck.agrees``'s
+        ``twice``), and a face that fits nothing well (another card's middle over it: a 5c's on a
+        Qh, which fits Qs 0.637 and Qh 0.622) vetoes nothing. (The five cards the search reads on
+        the development seeds fit their own suit best of their rank's, 0.72-0.97.)
+        """
+        scores = self.face.thumb_scores(image, corners)
+        at = CODES.index(code)
+        rank = scores[at - at % 4 : at - at % 4 + 4]
+        return bool(float(scores[at]) >= float(rank.max()))
 
     def _grown(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
         """A lone card read again at its outline grown GROWN about its centre, by all of
