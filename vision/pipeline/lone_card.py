@@ -38,6 +38,16 @@ NUDGE_MOST: Final = 6
 # A lone card still unread is looked at once more with its outline grown by this factor about its
 # centre (see ``LoneCardReader._grown``).
 GROWN: Final = 1.04
+# ... and then, its index seen, at every pose of a wider grid (see ``LoneCardReader._searched``):
+# shifted SEARCH_STEP px up to SEARCH_STEPS steps each way, at its size as found and grown
+# SEARCH_GROWN (blur draws the outline a little inside the card's edge, as for GROWN). A motion
+# smear of 3-4 px moves an index's glyphs' cut by a pixel or two with the pose, and a read's score
+# by up to 0.4 (kennard's table 11009: the lone 5c's second corner fits 0.32-0.76, 5c at 99 of 100
+# poses, read at 8); the card is named when SEARCH_AGREE poses read it and none reads another.
+SEARCH_STEP: Final = 1.5
+SEARCH_STEPS: Final = 2
+SEARCH_GROWN: Final = 1.03
+SEARCH_AGREE: Final = 3
 _NUDGES: Final = [
     np.array([dx, dy]) for dx in (-NUDGE_PX, 0.0, NUDGE_PX) for dy in (-NUDGE_PX, 0.0, NUDGE_PX) if dx or dy
 ]
@@ -77,7 +87,59 @@ class LoneCardReader:
                 code, conf = self._nudged(image, corners, lean)
             if code == UNKNOWN and seen:
                 code, conf = self._grown(image, corners)
+            if code == UNKNOWN and seen:
+                code, conf = self._searched(image, corners)
         return code, conf
+
+    def _searched(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
+        """A lone card whose index was seen, read again at every pose of the search grid (see
+        SEARCH_STEP) by all of read_card's rules: the card when SEARCH_AGREE poses read it, each
+        with an index corner whose best match is that card (its printed index leans to it, not
+        only its face), no pose reads another card or has an index corner reading one on its own,
+        and the card as found may be it (``_may_be``: neither corner there reads or clearly leans
+        to another card, and its face agrees), its whole face fits it best of all 52
+        (``FaceCheck.picks``) and its thumbnail best of its rank's suits (``_face_leans``); else
+        unknown.
+        """
+        ctr = corners.mean(axis=0)
+        reach = SEARCH_STEP * np.arange(-SEARCH_STEPS, SEARCH_STEPS + 1)
+        lean: str | None = None
+        confs: list[float] = []
+        for grown in (1.0, SEARCH_GROWN):
+            drawn = ctr + grown * (corners - ctr)
+            for dx in reach:
+                for dy in reach:
+                    if grown == 1.0 and not (dx or dy):
+                        continue  # the pose as found: read already
+                    pose = drawn + np.array([dx, dy])
+                    code, conf = self.decider.read_card(image, pose, alone=True)
+                    reads = [self.decider.corners.read_index(image, pose, k) for k in (0, 2)]
+                    named = {r.code for r in reads if r.code != UNKNOWN} | ({code} - {UNKNOWN})
+                    if not named:
+                        continue
+                    lean = lean or min(named)
+                    if named != {lean}:
+                        return UNKNOWN, 0.0  # two cards named: no pose is to be trusted
+                    if code == lean and any(r.best == lean for r in reads):
+                        confs.append(conf)
+        if lean is None or len(confs) < SEARCH_AGREE or not self._may_be(image, corners, lean):
+            return UNKNOWN, 0.0
+        if not (self.face.picks(image, corners, lean) and self._face_leans(image, corners, lean)):
+            return UNKNOWN, 0.0
+        return lean, min(confs)
+
+    def _face_leans(self, image: ByteImage, corners: Vec, code: str) -> bool:
+        """Whether the face thumbnail where the card was found fits ``code`` best of its rank's
+        four suits. Poses other than the one found are read only on the face's word: at a pose
+        where both indices read a card clearly the face is only a veto (``FaceCheck.agrees``'s
+        ``twice``), and a face that fits nothing well (another card's middle over it: a 5c's on a
+        Qh, which fits Qs 0.637 and Qh 0.622) vetoes nothing. (The five cards the search reads on
+        the development seeds fit their own suit best of their rank's, 0.72-0.97.)
+        """
+        scores = self.face.thumb_scores(image, corners)
+        at = CODES.index(code)
+        rank = scores[at - at % 4 : at - at % 4 + 4]
+        return bool(float(scores[at]) >= float(rank.max()))
 
     def _grown(self, image: ByteImage, corners: Vec) -> tuple[str, float]:
         """A lone card read again at its outline grown GROWN about its centre, by all of
