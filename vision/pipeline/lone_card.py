@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Final
 
 import numpy as np
@@ -103,28 +104,45 @@ class LoneCardReader:
         """
         ctr = corners.mean(axis=0)
         reach = SEARCH_STEP * np.arange(-SEARCH_STEPS, SEARCH_STEPS + 1)
+        poses = [
+            ctr + grown * (corners - ctr) + np.array([dx, dy])
+            for grown in (1.0, SEARCH_GROWN)
+            for dx in reach
+            for dy in reach
+            if grown != 1.0 or dx or dy  # (the pose as found: read already)
+        ]
+        # The index corners at every pose first (a read_card is some ten of them): a card can only
+        # be named by SEARCH_AGREE poses whose corners lean to it, nor when two corners name two
+        # cards, nor unless the face backs it; a card no pose's corners lean to often enough, or
+        # whose face does not back it, is unknown without a read_card (a lone card that stays
+        # unreadable, a blurred one, would otherwise cost 49 of them a frame).
+        reads = [[self.decider.corners.read_index(image, pose, k) for k in (0, 2)] for pose in poses]
+        if len({r.code for pair in reads for r in pair} - {UNKNOWN}) > 1:
+            return UNKNOWN, 0.0
+        leaning = Counter(best for pair in reads for best in {r.best for r in pair} - {None})
+        hopes = [
+            code
+            for code, n in leaning.items()
+            if n >= SEARCH_AGREE
+            and self._may_be(image, corners, code)
+            and self.face.picks(image, corners, code)
+            and self._face_leans(image, corners, code)
+        ]
+        if not hopes:
+            return UNKNOWN, 0.0
         lean: str | None = None
         confs: list[float] = []
-        for grown in (1.0, SEARCH_GROWN):
-            drawn = ctr + grown * (corners - ctr)
-            for dx in reach:
-                for dy in reach:
-                    if grown == 1.0 and not (dx or dy):
-                        continue  # the pose as found: read already
-                    pose = drawn + np.array([dx, dy])
-                    code, conf = self.decider.read_card(image, pose, alone=True)
-                    reads = [self.decider.corners.read_index(image, pose, k) for k in (0, 2)]
-                    named = {r.code for r in reads if r.code != UNKNOWN} | ({code} - {UNKNOWN})
-                    if not named:
-                        continue
-                    lean = lean or min(named)
-                    if named != {lean}:
-                        return UNKNOWN, 0.0  # two cards named: no pose is to be trusted
-                    if code == lean and any(r.best == lean for r in reads):
-                        confs.append(conf)
-        if lean is None or len(confs) < SEARCH_AGREE or not self._may_be(image, corners, lean):
-            return UNKNOWN, 0.0
-        if not (self.face.picks(image, corners, lean) and self._face_leans(image, corners, lean)):
+        for pose, pair in zip(poses, reads, strict=True):
+            code, conf = self.decider.read_card(image, pose, alone=True)
+            named = {r.code for r in pair if r.code != UNKNOWN} | ({code} - {UNKNOWN})
+            if not named:
+                continue
+            lean = lean or min(named)
+            if named != {lean}:
+                return UNKNOWN, 0.0  # two cards named: no pose is to be trusted
+            if code == lean and any(r.best == lean for r in pair):
+                confs.append(conf)
+        if lean is None or len(confs) < SEARCH_AGREE or lean not in hopes:
             return UNKNOWN, 0.0
         return lean, min(confs)
 
