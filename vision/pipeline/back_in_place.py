@@ -48,12 +48,12 @@ _SLIVER: Final = 5
 # ... covering this share of the strip at least and at most (not the whole card: a face's picture,
 # felt, a stack of chips are no back with something on it).
 _CHIP_LEAST: Final = 0.03
-_CHIP_MOST: Final = 0.35
+_CHIP_MOST: Final = 0.45
 # Only a card matching at least this well with the chip in is looked at for one: a back under a chip
 # (at most a third of it) still matches 0.49-0.58 (dev 3004's top 0.545; the test's chips), while most
 # faces (0.25-0.45) and felt (about 0) need no look (standard's speed frames: 14.5 looks a frame,
 # 1.6 ms each profiled, without this).
-_CHIP_HOPE: Final = 0.4
+_CHIP_HOPE: Final = 0.3
 # ... the likeness of what the chip leaves at most (just under ``WHOLE_FIT``).
 _CHIPPED: Final = math.nextafter(WHOLE_FIT, 0.0)
 _SLIVER_KERNEL: Final = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_SLIVER, _SLIVER))
