@@ -46,14 +46,17 @@ _PALETTE: Final = 8
 _DISC_FILL: Final = 0.45
 _SLIVER: Final = 5
 # ... covering this share of the strip at least and at most (not the whole card: a face's picture,
-# felt, a stack of chips are no back with something on it).
+# felt, a stack of chips are no back with something on it). A chip on a third of a card covers
+# more than a third of the strip with its rim (standard's top on dev table 13004: 0.34 with it in,
+# and the middle card under it went unlooked for); faces with a chip left out stay under the strip
+# bar 0.6 (0.50 at most: six faces, black and blue chips of a fifth to two fifths of the card).
 _CHIP_LEAST: Final = 0.03
-_CHIP_MOST: Final = 0.35
+_CHIP_MOST: Final = 0.45
 # Only a card matching at least this well with the chip in is looked at for one: a back under a chip
-# (at most a third of it) still matches 0.49-0.58 (dev 3004's top 0.545; the test's chips), while most
-# faces (0.25-0.45) and felt (about 0) need no look (standard's speed frames: 14.5 looks a frame,
-# 1.6 ms each profiled, without this).
-_CHIP_HOPE: Final = 0.4
+# (at most a third of it) still matches 0.34-0.58 (dev 13004's top 0.34, 3004's 0.545; the test's
+# chips), while many faces (0.25-0.45) and felt (about 0) need no look (standard's speed frames:
+# 14.5 looks a frame, 1.6 ms each profiled, without this).
+_CHIP_HOPE: Final = 0.3
 # ... the likeness of what the chip leaves at most (just under ``WHOLE_FIT``).
 _CHIPPED: Final = math.nextafter(WHOLE_FIT, 0.0)
 _SLIVER_KERNEL: Final = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (_SLIVER, _SLIVER))
