@@ -52,6 +52,9 @@ TWIN_SEEN: Final = 0.6
 # 1058 comparisons, the least of whole and part taken; one at 0.16 is refused at any bar above the
 # misread's 0.19): a quarter of the unit lies between.
 TELL_APART: Final = 0.25
+# How many of the cards that fit a silent corner best, where the read card's look places the index,
+# are placed again by their own looks (``TwinSuit.best_other``).
+SILENT_FEW: Final = 4
 # How far (pixels) OpenCV's Gaussian kernel reaches for the largest blur: its float kernel is
 # round(8 sigma + 1) wide, made odd.
 _KERNEL_REACH: Final = (round(8 * max(TWIN_BLURS) + 1) | 1) // 2
@@ -236,6 +239,26 @@ class TwinSuit:
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
         return self._fits(patch, at, code, whole=True, rival=rival)
 
+    def best_other(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str
+    ) -> tuple[str, float, float]:
+        """The card other than ``code`` whose registered index fits the index at one corner best as
+        a whole, how well, and how well ``code``'s fits there: each of the 52 cards is fitted where
+        ``code``'s look places the index, and the SILENT_FEW that fit best there are placed again
+        by their own looks (a rank's glyph can sit a pixel or two apart from another's)."""
+        patch, at = self._located(image, origin, x_vec, y_vec, code=code)
+        others = [c for c in CODES if c != code]
+        rough = self._whole_fits(patch, at, [code, *others])
+        this = rough[0]
+        order = np.argsort(rough[1:])[::-1][:SILENT_FEW]
+        best, shown = code, -1.0
+        for i in order:
+            other = others[int(i)]
+            fit = max(rough[1 + int(i)], self._whole_fits(patch, self._placed(patch, other), [other])[0])
+            if fit > shown:
+                best, shown = other, fit
+        return best, shown, this
+
     def _looks(self, code: str) -> list[npt.NDArray[np.float32]]:
         """``code``'s registered index at each of TWIN_BLURS (darkest channel), made once per deck."""
         return self._registered.looks[code]
@@ -247,9 +270,13 @@ class TwinSuit:
         the rank, common to both cards, places the index; both cards' looks are then fitted a pixel
         or two about there."""
         patch = self._patch(image, origin, x_vec, y_vec)
+        return patch, self._placed(patch, code)
+
+    def _placed(self, patch: npt.NDArray[np.float32], code: str) -> tuple[int, int]:
+        """Where in the patch ``code``'s look at a middle blur fits best (x, y)."""
         looks = self._looks(code)
         _lo, _hi, _at, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(patch, looks[len(looks) // 2], cv2.TM_CCOEFF_NORMED))
-        return patch, (x, y)
+        return x, y
 
     def _patch(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> npt.NDArray[np.float32]:
         """The frame round the index box, warped to the canonical card, as its darkest channel."""
