@@ -160,21 +160,3 @@ def test_a_silent_far_corner_showing_the_same_card_nothing_or_another_less_clear
     check = RivalCheck(twins=TwinSuit(deck=dondorf))
     silent = CornerRead(UNKNOWN, 0.0, None, None)
     assert check.holds(image, CORNERS, 0, code=near, match=_match(near, "9"), far=lambda: silent)
-
-
-def test_a_corner_whose_index_the_read_cards_registered_index_hardly_fits_is_refused(
-    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # dondorf's blur table 18547: a fan's bottom Ts named Ac by a soft read of its corner, where the
-    # Ah over it shows its lower index: the Ac's registered index fits there 0.54, its twin's and
-    # runner-ups' no better, so the twin check judged nothing and the read stood. A card's own
-    # index fits a read corner 0.8 and up: one the read card hardly fits shows another card's
-    # (here a Qh's index read 7c, the 7c fitting it about 0.47, its twin 7s about 0.5).
-    image = _card(dondorf, "Qh", noisy=0)
-    check = RivalCheck(twins=TwinSuit(deck=dondorf))
-    silent = CornerRead(UNKNOWN, 0.0, None, None)
-    assert check.near(image, CORNERS, 0, code="Qh", match=_match("Qh", "9")) is not None
-    assert check.near(image, CORNERS, 0, code="7c", match=None) is None
-    decider = _decider(dondorf, {0: CornerRead("7c", 0.55, "7c", None), 2: silent}, monkeypatch)
-    monkeypatch.setattr(decider.face, "agrees", lambda *_args, **_kwargs: True)
-    assert decider.read_card(image, CORNERS, alone=False) == (UNKNOWN, 0.0)
