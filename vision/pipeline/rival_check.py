@@ -11,7 +11,7 @@ import numpy.typing as npt
 from controller.cards import RANKS
 from vision.index_match import IndexMatch
 from vision.pipeline.corners import CornerRead, index_frame
-from vision.pipeline.twin_suit import TWIN_LEAD, TWIN_SEEN, TwinSuit, twin_of
+from vision.pipeline.twin_suit import TWIN_LEAD, TwinSuit, twin_of
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -70,10 +70,7 @@ class RivalCheck:
         """How well the read corner ``k`` fits ``code``'s registered index, when it fits it better
         than its twin's and its runner-up ranks' (see ``holds``); None when a rival fits as well."""
         rivals = [(twin_of(code), TWIN_LEAD), *((r, RIVAL_LEAD) for r in runner_up_ranks(match, code))]
-        own = self.twins.judged(image, *index_frame(corners, k), code=code, rivals=rivals)
-        # A corner the read card's own registered index fits less than TWIN_SEEN shows no index of
-        # it (right reads fit their own 0.81-0.98): the classifier's read there is not this card's.
-        return None if own is None or own < TWIN_SEEN else own
+        return self.twins.judged(image, *index_frame(corners, k), code=code, rivals=rivals)
 
     def far_agrees(self, image: ByteImage, corners: Vec, k: int, *, code: str, own: float, far: CornerRead) -> bool:
         """Whether the card's other index corner (``far``, as read there) does not show another
