@@ -75,9 +75,20 @@ class RivalCheck:
     def far_agrees(self, image: ByteImage, corners: Vec, k: int, *, code: str, own: float, far: CornerRead) -> bool:
         """Whether the card's other index corner (``far``, as read there) does not show another
         card's index more clearly than the read corner ``k`` shows ``code``'s (fitting it ``own``)."""
-        if far.best is None or far.best == code:
+        if far.best == code:
             return True
-        # The far corner's best card, fitted there against this one: it shows another card's index
-        # when that fits it better than this card's does and better than this card fits its own corner.
-        shown, this = self.twins.fits(image, *index_frame(corners, 2 - k), code=far.best, rival=code)
+        frame = index_frame(corners, 2 - k)
+        if far.best is None:
+            # The far corner names no card (its index too blurred for the classifier to cut its
+            # rank and suit apart): the card whose registered index fits it best is its best look.
+            # A fan's bottom card placed with its read corner on the unread top card's index shows
+            # its own index there, which the classifier did not read (vision_blur's dondorf table
+            # 18751: an 8d named Kd by the top card's lower index, 0.925; its own corner fits the
+            # 8d 0.959, the Kd 0.80).
+            _shown_code, shown, this = self.twins.best_other(image, *frame, code=code)
+        else:
+            # The far corner's best card, fitted there against this one.
+            shown, this = self.twins.fits(image, *frame, code=far.best, rival=code)
+        # It shows another card's index when that fits it better than this card's does and better
+        # than this card fits its own corner.
         return not (shown > this and shown > own)

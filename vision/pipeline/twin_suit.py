@@ -52,6 +52,11 @@ TWIN_SEEN: Final = 0.6
 # 1058 comparisons, the least of whole and part taken; one at 0.16 is refused at any bar above the
 # misread's 0.19): a quarter of the unit lies between.
 TELL_APART: Final = 0.25
+# How many of the cards that fit a silent corner best, where the read card's look places the index,
+# are placed again by their own looks (``TwinSuit.best_other``).
+SILENT_FEW: Final = 4
+# ... within this many canonical pixels of where the read card's look places it.
+SILENT_REACH: Final = 4
 # How far (pixels) OpenCV's Gaussian kernel reaches for the largest blur: its float kernel is
 # round(8 sigma + 1) wide, made odd.
 _KERNEL_REACH: Final = (round(8 * max(TWIN_BLURS) + 1) | 1) // 2
@@ -83,6 +88,7 @@ class _Registered:
         self.looks = {code: _looks(face, box) for code, face in zip(CODES, deck.faces, strict=True)}
         self._pairs: dict[tuple[str, str, bool], tuple[Box, npt.NDArray[np.float32]]] = {}
         self._apart: dict[tuple[str, str, bool], npt.NDArray[np.float64]] = {}
+        self._at_blur: dict[int, npt.NDArray[np.float32]] = {}
         # Each code's looks as a whole, rows as in a pair's (the same per row): several codes are
         # fitted to one patch by one product (``TwinSuit.judged``).
         self.whole = {code: _rows(self.looks[code], (0, 0, *self.looks[code][0].shape[::-1])) for code in CODES}
@@ -99,6 +105,14 @@ class _Registered:
         h, w = mine[middle].shape
         part = (0, 0, w, h) if whole else _suit_box(mine[middle], theirs[middle])
         return part, _rows([*mine, *theirs], part)
+
+    def at_blur(self, blur: int) -> npt.NDArray[np.float32]:
+        """Every code's whole look at TWIN_BLURS[``blur``], one row each in CODES order (made when
+        first asked for)."""
+        made = self._at_blur.get(blur)
+        if made is None:
+            made = self._at_blur[blur] = np.ascontiguousarray(np.stack([self.whole[c][blur] for c in CODES]))
+        return made
 
     def apart(self, code: str, rival: str, *, whole: bool) -> npt.NDArray[np.float64]:
         """How far apart ``code``'s and ``rival``'s looks are at each of TWIN_BLURS (1 - their
@@ -236,6 +250,28 @@ class TwinSuit:
         patch, at = self._located(image, origin, x_vec, y_vec, code=code)
         return self._fits(patch, at, code, whole=True, rival=rival)
 
+    def best_other(
+        self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str
+    ) -> tuple[str, float, float]:
+        """The card other than ``code`` whose registered index fits the index at one corner best as
+        a whole, how well, and how well ``code``'s fits there. Every card's look at the blur
+        ``code``'s fits best is fitted where ``code``'s places the index (one product), and the
+        SILENT_FEW that fit best so are fitted at every blur, placed again by their own looks (a
+        rank's glyph can sit a pixel or two apart from another's)."""
+        patch, at = self._located(image, origin, x_vec, y_vec, code=code)
+        mine = self._whole_fits_by_blur(patch, at, [code])[0]
+        blur = int(np.argmax(mine))
+        h, w = self._registered.looks[code][0].shape
+        rough = _correlated(patch, at, (w, h), self._registered.at_blur(blur))
+        order = [int(i) for i in np.argsort(-rough) if CODES[int(i)] != code][:SILENT_FEW]
+        best, shown = code, -1.0
+        for i in order:
+            other = CODES[i]
+            fit = self._whole_fits(patch, self._placed(patch, other, near=at), [other])[0]
+            if fit > shown:
+                best, shown = other, fit
+        return best, shown, float(mine.max())
+
     def _looks(self, code: str) -> list[npt.NDArray[np.float32]]:
         """``code``'s registered index at each of TWIN_BLURS (darkest channel), made once per deck."""
         return self._registered.looks[code]
@@ -247,9 +283,21 @@ class TwinSuit:
         the rank, common to both cards, places the index; both cards' looks are then fitted a pixel
         or two about there."""
         patch = self._patch(image, origin, x_vec, y_vec)
-        looks = self._looks(code)
-        _lo, _hi, _at, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(patch, looks[len(looks) // 2], cv2.TM_CCOEFF_NORMED))
-        return patch, (x, y)
+        return patch, self._placed(patch, code)
+
+    def _placed(
+        self, patch: npt.NDArray[np.float32], code: str, *, near: tuple[int, int] | None = None
+    ) -> tuple[int, int]:
+        """Where in the patch ``code``'s look at a middle blur fits best (x, y): anywhere, or within
+        SILENT_REACH pixels of ``near``."""
+        look = self._looks(code)[len(TWIN_BLURS) // 2]
+        x0 = y0 = 0
+        if near is not None:
+            h, w = look.shape
+            x0, y0 = max(near[0] - SILENT_REACH, 0), max(near[1] - SILENT_REACH, 0)
+            patch = patch[y0 : near[1] + h + SILENT_REACH, x0 : near[0] + w + SILENT_REACH]
+        _lo, _hi, _at, (x, y) = cv2.minMaxLoc(cv2.matchTemplate(patch, look, cv2.TM_CCOEFF_NORMED))
+        return x0 + x, y0 + y
 
     def _patch(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec) -> npt.NDArray[np.float32]:
         """The frame round the index box, warped to the canonical card, as its darkest channel."""

@@ -131,3 +131,32 @@ def test_several_codes_fitted_at_once_fit_as_each_pair_does(hershey: DeckProfile
     apart = [twins._fits(patch, at, "3c", whole=True, rival=r) for r in rivals]
     assert together[0] == pytest.approx(apart[0][0], abs=1e-5)
     assert together[1:] == pytest.approx([other for _own, other in apart], abs=1e-5)
+
+
+def test_a_corner_under_another_cards_index_is_refused_when_its_silent_own_corner_fits_its_index_better(
+    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # dondorf's blur table 18751: a fan's bottom 8d named Kd by its corner under the top card's
+    # lower index (a little off: noise here), its own corner's index so blurred that the classifier
+    # names nothing there at all (no best): that corner still fits the 8d's registered index best.
+    # (The face, under the cards above, refuses nothing there: a blank one here is let pass.)
+    image = _card(dondorf, "Kd", "8d", noisy=0)
+    silent = CornerRead(UNKNOWN, 0.0, None, None)
+    check = RivalCheck(twins=TwinSuit(deck=dondorf))
+    assert check.near(image, CORNERS, 0, code="Kd", match=_match("Kd", "9")) is not None
+    assert not check.holds(image, CORNERS, 0, code="Kd", match=_match("Kd", "9"), far=lambda: silent)
+    decider = _decider(dondorf, {0: CornerRead("Kd", 0.55, "Kd", _match("Kd", "9")), 2: silent}, monkeypatch)
+    monkeypatch.setattr(decider.face, "agrees", lambda *_args, **_kwargs: True)
+    assert decider.read_card(image, CORNERS, alone=False) == (UNKNOWN, 0.0)
+
+
+@pytest.mark.parametrize(("near", "far", "noisy"), [("Kd", "Kd", 0), ("Kd", None, 0), ("8d", "Kd", 2)])
+def test_a_silent_far_corner_showing_the_same_card_nothing_or_another_less_clearly_is_no_rival(
+    dondorf: DeckProfile, near: str, far: str | None, noisy: int
+) -> None:
+    # The far corner names nothing: it shows the same card, bare paper (a card's corner past the
+    # fan's edge), or another card's index less clearly than the read corner shows this one.
+    image = _card(dondorf, near, far, noisy=noisy)
+    check = RivalCheck(twins=TwinSuit(deck=dondorf))
+    silent = CornerRead(UNKNOWN, 0.0, None, None)
+    assert check.holds(image, CORNERS, 0, code=near, match=_match(near, "9"), far=lambda: silent)
