@@ -142,11 +142,24 @@ def _covered(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: flo
         if turned and (o.code in (UNKNOWN, BACK) or not across(o.corners, hyp.corners)):
             continue
         nearest = float(np.hypot(*(o.corners - here).T).min())
-        if nearest >= OWN_INDEX * card_w or (across(o.corners, hyp.corners) and nearest < SAME_CORNER * card_w):
+        if nearest >= OWN_INDEX * card_w or _stray_across(o, hyp, nearest=nearest, card_w=card_w):
             continue
         if _lies_under(here, o, card_w=card_w):
             return True
     return False
+
+
+def _stray_across(o: Hypothesis, hyp: Hypothesis, *, nearest: float, card_w: float) -> bool:
+    """Whether ``o``, turned across ``hyp`` (``across``: no fan's card lies so), is no card whose
+    index the corner read could be: drawn from the same outline corner the other way round (a
+    corner within SAME_CORNER), or shown by nothing (neither read nor seen: an index of its own
+    at the corner read would have shown it). An outline corner where a fan's middle card's top
+    edge meets the card below proposes such a rectangle 0.14-0.16 w along the middle card's edge
+    from the index corner the fan scan placed (standard's table 2: the middle Jd; nicu-white's
+    table 13018: the middle Th)."""
+    if not across(o.corners, hyp.corners):
+        return False
+    return nearest < SAME_CORNER * card_w or (o.code == UNKNOWN and not o.seen)
 
 
 def _under_read(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, code: str, card_w: float) -> bool:
