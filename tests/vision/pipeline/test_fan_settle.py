@@ -193,3 +193,45 @@ def test_a_card_named_by_an_index_on_the_edge_of_an_unread_rectangle_across_it_i
     pending.one.append((turned, 0))
     pending.settle([top, turned], card_w=W)
     assert turned.code == "4c"
+
+
+def _notched(*, code: str = UNKNOWN, seen: bool = False) -> tuple[Hypothesis, Hypothesis]:
+    """A fan's middle card named by its soft index (corner 0) and a rectangle turned across it from
+    the outline corner 0.15 w back along its top edge (where its edge meets the card below), whose
+    side passes through that index corner."""
+    middle = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    middle.code, middle.confidence = "Jd", 0.55
+    notch = middle.corners[0] - np.array([0.15 * W, 0.0])
+    turned = Hypothesis(corners=notch + np.array([(0.0, 0.0), (0.0, W), (H, W), (H, 0.0)]))
+    turned.code, turned.seen = code, seen
+    return middle, turned
+
+
+def test_a_soft_read_on_the_side_of_an_unseen_rectangle_turned_across_it_is_kept() -> None:
+    # Standard's table 2: the fan's middle Jd, its index corner on the side of a rectangle turned
+    # across it from the outline notch 0.156 w back along its top edge, which nothing read or saw.
+    pending = FanSettle(settings=RecognizerSettings())
+    middle, turned = _notched()
+    pending.one.append((middle, 0))
+    pending.soft.append((middle, 0))
+    pending.settle([middle, turned], card_w=W)
+    assert middle.code == "Jd"
+
+
+def test_a_soft_read_under_a_seen_card_turned_across_it_is_left_unknown() -> None:
+    # A card turned across it that showed an index (seen) may be a real card whose index that is.
+    pending = FanSettle(settings=RecognizerSettings())
+    middle, turned = _notched(seen=True)
+    pending.one.append((middle, 0))
+    pending.soft.append((middle, 0))
+    pending.settle([middle, turned], card_w=W)
+    assert middle.code == UNKNOWN
+
+
+def test_the_fans_middle_jd_of_table_2_is_read(standard: DeckProfile) -> None:
+    # The benchmark's table 2: the middle Jd, named by its soft index, was un-named by the rectangle
+    # turned across it from the outline notch where its top edge meets the 7d below.
+    table = random_table(np.random.default_rng(2))
+    _, frame = render_table(standard, table, seed=2)
+    cards = Recognizer(deck=standard, calibration=view_calibration(table.view)).read(frame).cards
+    assert any(c.code == "Jd" and abs(c.center[0] - 1112) < 10 and abs(c.center[1] - 201) < 10 for c in cards)
