@@ -119,7 +119,7 @@ class LoneCardReader:
         reads = [[self.decider.corners.read_index(image, pose, k) for k in (0, 2)] for pose in poses]
         if len({r.code for pair in reads for r in pair} - {UNKNOWN}) > 1:
             return UNKNOWN, 0.0
-        leaning = Counter(best for pair in reads for best in {r.best for r in pair} - {None})
+        leaning = Counter(best for pair in reads for best in {r.best for r in pair} if best is not None)
         hopes = [
             code
             for code, n in leaning.items()
