@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
+from tests.vision.bench_tables import lone_reader
 from vision.calibration import Calibration
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import DeckProfile
 from vision.index_glyphs import stacked
 from vision.pipeline.corners import UNKNOWN
-from vision.pipeline.lone_card import GROWN, LoneCardReader
+from vision.pipeline.lone_card import GROWN
 from vision.recognize import Recognizer
 from vision.scenes import random_table, render_table, view_calibration
 
@@ -29,17 +30,11 @@ _7D_3010 = np.array([[542.5, 483.0], [585.7, 581.7], [444.7, 639.8], [401.9, 540
 _KH_3015 = np.array([[473.6, 800.9], [588.6, 802.3], [584.9, 963.2], [470.4, 962.7]])
 
 
-def _table(deck: DeckProfile, seed: int) -> tuple[np.ndarray, LoneCardReader]:
-    table = random_table(np.random.default_rng(seed))
-    _, frame = render_table(deck, table, seed=seed)
-    return frame, Recognizer(deck=deck, calibration=view_calibration(table.view)).lone
-
-
 def test_a_lone_card_drawn_small_by_its_outline_is_read_with_it_grown(dondorf: DeckProfile) -> None:
     # Where found, its face fits the 7h better than the 7d (the pips a few pixels off), and one
     # index corner sees no index: unknown however the outline is nudged. Grown 4 % about its
     # centre, both index corners read 7d and the face agrees.
-    frame, lone = _table(dondorf, 3010)
+    frame, lone = lone_reader(dondorf, seed=3010)
     assert lone.decider.read_card(frame, _7D_3010, alone=True)[0] == UNKNOWN
     assert lone.read_alone(frame, _7D_3010)[0] == "7d"
 
@@ -48,7 +43,7 @@ def test_a_grown_look_still_needs_the_face_to_agree(dondorf: DeckProfile) -> Non
     # The same card with its face another card's (a Kc's, pasted over it, its index corner blank
     # paper) but for the 7d's corner 2: grown, that corner reads 7d and the other none, so the
     # face must confirm the read, and it is the Kc's.
-    frame, lone = _table(dondorf, 3010)
+    frame, lone = lone_reader(dondorf, seed=3010)
     renderer = TableRenderer(deck=dondorf, view=TableView(tilt_deg=5.0), seed=3)
     kc = SimCard(code="Kc", x_mm=300, y_mm=250, angle_deg=20)
     other = renderer.render(Scene(cards=(kc,)), seed=3)
@@ -103,7 +98,7 @@ def test_an_index_broken_on_the_cards_edge_is_read(standard: DeckProfile) -> Non
     # the edge (and the heart the picture's frame line). The K, carved off the edge in pieces,
     # was taken for a rank over a suit by its first piece, and the suit was never cut off the
     # frame line: no index at all. Now the K is a rank alone and its heart is cut free.
-    frame, lone = _table(standard, 3015)
+    frame, lone = lone_reader(standard, seed=3015)
     first = lone.corners.read_index(frame, _KH_3015, 0)
     assert first.code == "Kh"
     assert lone.read_alone(frame, _KH_3015)[0] == "Kh"

@@ -10,6 +10,7 @@ import pytest
 
 from drivers.camera.effects import GlareBand, Shadow
 from drivers.camera.sim import Glare, Lighting, Optics, Scene, SimCard, TableRenderer, TableView
+from tests.vision.bench_tables import lone_reader, read_table
 from vision.calibration import Calibration
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import DeckProfile
@@ -18,7 +19,6 @@ from vision.pipeline.hypotheses import propose
 from vision.pipeline.lone_card import LoneCardReader
 from vision.pipeline.outline import CARD_ASPECT, Corner
 from vision.recognize import Recognizer, Trace
-from vision.scenes import random_table, render_table, view_calibration
 from vision.synth import score_reading
 
 RED_FELT = (40, 30, 110)
@@ -216,17 +216,11 @@ def test_a_nudged_read_still_needs_the_face_to_agree(kennard: DeckProfile) -> No
 _JH_509 = np.array([[1343.4, 302.9], [1306.5, 196.1], [1457.9, 149.8], [1498.8, 254.3]])
 
 
-def _table_509(deck: DeckProfile) -> tuple[np.ndarray, LoneCardReader]:
-    table = random_table(np.random.default_rng(509))
-    _, frame = render_table(deck, table, seed=509)
-    return frame, Recognizer(deck=deck, calibration=view_calibration(table.view)).lone
-
-
 def test_a_lone_card_whose_index_reads_garbage_where_found_is_read_by_most_nudges(kennard: DeckProfile) -> None:
     # Corner 2's patch reads "2c 0.29" where found (its edge cuts the J), corner 0 "Jh 0.50" (a
     # thin J): no corner is near a read, so the near nudge does not run. Moved 2 px each way, the
     # card reads Jh at most poses by every rule (corner 2 plain, corner 0 leaning to it, the face).
-    frame, lone = _table_509(kennard)
+    frame, lone = lone_reader(kennard, seed=509)
     assert lone.decider.read_card(frame, _JH_509, alone=True)[0] == UNKNOWN
     assert lone.near(frame, _JH_509) is None
     assert lone.read_alone(frame, _JH_509)[0] == "Jh"
@@ -236,7 +230,7 @@ def test_a_lone_card_nudged_from_garbage_still_needs_its_face(kennard: DeckProfi
     # The same Jh with its middle half another card's face (an 8d's, pasted over it): the index
     # corners are as before, and the card as found reads nothing and is near nothing, but the face
     # is not the Jh's, so no nudge names it.
-    frame, lone = _table_509(kennard)
+    frame, lone = lone_reader(kennard, seed=509)
     other, eight = _lone(kennard, "8d")
     canon = np.array([[0, 0], [CARD_PX_W, 0], [CARD_PX_W, CARD_PX_H], [0, CARD_PX_H]], np.float32)
     face = cv2.warpPerspective(
@@ -257,9 +251,7 @@ def test_a_lone_card_with_large_rounded_corners_is_drawn_square_and_read(dondorf
     # The benchmark's table 19700: dondorf's 3s lying alone, sharp, its corners rounded to 7 plane
     # pixels. The outline's polygon cut each corner with a chord 15-20 degrees off a side, the card
     # was drawn as a skewed quad from those corners, and it read nothing.
-    table = random_table(np.random.default_rng(19700))
-    _, frame = render_table(dondorf, table, seed=19700)
-    reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
+    _, _, reading = read_table(dondorf, seed=19700)
     near = [
         c.code
         for c in reading.cards

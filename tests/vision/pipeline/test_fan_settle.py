@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tests.vision.bench_tables import read_table
 from tests.vision.pipeline.shapes import H, W, card_quad
 from vision.deck import DeckProfile
 from vision.index_match import IndexMatch
@@ -11,8 +12,7 @@ from vision.pipeline.corners import UNKNOWN, CornerRead
 from vision.pipeline.fan_settle import FanSettle
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.settings import RecognizerSettings
-from vision.recognize import Recognizer
-from vision.scenes import random_table, render_table, truth_centres, view_calibration
+from vision.scenes import truth_centres
 from vision.synth import score_reading
 
 
@@ -132,10 +132,16 @@ def test_a_soft_read_placed_a_few_pixels_off_the_corner_a_turned_rectangle_is_dr
 def test_the_fans_middle_3s_of_table_11009_is_read(kennard: DeckProfile) -> None:
     # The benchmark's table 11009: the middle 3s, named by its soft index, was un-named by the
     # rectangle drawn across it from its own outline corner (0.075 w off: see SAME_CORNER).
-    table = random_table(np.random.default_rng(11009))
-    _, frame = render_table(kennard, table, seed=11009)
-    cards = Recognizer(deck=kennard, calibration=view_calibration(table.view)).read(frame).cards
+    cards = read_table(kennard, seed=11009)[2].cards
     assert any(c.code == "3s" and abs(c.center[0] - 1398) < 8 and abs(c.center[1] - 174) < 8 for c in cards)
+
+
+def _top_kc(*, read: bool = True) -> Hypothesis:
+    """A fan's top card, read Kc (dondorf prints an index at every corner), or not read at all."""
+    top = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
+    if read:
+        top.code = "Kc"
+    return top
 
 
 def _named_by_corner_0(corners: np.ndarray, code: str) -> Hypothesis:
@@ -144,55 +150,51 @@ def _named_by_corner_0(corners: np.ndarray, code: str) -> Hypothesis:
     return hyp
 
 
-def test_a_card_named_by_an_index_on_the_edge_of_a_card_it_lies_across_is_left_unknown() -> None:
-    # Dondorf's table 19919: the fan's top Kc (dondorf prints an index at every corner) and a
-    # rectangle the fan's scan drew turned a quarter round, its index corner on the Kc's right edge
-    # 0.2 w below the Kc's corner 1: that index, read turned, named it 4c.
-    pending = FanSettle(settings=RecognizerSettings())
-    top = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
-    top.code = "Kc"
+def _turned_on_right_edge() -> Hypothesis:
+    """A card turned a quarter round from _top_kc's, its index corner (0) on the top card's right
+    edge 0.2 w below its corner 1, named 4c by that corner."""
     turned = _named_by_corner_0(card_quad(100.0 + W / 2 - H / 2, 100.0 - H / 2 + 0.2 * W + W / 2, 90.0), "4c")
-    assert np.allclose(turned.corners[0], top.corners[1] + (0.0, 0.2 * W))
-    pending.one.append((turned, 0))
-    pending.settle([top, turned], card_w=W)
-    assert turned.code == UNKNOWN
+    assert np.allclose(turned.corners[0], _top_kc().corners[1] + (0.0, 0.2 * W))
+    return turned
+
+
+def _settled_one(top: Hypothesis, named: Hypothesis) -> str:
+    """``named``'s code once a blob of ``top`` and it, ``named`` named by its corner 0, is settled."""
+    pending = FanSettle(settings=RecognizerSettings())
+    pending.one.append((named, 0))
+    pending.settle([top, named], card_w=W)
+    return named.code
+
+
+def test_a_card_named_by_an_index_on_the_edge_of_a_card_it_lies_across_is_left_unknown() -> None:
+    # Dondorf's table 19919: the fan's top Kc and a rectangle the fan's scan drew turned a quarter
+    # round, its index corner on the Kc's right edge: that index, read turned, named it 4c.
+    assert _settled_one(_top_kc(), _turned_on_right_edge()) == UNKNOWN
 
 
 def test_a_card_named_by_an_index_at_the_edge_of_a_card_it_lies_along_is_kept() -> None:
     # A fan's cards lie along one another: an index corner just off the card above, near its
     # corner, is the lower card's own (as it is for any card but a soft read, see _covered).
-    pending = FanSettle(settings=RecognizerSettings())
-    top = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
-    top.code = "Kc"
     lower = _named_by_corner_0(card_quad(100.0 - 0.05 * W, 100.0 + 0.15 * W, 0.0), "2s")
-    pending.one.append((lower, 0))
-    pending.settle([top, lower], card_w=W)
-    assert lower.code == "2s"
+    assert _settled_one(_top_kc(), lower) == "2s"
+
+
+def test_a_card_named_by_an_index_on_the_edge_of_an_unread_rectangle_across_it_is_kept() -> None:
+    # Every outline corner proposes rectangles across the fan's cards, unread: their edges run by
+    # the fan's index corners (nicu-white's table 504, the middle Jd 0.05 w inside one).
+    assert _settled_one(_top_kc(read=False), _turned_on_right_edge()) == "4c"
 
 
 def test_the_fans_top_kc_of_table_19919_is_not_read_turned_as_another_card(dondorf: DeckProfile) -> None:
     # The benchmark's table 19919 (dondorf): a blurred, smeared fan of 7h, 2s and the top Kc. The
     # fan's scan read the Kc's corner-1 index turned as a 4c lying where the unfound 2s lies: a
     # misread of the 2s. Left unread, the 2s is missed, and no card on the table is misread.
-    table = random_table(np.random.default_rng(19919))
-    renderer, frame = render_table(dondorf, table, seed=19919)
-    reading = Recognizer(deck=dondorf, calibration=view_calibration(table.view)).read(frame)
+    table, renderer, reading = read_table(dondorf, seed=19919)
     truth = truth_centres(renderer, table.scene)
     outcomes: list[str] = []
     score_reading(truth, [(c.code, c.center) for c in reading.cards], tol_px=22, outcomes=outcomes)
     assert "misread" not in outcomes
     assert dict(zip([c.code for c, _ in truth], outcomes, strict=True))["Kc"] == "correct"
-
-
-def test_a_card_named_by_an_index_on_the_edge_of_an_unread_rectangle_across_it_is_kept() -> None:
-    # Every outline corner proposes rectangles across the fan's cards, unread: their edges run by
-    # the fan's index corners (nicu-white's table 504, the middle Jd 0.05 w inside one).
-    pending = FanSettle(settings=RecognizerSettings())
-    top = Hypothesis(corners=card_quad(100.0, 100.0, 0.0))
-    turned = _named_by_corner_0(card_quad(100.0 + W / 2 - H / 2, 100.0 - H / 2 + 0.2 * W + W / 2, 90.0), "4c")
-    pending.one.append((turned, 0))
-    pending.settle([top, turned], card_w=W)
-    assert turned.code == "4c"
 
 
 def _notched(*, code: str = UNKNOWN, seen: bool = False) -> tuple[Hypothesis, Hypothesis]:
@@ -207,31 +209,28 @@ def _notched(*, code: str = UNKNOWN, seen: bool = False) -> tuple[Hypothesis, Hy
     return middle, turned
 
 
-def test_a_soft_read_on_the_side_of_an_unseen_rectangle_turned_across_it_is_kept() -> None:
-    # Standard's table 2: the fan's middle Jd, its index corner on the side of a rectangle turned
-    # across it from the outline notch 0.156 w back along its top edge, which nothing read or saw.
+def _settled_soft(middle: Hypothesis, turned: Hypothesis) -> str:
+    """``middle``'s code once a blob of it, soft-read at its corner 0, and ``turned`` is settled."""
     pending = FanSettle(settings=RecognizerSettings())
-    middle, turned = _notched()
     pending.one.append((middle, 0))
     pending.soft.append((middle, 0))
     pending.settle([middle, turned], card_w=W)
-    assert middle.code == "Jd"
+    return middle.code
+
+
+def test_a_soft_read_on_the_side_of_an_unseen_rectangle_turned_across_it_is_kept() -> None:
+    # Standard's table 2: the fan's middle Jd, its index corner on the side of a rectangle turned
+    # across it from the outline notch 0.156 w back along its top edge, which nothing read or saw.
+    assert _settled_soft(*_notched()) == "Jd"
 
 
 def test_a_soft_read_under_a_seen_card_turned_across_it_is_left_unknown() -> None:
     # A card turned across it that showed an index (seen) may be a real card whose index that is.
-    pending = FanSettle(settings=RecognizerSettings())
-    middle, turned = _notched(seen=True)
-    pending.one.append((middle, 0))
-    pending.soft.append((middle, 0))
-    pending.settle([middle, turned], card_w=W)
-    assert middle.code == UNKNOWN
+    assert _settled_soft(*_notched(seen=True)) == UNKNOWN
 
 
 def test_the_fans_middle_jd_of_table_2_is_read(standard: DeckProfile) -> None:
     # The benchmark's table 2: the middle Jd, named by its soft index, was un-named by the rectangle
     # turned across it from the outline notch where its top edge meets the 7d below.
-    table = random_table(np.random.default_rng(2))
-    _, frame = render_table(standard, table, seed=2)
-    cards = Recognizer(deck=standard, calibration=view_calibration(table.view)).read(frame).cards
+    cards = read_table(standard, seed=2)[2].cards
     assert any(c.code == "Jd" and abs(c.center[0] - 1112) < 10 and abs(c.center[1] - 201) < 10 for c in cards)

@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.vision.bench_tables import lone_reader
 from vision.deck import DeckProfile
 from vision.pipeline.corners import UNKNOWN
-from vision.pipeline.lone_card import LoneCardReader
-from vision.recognize import Recognizer
-from vision.scenes import random_table, render_table, view_calibration
 
 # The benchmark's table 11009 (kennard; dim warm light, glare band, focus blur 1.3 px, a 3.8 px
 # motion smear): a lone 5c as the pipeline's outline found it. Its first index corner, under the
@@ -18,14 +16,8 @@ from vision.scenes import random_table, render_table, view_calibration
 _5C_11009 = np.array([[144.0, 533.1], [256.6, 499.7], [295.8, 652.0], [184.1, 684.9]])
 
 
-def _table(deck: DeckProfile, seed: int) -> tuple[np.ndarray, LoneCardReader]:
-    table = random_table(np.random.default_rng(seed))
-    _, frame = render_table(deck, table, seed=seed)
-    return frame, Recognizer(deck=deck, calibration=view_calibration(table.view)).lone
-
-
 def test_a_smeared_lone_card_is_read_over_the_wider_pose_grid(kennard: DeckProfile) -> None:
-    frame, lone = _table(kennard, 11009)
+    frame, lone = lone_reader(kennard, seed=11009)
     # Neither the pose as found nor the 2 px nudges nor the grown look read it.
     assert lone.decider.read_card(frame, _5C_11009, alone=True)[0] == UNKNOWN
     assert lone._nudged(frame, _5C_11009, lone.near(frame, _5C_11009))[0] == UNKNOWN
@@ -37,7 +29,7 @@ def test_a_smeared_lone_card_is_read_over_the_wider_pose_grid(kennard: DeckProfi
 def test_one_pose_naming_another_card_leaves_the_card_unknown(
     kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    frame, lone = _table(kennard, 11009)
+    frame, lone = lone_reader(kennard, seed=11009)
     read_card = lone.decider.read_card
     calls = {"n": 0}
 
@@ -56,6 +48,6 @@ def test_one_pose_naming_another_card_leaves_the_card_unknown(
 
 def test_a_card_needs_several_agreeing_poses(kennard: DeckProfile, monkeypatch: pytest.MonkeyPatch) -> None:
     # With too few poses reading it (the bar raised past what this card shows), it stays unknown.
-    frame, lone = _table(kennard, 11009)
+    frame, lone = lone_reader(kennard, seed=11009)
     monkeypatch.setattr("vision.pipeline.lone_card.SEARCH_AGREE", 50)
     assert lone._searched(frame, _5C_11009)[0] == UNKNOWN

@@ -6,11 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.vision.bench_tables import lone_reader
 from vision.deck import DeckProfile
 from vision.pipeline.corners import UNKNOWN
-from vision.pipeline.lone_card import LoneCardReader
-from vision.recognize import Recognizer
-from vision.scenes import random_table, render_table, view_calibration
 from vision.tools.kde_decks import kde_deck
 
 # The benchmark's table 1003 (nicu-white, blur 1.3 px, warm light, glare band): a lone Th as found.
@@ -22,19 +20,13 @@ def nicu_white() -> DeckProfile:
     return kde_deck("nicu-white")
 
 
-def _table(deck: DeckProfile, seed: int) -> tuple[np.ndarray, LoneCardReader]:
-    table = random_table(np.random.default_rng(seed))
-    _, frame = render_table(deck, table, seed=seed)
-    return frame, Recognizer(deck=deck, calibration=view_calibration(table.view)).lone
-
-
 def test_a_lone_card_whose_indices_are_both_just_past_the_soft_limit_is_read_a_pixel_or_two_off(
     nicu_white: DeckProfile,
 ) -> None:
     # Both index corners saw the Th's index, but blurred past corners.SOFT_LIMIT: no match to
     # weigh, only the card it looked like. Moved 2 px, the sharper corner's blur falls under the
     # limit and it reads Th on its own, at six poses of eight and more, the face agreeing.
-    frame, lone = _table(nicu_white, 1003)
+    frame, lone = lone_reader(nicu_white, seed=1003)
     for k in (0, 2):
         read = lone.decider.corners.read_index(frame, _TH_1003, k)
         assert read.code == UNKNOWN and read.match is None and read.best == "Th"
@@ -54,7 +46,7 @@ def test_a_lone_card_whose_blurred_index_suits_run_into_its_pips_is_read_by_both
     # Both corners' suits were cut from ink running on into a pip: refused as a fan's would be,
     # though each is the 6c at its own fits. Lying alone, the two corners agree and its face is
     # the 6c's best of all 52.
-    frame, lone = _table(dondorf, 13011)
+    frame, lone = lone_reader(dondorf, seed=13011)
     corners = lone.decider.corners
     for k in (0, 2):
         read = corners.read_index(frame, _6C_13011, k)
@@ -67,7 +59,7 @@ def test_a_lone_card_whose_blurred_index_suits_run_into_its_pips_is_read_by_both
 def test_one_such_corner_with_the_other_index_blank_stays_unknown(dondorf: DeckProfile) -> None:
     # The same card with its second index painted over with its paper: the first corner's trimmed
     # read has no second index to agree with, and stays unknown (its face alone is no index).
-    frame, lone = _table(dondorf, 13011)
+    frame, lone = lone_reader(dondorf, seed=13011)
     q = _6C_13011
     o, x_vec, y_vec = q[2], q[3] - q[2], q[1] - q[2]
     box = np.array([o + x_vec * fx + y_vec * fy for fx, fy in ((0, 0), (0.3, 0), (0.3, 0.42), (0, 0.42))])
@@ -87,7 +79,7 @@ def test_one_such_corner_with_the_other_index_blank_stays_unknown(dondorf: DeckP
 def test_a_lone_card_whose_corners_name_two_cards_stays_unknown_however_moved(dondorf: DeckProfile) -> None:
     # Found a little off, the 2d's first index is blurred past the soft limit (seen, naming 2d)
     # and its second leans to a 3h: looked at again moved, the two never agree on one card.
-    frame, lone = _table(dondorf, 13011)
+    frame, lone = lone_reader(dondorf, seed=13011)
     corners = lone.decider.corners
     first, second = corners.read_index(frame, _2D_13011, 0), corners.read_index(frame, _2D_13011, 2)
     assert first.match is None and first.best == "2d"
