@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
 from vision.deck import DeckProfile
 from vision.pipeline.settings import RecognizerSettings
 from vision.recognize import BACK, Recognizer
-from vision.scenes import view_calibration
+from vision.scenes import random_table, view_calibration
 
 Point = tuple[float, float]
 
@@ -27,6 +29,17 @@ def backs_read(
     reading = recognizer.read(renderer.render(scene, seed=seed))
     truth = [(float(x), float(y)) for x, y in (renderer.card_quad_px(card).mean(axis=0) for card in scene.cards)]
     return truth, [c.center for c in reading.cards if c.code == BACK]
+
+
+def table_stack(deck: DeckProfile, *, seed: int, codes: Sequence[str]) -> tuple[list[Point], list[Point]]:
+    """The true centres of the stack of ``codes`` on the benchmark's table ``seed``, and the backs
+    counted within twice ON_CARD_PX of one of them, the table read as the benchmark reads it (the
+    card size the plane's, not the lens')."""
+    table = random_table(np.random.default_rng(seed))
+    settings = RecognizerSettings(lens_card_size=False)
+    truth, found = backs_read(deck, table.view, table.scene, seed=seed, settings=settings)
+    stack = [p for card, p in zip(table.scene.cards, truth, strict=True) if card.code in codes]
+    return stack, [b for b in found if min(math.dist(b, p) for p in stack) < 2 * ON_CARD_PX]
 
 
 def each_counted_once(truth: Sequence[Point], found: Sequence[Point]) -> bool:

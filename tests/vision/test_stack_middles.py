@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pytest
 
 from drivers.camera.sim import Lighting, Optics, Scene, Shadow, SimCard, SimChip, TableView
-from tests.vision.stacks import ON_CARD_PX, backs_read, each_counted_once, no_back_where_no_card_lies
+from tests.vision.stacks import backs_read, each_counted_once, no_back_where_no_card_lies, table_stack
 from vision.deck import DeckProfile
-from vision.pipeline.settings import RecognizerSettings
-from vision.scenes import random_table
 from vision.tools.kde_decks import kde_deck
-
-# (As the benchmark reads its tables: the card size is the plane's, not the lens'.)
-_SETTINGS = RecognizerSettings(lens_card_size=False)
 
 
 def test_a_middle_card_lying_outside_the_box_between_its_neighbours_is_counted(kennard: DeckProfile) -> None:
@@ -240,8 +232,5 @@ def test_a_middle_card_is_counted_between_backs_turned_apart_as_dealt(
     # top of three lay 9.9 (13000) and 8.6 degrees (3015) apart, and their middle card was only
     # looked for between backs within 8 degrees of parallel: missed (two backs counted for three).
     deck: DeckProfile = request.getfixturevalue(design)
-    table = random_table(np.random.default_rng(seed))
-    truth, found = backs_read(deck, table.view, table.scene, seed=seed, settings=_SETTINGS)
-    cards = [p for card, p in zip(table.scene.cards, truth, strict=True) if card.code in stack]
-    near = [b for b in found if min(math.dist(b, p) for p in cards) < 2 * ON_CARD_PX]
+    cards, near = table_stack(deck, seed=seed, codes=stack)
     assert len(near) == 3 and no_back_where_no_card_lies(cards, near), (cards, near)

@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-import math
-
 import cv2
 import numpy as np
 import pytest
 
-from tests.vision.stacks import ON_CARD_PX, backs_read, no_back_where_no_card_lies
+from tests.vision.stacks import no_back_where_no_card_lies, table_stack
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, DeckProfile, default_deck
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
 from vision.pipeline.hypotheses import Hypothesis
-from vision.pipeline.settings import RecognizerSettings
-from vision.scenes import CHIP_COLOURS, random_table
+from vision.scenes import CHIP_COLOURS
 
 # A card at the detection plane's size (58 x 82 px), turned a little, on green cloth.
 _QUAD = np.array([[60.0, 40.0], [118.0, 43.0], [114.0, 125.0], [56.0, 122.0]])
 _CLOTH = (40, 110, 40)
-# (As the benchmark reads its tables: the card size is the plane's, not the lens'.)
-_SETTINGS = RecognizerSettings(lens_card_size=False)
 
 
 def _frame(card: np.ndarray | None, *, chip: tuple[int, int, int] | None, radius: int = 18) -> np.ndarray:
@@ -79,8 +74,5 @@ def test_the_middle_card_under_a_top_a_large_chip_lies_on_is_counted(standard: D
     # three) on about a third of the top 2c. The chip's disc (with its rim) was over a third of the
     # strip, so it was not left out: the top matched the back as a whole card 0.34, under the bar for
     # the top of a pair, and the Kh between it and the 4h was never looked for (missed on four designs).
-    table = random_table(np.random.default_rng(13004))
-    truth, found = backs_read(standard, table.view, table.scene, seed=13004, settings=_SETTINGS)
-    stack = [p for card, p in zip(table.scene.cards, truth, strict=True) if card.code in ("4h", "Kh", "2c")]
-    near = [b for b in found if min(math.dist(b, p) for p in stack) < 2 * ON_CARD_PX]
+    stack, near = table_stack(standard, seed=13004, codes=("4h", "Kh", "2c"))
     assert len(near) == 3 and no_back_where_no_card_lies(stack, near), (stack, near)
