@@ -10,6 +10,7 @@ the lens (which bends a corner and what covers it alike).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final
 
 import cv2
@@ -27,9 +28,36 @@ _SCALE: Final = 4
 IN_VIEW: Final = 0.9
 
 
-def index_boxes_px(renderer: TableRenderer, card: SimCard, box: IndexBox) -> list[npt.NDArray[np.float64]]:
+Quad = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class _Covers:
+    """What the renderer paints over a scene's cards, in its undistorted pixels, worked out once:
+    each card's quad (in dealing order), each chip's top disc (centre, radius) and how far its rim
+    shows below it, and the hands' polygons."""
+
+    quads: list[Quad]
+    chips: list[tuple[Quad, float, float]]
+    hands: list[npt.NDArray[np.int32]]
+
+    @classmethod
+    def of(cls, renderer: TableRenderer, scene: Scene) -> _Covers:
+        chips = []
+        for chip in scene.chips:
+            centre, radius = renderer.chip_disc_px(chip)
+            chips.append((centre, max(radius, 3.0), chip_rim_px(radius, chip)))
+        hands = [poly for hand in scene.hands for poly in renderer.hand_polys_px(hand)]
+        return cls(quads=[renderer.ideal_quad_px(card) for card in scene.cards], chips=chips, hands=hands)
+
+
+def index_boxes_px(renderer: TableRenderer, card: SimCard, box: IndexBox) -> list[Quad]:
     """A card's two index boxes (its printed top-left one and the 180° twin) as pixel quads before the lens."""
-    tl, tr, _br, bl = renderer.ideal_quad_px(card)
+    return _boxes(renderer.ideal_quad_px(card), box)
+
+
+def _boxes(card_quad: Quad, box: IndexBox) -> list[Quad]:
+    tl, tr, _br, bl = card_quad
     across, down = tr - tl, bl - tl
     quads = []
     for x0, y0, x1, y1 in ((box.x0, box.y0, box.x1, box.y1), (1 - box.x1, 1 - box.y1, 1 - box.x0, 1 - box.y0)):
@@ -38,13 +66,13 @@ def index_boxes_px(renderer: TableRenderer, card: SimCard, box: IndexBox) -> lis
     return quads
 
 
-def _shown(renderer: TableRenderer, scene: Scene, above: int, quad: npt.NDArray[np.float64]) -> float:
-    """The share of ``quad`` that nothing drawn after card ``above`` covers."""
+def _shown(covers: _Covers, above: int, quad: Quad) -> float:
+    """The share of ``quad`` that nothing painted after card ``above`` covers."""
     origin = np.floor(quad.min(axis=0)) - 1
     size = np.ceil(quad.max(axis=0) - origin).astype(int) + 2
     mask = np.zeros((int(size[1]) * _SCALE, int(size[0]) * _SCALE), np.uint8)
 
-    def pts(points: npt.NDArray[np.float64]) -> npt.NDArray[np.int32]:
+    def pts(points: Quad) -> npt.NDArray[np.int32]:
         scaled: npt.NDArray[np.int32] = np.round((np.asarray(points, np.float64) - origin) * _SCALE).astype(np.int32)
         return scaled
 
@@ -52,12 +80,9 @@ def _shown(renderer: TableRenderer, scene: Scene, above: int, quad: npt.NDArray[
     whole = cv2.countNonZero(mask)
     if whole == 0:
         return 0.0
-    for card in scene.cards[above + 1 :]:
-        cv2.fillConvexPoly(mask, pts(renderer.ideal_quad_px(card)), 0)
-    for chip in scene.chips:
-        centre, radius = renderer.chip_disc_px(chip)
-        r = max(radius, 3.0)
-        rim = chip_rim_px(radius, chip)
+    for later in covers.quads[above + 1 :]:
+        cv2.fillConvexPoly(mask, pts(later), 0)
+    for centre, r, rim in covers.chips:
         c = pts(centre[None, :])[0]
         cv2.circle(mask, (int(c[0]), int(c[1])), round(r * _SCALE), 0, -1)
         if rim > 0:
@@ -65,9 +90,8 @@ def _shown(renderer: TableRenderer, scene: Scene, above: int, quad: npt.NDArray[
             cv2.circle(mask, (int(low[0]), int(low[1])), round(r * _SCALE), 0, -1)
             corner = pts(np.array([[centre[0] - r, centre[1]], [centre[0] + r, centre[1] + rim]]))
             cv2.rectangle(mask, tuple(int(v) for v in corner[0]), tuple(int(v) for v in corner[1]), 0, -1)
-    for hand in scene.hands:
-        for poly in renderer.hand_polys_px(hand):
-            cv2.fillPoly(mask, [pts(poly.astype(np.float64))], 0)
+    for poly in covers.hands:
+        cv2.fillPoly(mask, [pts(poly.astype(np.float64))], 0)
     return cv2.countNonZero(mask) / whole
 
 
@@ -75,10 +99,8 @@ def index_view_shares(renderer: TableRenderer, scene: Scene, box: IndexBox) -> l
     """For every card of ``scene``, the share of its better index corner in view (0..1), or None
     for a face-down card (it has no index to show).
     """
-    out: list[float | None] = []
-    for k, card in enumerate(scene.cards):
-        if not card.face_up:
-            out.append(None)
-            continue
-        out.append(max(_shown(renderer, scene, k, quad) for quad in index_boxes_px(renderer, card, box)))
-    return out
+    covers = _Covers.of(renderer, scene)
+    return [
+        max(_shown(covers, k, quad) for quad in _boxes(covers.quads[k], box)) if card.face_up else None
+        for k, card in enumerate(scene.cards)
+    ]
