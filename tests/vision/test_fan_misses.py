@@ -48,3 +48,17 @@ def test_a_fans_top_card_whose_whole_side_runs_from_its_blank_corner_is_read_by_
     assert [table.roles[k] for k in top] == ["fan top"]
     assert outcomes[top[0]] == "correct"
     assert "misread" not in outcomes
+
+
+def test_a_fans_middle_card_refused_by_a_weak_look_at_its_far_corner_is_read_a_few_pixels_on(
+    hershey: DeckProfile,
+) -> None:
+    # The benchmark's table 13009: the fan's middle Jc reads at 0.97, its far corner leaning to a
+    # 6h (0.57, the classifier's look, no registered index fitting better): refused there, it is
+    # read 3 pixels on. Only a far corner fitting another card's registered index more clearly
+    # stops that (vision_blur's dondorf table 18512, tests/vision/pipeline/test_blur_misreads.py).
+    table, outcomes = _benchmark_table(hershey, seed=13009)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "Jc" and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes

@@ -49,6 +49,10 @@ class FanSettle:
         # Cards named by one blurred index at its own fits (soft_read.SoftLook) whose far corner,
         # under the cards above, was not asked (far_cover), with the corner read (0 or 2).
         self.soft: list[tuple[Hypothesis, int]] = []
+        # Cards whose one clear index was refused by their far corner, which fits another card's
+        # registered index more clearly than the read corner fits this card's (RivalCheck.far_agrees):
+        # not read again a few pixels off (see FanScanner._read_fanned).
+        self.outshown: list[Hypothesis] = []
 
     def forget(self, hyp: Hypothesis) -> None:
         """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
@@ -57,6 +61,7 @@ class FanSettle:
         self.one = [entry for entry in self.one if entry[0] is not hyp]
         self.over = [entry for entry in self.over if entry[0] is not hyp]
         self.soft = [entry for entry in self.soft if entry[0] is not hyp]
+        self.outshown = [entry for entry in self.outshown if entry is not hyp]
 
     def settle(self, hyps: Sequence[Hypothesis], *, card_w: float) -> None:
         """Read the cards whose two index corners showed two clear, different indices, where one
@@ -69,6 +74,7 @@ class FanSettle:
         one, self.one = self.one, []
         over, self.over = self.over, []
         soft, self.soft = self.soft, []
+        self.outshown = []
         # Judged all against the names as read, then un-named together: two cards named alike,
         # each by a corner near the other, are both unsure, whichever was read first (a
         # four-index design's fan: a rectangle drawn round a lower card takes the top card's lower

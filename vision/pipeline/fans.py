@@ -161,6 +161,12 @@ class FanReader:
         settled with the blob (see FanSettle.soft)."""
         return any(entry[0] is hyp for entry in self.pending.soft)
 
+    def refused(self, hyp: Hypothesis) -> bool:
+        """Whether ``hyp``'s index corner named a card its far index corner refused, fitting another
+        card's registered index more clearly (see FanSettle.outshown): the index was read, what it
+        names is in doubt."""
+        return any(entry is hyp for entry in self.pending.outshown)
+
     def forget(self, hyp: Hypothesis) -> None:
         """Drop what reading ``hyp`` left to settle (its geometry is given up)."""
         self.pending.forget(hyp)

@@ -103,7 +103,7 @@ class OneCornerReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
-        unasked = False
+        unasked = soft = False
         if named is None and best is not None:
             # A blurred index short of the bar by its blur discount alone, read steadily (SoftLook),
             # where its far index corner, if it shows, leans to the same card: a steady clear index
@@ -114,11 +114,23 @@ class OneCornerReader:
             # it is not asked, and the corner read must then lie clear of every other card of the
             # blob (FanSettle.soft, settled with the blob).
             named = self.soft.named(image, origin, x_vec, y_vec, pale=pale)
+            soft = named is not None
             if named is not None and self._far_in_view(hyp, corner):
                 unasked = self.outline is not None and far_covered(self.outline, hyp.corners, corner=2 - corner)
                 if not unasked and self.corners.read_index(image, c, 2 - corner).best != named[0]:
                     named = None
         own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)
+        if (
+            named is not None
+            and own is not None
+            and soft
+            and self.decider.rivals.fits_another(image, c, corner, code=named[0])
+        ):
+            # Named below the bar by its steadiness, the corner must fit its card's registered
+            # index best of all 52, not only of its twin and runner-up ranks (vision_blur's
+            # dondorf table 18547: a fan's blurred Ts, steady as an Ac, fits the Ac 0.54 and the Ah
+            # 0.68; the classifier's runner-up clubs had not been the Ah).
+            own = None
         if own is None:
             named = None  # the index may be its twin's or another rank's (blurred): unread, seen
         if named is not None:
@@ -127,7 +139,8 @@ class OneCornerReader:
                 self.pending.one.append((hyp, corner))
                 return match.score
             opposite = self.corners.read_index(image, c, 2 - corner)
-            if not self._far_dissents(opposite, named[0]) and self.decider.rivals.far_agrees(
+            dissents = self._far_dissents(opposite, named[0])
+            if not dissents and self.decider.rivals.far_agrees(
                 image, c, corner, code=named[0], own=float(own or 0.0), far=opposite
             ):
                 hyp.code, hyp.confidence = named
@@ -135,6 +148,10 @@ class OneCornerReader:
                 if unasked:
                     self.pending.soft.append((hyp, corner))
                 return match.score
+            if not dissents:
+                # Refused by the far corner's fits to the registered indices: it shows another
+                # card's index more clearly than this corner shows this card's (see FanSettle.outshown).
+                self.pending.outshown.append(hyp)
             # The card's other printed index, diagonally opposite, shows another card: one of the
             # two is another card's index (a four-index design's fan shows a card's lower index
             # where a scan pose turned half round puts this card's corner, and the far corner

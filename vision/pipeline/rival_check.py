@@ -25,6 +25,13 @@ Vec = npt.NDArray[np.float64]
 # one-corner namings, none refused against any of the 51 other codes at a lead of 0 (2 at 0.005).
 RIVALRANKS: Final = 2
 RIVAL_LEAD: Final = 0.0
+# By how much (normalised correlation, as a whole) another card's registered index must fit a
+# corner better than the read card's to show it is another card's (``fits_another``). The fits are
+# of the darkest channel, blind to colour: a card and the same rank of the other colour fit alike
+# (vision_blur's kennard tables 18500-18599: blurred diamonds named right by SoftLook fit the same
+# rank's spade up to 0.006 better); dondorf's table 18547's Ts, steady as an Ac, fits the Ah 0.14
+# better.
+OTHER_LEAD: Final = 0.05
 
 
 def runner_up_ranks(match: IndexMatch | None, code: str) -> list[str]:
@@ -71,6 +78,12 @@ class RivalCheck:
         than its twin's and its runner-up ranks' (see ``holds``); None when a rival fits as well."""
         rivals = [(twin_of(code), TWIN_LEAD), *((r, RIVAL_LEAD) for r in runner_up_ranks(match, code))]
         return self.twins.judged(image, *index_frame(corners, k), code=code, rivals=rivals)
+
+    def fits_another(self, image: ByteImage, corners: Vec, k: int, *, code: str) -> bool:
+        """Whether the index at corner ``k`` fits another card's registered index better than
+        ``code``'s by OTHER_LEAD (TwinSuit.best_other: each card's look, at the blur ``code``'s fits best)."""
+        _other, shown, this = self.twins.best_other(image, *index_frame(corners, k), code=code)
+        return shown - this > OTHER_LEAD
 
     def far_agrees(self, image: ByteImage, corners: Vec, k: int, *, code: str, own: float, far: CornerRead) -> bool:
         """Whether the card's other index corner (``far``, as read there) does not show another

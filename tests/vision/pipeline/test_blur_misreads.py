@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 
 from vision.deck import DeckProfile
+from vision.pipeline.fans import FanReader
+from vision.pipeline.rival_check import RivalCheck
 from vision.recognize import Recognizer
 from vision.scenes import blurred_table, render_table, view_calibration
 
@@ -50,3 +52,34 @@ def test_a_heart_whose_other_corner_reads_the_diamond_is_not_named_by_it(dondorf
     near = _codes_near(dondorf, seed=18734, at=(896, 488))
     assert "7d" not in near
     assert set(near) <= {"unknown", "7h"}
+
+
+@pytest.mark.slow  # a whole benchmark table
+def test_a_fan_card_whose_far_corner_refused_its_name_is_not_named_so_a_few_pixels_off(
+    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Table 18512: a fan of 6s, 7h and Ks on top, the Ks unread. A scanned rectangle over the 6s and
+    # the 7h puts its index corner on the Ks's lower left index and reads Ks; its far corner, on the
+    # 6s's index, fits the 6s 0.97 and the Ks 0.84 and refuses it. Read again 3 px along the fan, the
+    # far corner fitted neither and the 6s was named Ks.
+    near = _codes_near(dondorf, seed=18512, at=(167, 526))
+    assert "Ks" not in near
+    assert set(near) <= {"unknown", "6s"}
+    # Not reading a refused card again is what keeps it unnamed.
+    monkeypatch.setattr(FanReader, "refused", lambda *_args, **_kwargs: False)
+    assert "Ks" in _codes_near(dondorf, seed=18512, at=(167, 526))
+
+
+@pytest.mark.slow  # a whole benchmark table
+def test_a_blurred_ten_steady_as_another_card_that_fits_a_third_better_is_not_named(
+    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Table 18547's fan bottom Ts: its one blurred index reads Ac steadily at nine looks (SoftLook),
+    # fits the Ac's registered index 0.54 (better than the As's and the runner-up clubs') and the
+    # Ah's 0.68. Checked against all 52 it is no Ac.
+    near = _codes_near(dondorf, seed=18547, at=(1349, 838))
+    assert "Ac" not in near
+    assert set(near) <= {"unknown", "Ts"}
+    # The check against every card is what keeps it unnamed.
+    monkeypatch.setattr(RivalCheck, "fits_another", lambda *_args, **_kwargs: False)
+    assert "Ac" in _codes_near(dondorf, seed=18547, at=(1349, 838))

@@ -160,3 +160,14 @@ def test_a_silent_far_corner_showing_the_same_card_nothing_or_another_less_clear
     check = RivalCheck(twins=TwinSuit(deck=dondorf))
     silent = CornerRead(UNKNOWN, 0.0, None, None)
     assert check.holds(image, CORNERS, 0, code=near, match=_match(near, "9"), far=lambda: silent)
+
+
+@pytest.mark.parametrize(("shown", "named", "another"), [("Ah", "Ac", True), ("Ac", "Ac", False), ("Ts", "Ts", False)])
+def test_a_corner_fits_another_card_when_some_other_registered_index_fits_it_better(
+    dondorf: DeckProfile, shown: str, named: str, another: bool
+) -> None:
+    # A soft name is checked against all 52 registered indices, not only its twin and runner-up
+    # ranks: a corner showing the Ah, named Ac, fits another card (the Ah) better; one named as
+    # what it shows does not.
+    check = RivalCheck(twins=TwinSuit(deck=dondorf))
+    assert check.fits_another(_card(dondorf, shown), CORNERS, 0, code=named) is another
