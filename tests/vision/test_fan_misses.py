@@ -50,6 +50,19 @@ def test_a_fans_top_card_whose_whole_side_runs_from_its_blank_corner_is_read_by_
     assert "misread" not in outcomes
 
 
+def test_a_fans_middle_card_whose_top_lies_in_line_with_its_neighbours_is_read_past_its_corners_notch(
+    dondorf: DeckProfile,
+) -> None:
+    # The benchmark's table 19501: a fan of Ad, 7c and 5c spread along their short sides, tops in
+    # line. The 7c's rounded corner cut a notch in the fan's top edge 0.35 w from the Ad's corner;
+    # the edge, broken there, ended before the 7c's index for every walk, and the 7c was missed.
+    table, outcomes = _benchmark_table(dondorf, seed=19501)
+    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "7c" and card.face_up]
+    assert [table.roles[k] for k in middle] == ["fan middle"]
+    assert outcomes[middle[0]] == "correct"
+    assert "misread" not in outcomes
+
+
 def test_a_fans_middle_card_refused_by_a_weak_look_at_its_far_corner_is_read_a_few_pixels_on(
     hershey: DeckProfile,
 ) -> None:

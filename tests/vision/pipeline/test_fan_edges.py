@@ -1,4 +1,4 @@
-"""Fan edges: the paper test (a band's median grey ratio, without np.median), and a side followed."""
+"""Fan edges: the outline's straight edges, the paper test (a median grey ratio, without np.median), a side followed."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.pipeline.fan_edges import PAPER_GREY, Walk, band_starts, follow_side, grey
+from vision.pipeline.fan_edges import PAPER_GREY, Walk, band_starts, follow_side, grey, outline_edges
 from vision.pipeline.plane import Plane
 
 
@@ -149,3 +149,42 @@ def test_a_faint_grey_index_after_the_card_belows_dark_pip_starts_where_its_fain
     starts = _starts(frame, plane)
     assert any(abs(s - 130) <= 2 for s in starts)
     assert any(abs(s - 80) <= 2 for s in starts)
+
+
+def _outline(points: list[tuple[int, int]]) -> np.ndarray:
+    """The outer contour of the filled polygon ``points`` (as the fan scan gets a blob's)."""
+    mask = np.zeros((300, 600), np.uint8)
+    cv2.fillPoly(mask, [np.array(points, np.int32)], 255)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return max(contours, key=cv2.contourArea)
+
+
+def _top_edges(points: list[tuple[int, int]]) -> list[tuple[float, float, float]]:
+    """The outline's edges along the top (y under 115): their two ends' x and their length."""
+    edges = outline_edges(_outline(points), least=11.4)
+    tops = []
+    for e in edges:
+        end = e.start + e.direction * e.length
+        if max(e.start[1], end[1]) < 115:
+            tops.append((float(min(e.start[0], end[0])), float(max(e.start[0], end[0])), float(e.length)))
+    return tops
+
+
+@pytest.mark.parametrize(
+    ("points", "one_line"),
+    [
+        # dondorf's table 19501 (plane pixels): a fan whose tops lie in line, the middle card's
+        # rounded corner a notch 4 px deep in the top edge, 20 px from the bottom card's corner.
+        ([(354, 106), (355, 185), (458, 183), (456, 104), (384, 105), (383, 109), (374, 105)], True),
+        # The same notch between two tops 6 px apart: two cards' edges, not one line.
+        ([(354, 112), (355, 185), (458, 183), (456, 104), (384, 105), (383, 113), (374, 111)], False),
+    ],
+)
+def test_a_notch_between_two_pieces_of_one_line_does_not_break_the_edge(
+    points: list[tuple[int, int]], one_line: bool
+) -> None:
+    tops = _top_edges(points)
+    whole = [t for t in tops if t[0] < 360 and t[1] > 450]
+    assert bool(whole) is one_line
+    if one_line:
+        assert whole[0][2] == pytest.approx(102, abs=2)
