@@ -103,7 +103,7 @@ class OneCornerReader:
             look = self.looks.off_pose(image, origin, x_vec, y_vec, bar=bar, turn=turn)
             if look is not None and look.match is not None:
                 named, match = (look.code, look.confidence), look.match
-        unasked = soft = False
+        unasked = soft_named = False
         if named is None and best is not None:
             # A blurred index short of the bar by its blur discount alone, read steadily (SoftLook),
             # where its far index corner, if it shows, leans to the same card: a steady clear index
@@ -114,16 +114,16 @@ class OneCornerReader:
             # it is not asked, and the corner read must then lie clear of every other card of the
             # blob (FanSettle.soft, settled with the blob).
             named = self.soft.named(image, origin, x_vec, y_vec, pale=pale)
-            soft = named is not None
+            soft_named = named is not None
             if named is not None and self._far_in_view(hyp, corner):
                 unasked = self.outline is not None and far_covered(self.outline, hyp.corners, corner=2 - corner)
                 if not unasked and self.corners.read_index(image, c, 2 - corner).best != named[0]:
                     named = None
         own = None if named is None else self.decider.rivals.near(image, c, corner, code=named[0], match=match)
         if (
-            named is not None
+            soft_named
+            and named is not None
             and own is not None
-            and soft
             and self.decider.rivals.fits_another(image, c, corner, code=named[0])
         ):
             # Named below the bar by its steadiness, the corner must fit its card's registered
