@@ -148,9 +148,13 @@ class OneCornerReader:
                 if unasked:
                     self.pending.soft.append((hyp, corner))
                 return match.score
-            if not dissents:
+            if not dissents and match.score >= bar:
                 # Refused by the far corner's fits to the registered indices: it shows another
-                # card's index more clearly than this corner shows this card's (see FanSettle.outshown).
+                # card's index more clearly than this corner shows this card's (see
+                # FanSettle.outshown). Only an index read at the fan's bar: one short of it may
+                # read better a few pixels off and then be settled (dondorf's guard table 14976:
+                # a fan's bottom 4c, 0.72 where the scan put it, 0.81 nudged, its far corner on
+                # the read top Kd's index).
                 self.pending.outshown.append(hyp)
             # The card's other printed index, diagonally opposite, shows another card: one of the
             # two is another card's index (a four-index design's fan shows a card's lower index
