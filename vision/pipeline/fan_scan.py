@@ -256,14 +256,15 @@ class FanScanner:
         if score is None or score < FAN_INDEX_LEAST:
             return None
         tentative = self.reader.unasked(fanned)
-        # A card whose index was read but refused by its far corner, which fits another card's
-        # registered index more clearly, is not read again a few pixels off: its index was found
-        # (a nudge helps one placed off its start), and a far corner moved off that other index
-        # no longer shows it (vision_blur's dondorf table 18512: a rectangle over a fan's bottom
-        # 6s and middle 7h took the top Ks's lower index; its far corner, on the 6s's index, fits
-        # the 6s 0.97 and the Ks 0.84; 3 pixels on it fits neither, and the nudged read named the
-        # 6s Ks). One refused by the classifier's weaker look there is (hershey's table 13009: a
-        # fan's middle Jc, its far corner leaning to a 6h at 0.57, read 3 pixels on).
+        # A card whose index read at the fan's bar but was refused by its far corner, which fits
+        # another card's registered index more clearly, is not read again a few pixels off: its
+        # index was found (a nudge helps one placed off its start), and a far corner moved off
+        # that other index no longer shows it (vision_blur's dondorf table 18512: a rectangle over
+        # a fan's bottom 6s and middle 7h took the top Ks's lower index; its far corner, on the
+        # 6s's index, fits the 6s 0.97 and the Ks 0.84; 3 pixels on it fits neither, and the
+        # nudged read named the 6s Ks). One refused by the classifier's weaker look there is
+        # (hershey's table 13009: a fan's middle Jc, its far corner leaning to a 6h at 0.57), and
+        # so is one short of the bar (OneCornerReader.read_exposed: dondorf's table 14976's 4c).
         if (fanned.code == UNKNOWN and not self.reader.refused(fanned)) or tentative:
             # An index that falls short: its start is a few pixels off (a shadow, a glyph that
             # begins further in than the deck's leftmost ink, so the corner was put late); it is
