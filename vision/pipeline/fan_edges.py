@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -12,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.card_raster import IndexBox
-from vision.pipeline.outline import collinear, fit_edge
+from vision.pipeline.outline import collinear, fit_edge, in_line
 from vision.pipeline.plane import Plane
 
 ByteImage = npt.NDArray[Any]
@@ -95,12 +94,13 @@ def outline_edges(contour: ByteImage, *, least: float) -> list[Edge]:
         elif (
             len(lines) > 1
             and _notch(xy, spans[-1], least)
-            and _in_line(lines[-2], line, ends=(xy[spans[-2][0]], xy[spans[-2][1]], xy[i0], xy[i1]))
+            and in_line(lines[-2], line, ends=(xy[spans[-2][0]], xy[spans[-2][1]], xy[i0], xy[i1]))
         ):
             # A piece too short to be an edge between two pieces of one line is the notch a
             # card's rounded corner makes in it: a fan whose tops lie in line shows one edge
             # (dondorf's table 19501: the middle 7c's corner cut the top line, and no walk from
-            # the bottom card's corner reached the 7c's index).
+            # the bottom card's corner reached the 7c's index; the piece beside the corner, 20
+            # plane pixels, fits a direction 4 degrees off: ``in_line``, not ``collinear``).
             spans.pop()
             lines.pop()
             i0 = spans.pop()[0]
@@ -131,20 +131,6 @@ def _notch(xy: dict[int, list[float]], span: tuple[int, int], least: float) -> b
     edge (``least``)."""
     (x0, y0), (x1, y1) = xy[span[0]], xy[span[1]]
     return math.hypot(x1 - x0, y1 - y0) < least
-
-
-def _in_line(a: Sequence[float], b: Sequence[float], *, ends: Sequence[Sequence[float]]) -> bool:
-    """Whether two fitted edges (point, unit direction) either side of a notch run in one line:
-    within about ten degrees, the shorter one's ends (``ends``: a's first and last outline points,
-    then b's) within two pixels of the longer one's line. (A piece running into a rounded corner
-    fits a direction a few degrees off: dondorf's table 19501, 4 degrees over 20 plane pixels.)"""
-    if a[2] * b[2] + a[3] * b[3] < 0.985:
-        return False
-    a_len = math.hypot(ends[1][0] - ends[0][0], ends[1][1] - ends[0][1])
-    b_len = math.hypot(ends[3][0] - ends[2][0], ends[3][1] - ends[2][1])
-    longer, short = (a, ends[2:]) if a_len >= b_len else (b, ends[:2])
-    px, py, dx, dy = longer[0], longer[1], longer[2], longer[3]
-    return all(abs((x - px) * dy - (y - py) * dx) < 2.0 for x, y in short)
 
 
 def band_starts(

@@ -230,8 +230,20 @@ def collinear(a: Sequence[float], b: Sequence[float], *, ends: Sequence[Sequence
         and abs((ax - bx) * bdy - (ay - by) * bdx) < 1.5
     ):
         return True
-    if min(a_len, b_len) >= 20.0 or adx * bdx + ady * bdy < 0.985:
+    if min(a_len, b_len) >= 20.0:
         return False
+    return in_line(a, b, ends=ends)
+
+
+def in_line(a: Sequence[float], b: Sequence[float], *, ends: Sequence[Sequence[float]]) -> bool:
+    """Whether two fitted edges (point, unit direction) lie in one line by their ends: parallel
+    within about ten degrees, the shorter one's ends (``ends``: a's first and last outline points,
+    then b's) within two pixels of the longer one's line. (A piece running into a rounded corner
+    fits a direction a few degrees off.)"""
+    if a[2] * b[2] + a[3] * b[3] < 0.985:
+        return False
+    a_len = math.hypot(ends[1][0] - ends[0][0], ends[1][1] - ends[0][1])
+    b_len = math.hypot(ends[3][0] - ends[2][0], ends[3][1] - ends[2][1])
     longer, short = (a, ends[2:]) if a_len >= b_len else (b, ends[:2])
     px, py, dx, dy = longer[0], longer[1], longer[2], longer[3]
     return all(abs((x - px) * dy - (y - py) * dx) < 2.0 for x, y in short)
