@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 
@@ -54,32 +56,38 @@ def test_a_heart_whose_other_corner_reads_the_diamond_is_not_named_by_it(dondorf
     assert set(near) <= {"unknown", "7h"}
 
 
-@pytest.mark.slow  # a whole benchmark table
-def test_a_fan_card_whose_far_corner_refused_its_name_is_not_named_so_a_few_pixels_off(
-    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Table 18512: a fan of 6s, 7h and Ks on top, the Ks unread. A scanned rectangle over the 6s and
-    # the 7h puts its index corner on the Ks's lower left index and reads Ks; its far corner, on the
-    # 6s's index, fits the 6s 0.97 and the Ks 0.84 and refuses it. Read again 3 px along the fan, the
-    # far corner fitted neither and the 6s was named Ks.
-    near = _codes_near(dondorf, seed=18512, at=(167, 526))
-    assert "Ks" not in near
-    assert set(near) <= {"unknown", "6s"}
-    # Not reading a refused card again is what keeps it unnamed.
-    monkeypatch.setattr(FanReader, "refused", lambda *_args, **_kwargs: False)
-    assert "Ks" in _codes_near(dondorf, seed=18512, at=(167, 526))
+class _Misread(NamedTuple):
+    """A heavy-blur table's fan card once misread, and the check that now keeps it unnamed."""
+
+    seed: int
+    at: tuple[float, float]  # where the card lies in the frame
+    card: str
+    misread: str  # what it was read as
+    check: tuple[type, str]  # the class and method that refuses it
 
 
 @pytest.mark.slow  # a whole benchmark table
-def test_a_blurred_ten_steady_as_another_card_that_fits_a_third_better_is_not_named(
-    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "case",
+    [
+        # Table 18512: a fan of 6s, 7h and Ks on top, the Ks unread. A scanned rectangle over the 6s
+        # and the 7h puts its index corner on the Ks's lower left index and reads Ks; its far
+        # corner, on the 6s's index, fits the 6s 0.97 and the Ks 0.84 and refuses it. Read again
+        # 3 px along the fan, the far corner fitted neither and the 6s was named Ks: a card so
+        # refused is not read again.
+        _Misread(18512, (167, 526), "6s", "Ks", (FanReader, "refused")),
+        # Table 18547's fan bottom Ts: its one blurred index reads Ac steadily at nine looks
+        # (SoftLook), fits the Ac's registered index 0.54 (better than the As's and the runner-up
+        # clubs') and the Ah's 0.68: checked against all 52, it is no Ac.
+        _Misread(18547, (1349, 838), "Ts", "Ac", (RivalCheck, "fits_another")),
+    ],
+)
+def test_a_fan_bottom_named_by_another_cards_index_under_heavy_blur_is_not_named_so(
+    dondorf: DeckProfile, monkeypatch: pytest.MonkeyPatch, case: _Misread
 ) -> None:
-    # Table 18547's fan bottom Ts: its one blurred index reads Ac steadily at nine looks (SoftLook),
-    # fits the Ac's registered index 0.54 (better than the As's and the runner-up clubs') and the
-    # Ah's 0.68. Checked against all 52 it is no Ac.
-    near = _codes_near(dondorf, seed=18547, at=(1349, 838))
-    assert "Ac" not in near
-    assert set(near) <= {"unknown", "Ts"}
-    # The check against every card is what keeps it unnamed.
-    monkeypatch.setattr(RivalCheck, "fits_another", lambda *_args, **_kwargs: False)
-    assert "Ac" in _codes_near(dondorf, seed=18547, at=(1349, 838))
+    near = _codes_near(dondorf, seed=case.seed, at=case.at)
+    assert case.misread not in near
+    assert set(near) <= {"unknown", case.card}
+    # The check is what keeps it unnamed: with it switched off, the card is misread as before.
+    monkeypatch.setattr(*case.check, lambda *_args, **_kwargs: False)
+    assert case.misread in _codes_near(dondorf, seed=case.seed, at=case.at)
