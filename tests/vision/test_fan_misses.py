@@ -7,6 +7,15 @@ from tests.vision.test_fans import _benchmark_table
 from vision.deck import DeckProfile
 
 
+def _dealt_outcome(deck: DeckProfile, *, seed: int, code: str, role: str) -> tuple[str, list[str]]:
+    """The outcome of the face-up ``code`` on the benchmark's table ``seed``, which must have dealt
+    it as ``role``, and every card's outcome there."""
+    table, outcomes = _benchmark_table(deck, seed=seed)
+    dealt = [k for k, card in enumerate(table.scene.cards) if card.code == code and card.face_up]
+    assert [table.roles[k] for k in dealt] == [role]
+    return outcomes[dealt[0]], outcomes
+
+
 def test_a_fans_middle_card_turned_a_few_degrees_from_the_card_below_is_a_card_of_its_own(
     hershey: DeckProfile,
 ) -> None:
@@ -14,10 +23,8 @@ def test_a_fans_middle_card_turned_a_few_degrees_from_the_card_below_is_a_card_o
     # degrees round from the Qs, their centres 0.19 w apart. The fan scan read the Td, but the
     # choice took it for the Qs drawn again (the same place and lie within 8 degrees) and
     # dropped it: a card missed.
-    table, outcomes = _benchmark_table(hershey, seed=11015)
-    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "Td" and card.face_up]
-    assert [table.roles[k] for k in middle] == ["fan middle"]
-    assert outcomes[middle[0]] == "correct"
+    outcome, outcomes = _dealt_outcome(hershey, seed=11015, code="Td", role="fan middle")
+    assert outcome == "correct"
     assert "misread" not in outcomes
 
 
@@ -27,10 +34,8 @@ def test_a_fans_bottom_card_drawn_from_its_blank_corner_is_read_at_the_end_of_it
     # The benchmark's table 11019: the 4c at the bottom of a fan; the outline corner is its blank
     # corner, whose edge runs 0.77 w along its short side to the index corner against the next
     # card. Drawn from one corner, with no long side seen there, it was not read: an unknown card.
-    table, outcomes = _benchmark_table(standard, seed=11019)
-    bottom = [k for k, card in enumerate(table.scene.cards) if card.code == "4c" and card.face_up]
-    assert [table.roles[k] for k in bottom] == ["fan bottom"]
-    assert outcomes[bottom[0]] == "correct"
+    outcome, outcomes = _dealt_outcome(standard, seed=11019, code="4c", role="fan bottom")
+    assert outcome == "correct"
     assert "misread" not in outcomes
 
 
@@ -43,10 +48,8 @@ def test_a_fans_top_card_whose_whole_side_runs_from_its_blank_corner_is_read_by_
     # outline corner whose edge runs along its whole long side: it lies on top. (Its rectangle was
     # also not read at all, taken for the 2s drawn again: their centres 0.24 w apart, 16 degrees
     # turned.) It was missed.
-    table, outcomes = _benchmark_table(hershey, seed=13002)
-    top = [k for k, card in enumerate(table.scene.cards) if card.code == "5d" and card.face_up]
-    assert [table.roles[k] for k in top] == ["fan top"]
-    assert outcomes[top[0]] == "correct"
+    outcome, outcomes = _dealt_outcome(hershey, seed=13002, code="5d", role="fan top")
+    assert outcome == "correct"
     assert "misread" not in outcomes
 
 
@@ -56,10 +59,8 @@ def test_a_fans_middle_card_whose_top_lies_in_line_with_its_neighbours_is_read_p
     # The benchmark's table 19501: a fan of Ad, 7c and 5c spread along their short sides, tops in
     # line. The 7c's rounded corner cut a notch in the fan's top edge 0.35 w from the Ad's corner;
     # the edge, broken there, ended before the 7c's index for every walk, and the 7c was missed.
-    table, outcomes = _benchmark_table(dondorf, seed=19501)
-    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "7c" and card.face_up]
-    assert [table.roles[k] for k in middle] == ["fan middle"]
-    assert outcomes[middle[0]] == "correct"
+    outcome, outcomes = _dealt_outcome(dondorf, seed=19501, code="7c", role="fan middle")
+    assert outcome == "correct"
     assert "misread" not in outcomes
 
 
@@ -70,10 +71,8 @@ def test_a_fans_middle_card_refused_by_a_weak_look_at_its_far_corner_is_read_a_f
     # 6h (0.57, the classifier's look, no registered index fitting better): refused there, it is
     # read 3 pixels on. Only a far corner fitting another card's registered index more clearly
     # stops that (vision_blur's dondorf table 18512, tests/vision/pipeline/test_blur_misreads.py).
-    table, outcomes = _benchmark_table(hershey, seed=13009)
-    middle = [k for k, card in enumerate(table.scene.cards) if card.code == "Jc" and card.face_up]
-    assert [table.roles[k] for k in middle] == ["fan middle"]
-    assert outcomes[middle[0]] == "correct"
+    outcome, outcomes = _dealt_outcome(hershey, seed=13009, code="Jc", role="fan middle")
+    assert outcome == "correct"
     assert "misread" not in outcomes
 
 
@@ -84,8 +83,6 @@ def test_a_fans_bottom_card_refused_by_its_far_corner_below_the_bar_is_read_a_fe
     # the scan put it, under the fan's bar; its far corner lies on the Kd's index (dondorf prints
     # four) and fits the Kd better, which refuses it there. Read again 3 px on (0.81), it is named
     # once the blob is settled: the far corner lies under the Kd, read as what it shows.
-    table, outcomes = _benchmark_table(dondorf, seed=14976)
-    bottom = [k for k, card in enumerate(table.scene.cards) if card.code == "4c" and card.face_up]
-    assert [table.roles[k] for k in bottom] == ["fan bottom"]
-    assert outcomes[bottom[0]] == "correct"
+    outcome, outcomes = _dealt_outcome(dondorf, seed=14976, code="4c", role="fan bottom")
+    assert outcome == "correct"
     assert "misread" not in outcomes
