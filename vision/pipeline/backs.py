@@ -13,9 +13,10 @@ import numpy.typing as npt
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
 from vision.pipeline.geometry import area, drawn, on_outline, outer_span, overlap_area, redraw, share
 from vision.pipeline.hidden import hidden_backs
-from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, parallel
+from vision.pipeline.hypotheses import BACK, STACK_COS, TOUCH, Hypothesis, across, parallel
 from vision.pipeline.masks import Masks
 from vision.pipeline.merged_backs import merged_backs
+from vision.pipeline.outline import CARD_ASPECT
 from vision.pipeline.slid_backs import slid_backs
 from vision.pipeline.stack_tops import shifted_tops, unseen_tops
 
@@ -447,10 +448,12 @@ def _still_shows(
 
 
 def _overlap(hyp: Hypothesis, other: Hypothesis, card_h: float) -> bool:
-    """Whether two card rectangles overlap (their centres closer than a card's length, quads meeting)."""
+    """Whether two card rectangles overlap (their centres closer than a card's length, quads
+    meeting), ``other`` a back or a face lying on or under ``hyp``, not one only touching it (``TOUCH``)."""
     if float(np.hypot(*(hyp.center - other.center))) >= card_h:
         return False
-    return overlap_area(hyp.corners, other.corners) > 1.0
+    shared = overlap_area(hyp.corners, other.corners)
+    return shared > (1.0 if other.code == BACK else TOUCH * card_h**2 / CARD_ASPECT)
 
 
 def _may_lie_under(hyp: Hypothesis, over: list[Hypothesis], *, card_w: float) -> bool:
