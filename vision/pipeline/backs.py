@@ -11,9 +11,9 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
-from vision.pipeline.geometry import area, drawn, on_outline, outer_span, overlap_area, redraw, share
+from vision.pipeline.geometry import area, drawn, on_outline, outer_span, redraw, share
 from vision.pipeline.hidden import hidden_backs
-from vision.pipeline.hypotheses import BACK, STACK_COS, TOUCH, Hypothesis, across, parallel
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, on_or_under, parallel
 from vision.pipeline.masks import Masks
 from vision.pipeline.merged_backs import merged_backs
 from vision.pipeline.outline import CARD_ASPECT
@@ -452,8 +452,7 @@ def _overlap(hyp: Hypothesis, other: Hypothesis, card_h: float) -> bool:
     meeting), ``other`` a back or a face lying on or under ``hyp``, not one only touching it (``TOUCH``)."""
     if float(np.hypot(*(hyp.center - other.center))) >= card_h:
         return False
-    shared = overlap_area(hyp.corners, other.corners)
-    return shared > (1.0 if other.code == BACK else TOUCH * card_h**2 / CARD_ASPECT)
+    return on_or_under(hyp.corners, other, card_area=card_h**2 / CARD_ASPECT)
 
 
 def _may_lie_under(hyp: Hypothesis, over: list[Hypothesis], *, card_w: float) -> bool:

@@ -10,8 +10,8 @@ from typing import Final
 import cv2
 import numpy as np
 
-from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, overlap_area, turned, unit
-from vision.pipeline.hypotheses import BACK, STACK_COS, TOUCH, Hypothesis, parallel
+from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, turned, unit
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 from vision.pipeline.middle_cards import APART_OFF, SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
 
 # How well what the given mask does not hide of a rectangle matches the registered back in place.
@@ -244,9 +244,7 @@ class Stack:
         for o in self.chosen:
             if float(np.hypot(*(hyp.center - o.center))) < 0.08 * self.card_w:
                 return None  # a card already counted
-            shared = overlap_area(corners, o.corners)
-            if shared > 1.0 and (o.code == BACK or shared >= TOUCH * self.card_w * self.card_h):
-                # (A face it only touches neither lies on it nor under it.)
+            if on_or_under(corners, o, card_area=self.card_w * self.card_h):
                 if o.code != BACK or not parallel(corners, o.corners, within=STACK_COS):
                     return None
                 under = True

@@ -9,6 +9,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from vision.pipeline.geometry import overlap_area
 from vision.pipeline.outline import Corner
 
 UNKNOWN: Final = "unknown"
@@ -403,3 +404,9 @@ def parallel(a: Vec, b: Vec, *, within: float = PARALLEL_COS) -> bool:
     (ax, ay), (bx, by) = (a[1] - a[0]).tolist(), (b[1] - b[0]).tolist()
     cos = (ax * bx + ay * by) / max(math.hypot(ax, ay) * math.hypot(bx, by), 1e-9)
     return bool(abs(cos) > within)
+
+
+def on_or_under(quad: Vec, card: Hypothesis, *, card_area: float) -> bool:
+    """Whether chosen ``card`` lies on ``quad`` or under it: their rectangles share more than a
+    pixel, or, for a face, more than ``TOUCH`` of a card (a face only touching a stack's back)."""
+    return overlap_area(quad, card.corners) > (1.0 if card.code == BACK else TOUCH * card_area)

@@ -9,8 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT
-from vision.pipeline.geometry import ON_STACK, area, drawn, outer_span, overlap_area, share, side_lengths, turned, unit
-from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+from vision.pipeline.geometry import ON_STACK, area, drawn, outer_span, share, side_lengths, turned, unit
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 from vision.pipeline.stack_tops import card_along, card_shape, sides_beyond
 
 if TYPE_CHECKING:
@@ -23,6 +23,10 @@ Vec = npt.NDArray[np.float64]
 _REACH: Final = 0.2
 # Nearer than this (card widths, centre to centre) a rectangle and the back fitted to it are one card.
 _SAME: Final = 0.08
+# ... but a rectangle drawn round two cards' corners (one side longer than a card's) lies between
+# them, and the top fitted to it lies up to the fit's reach (0.08 along each side) from it: kennard
+# table 19503's pair 0.11 of a card apart, drawn 1.056 cards wide, its top fitted 0.084 away (0.89).
+_PAIR_SAME: Final = 0.12
 # The stack must reach at least this far (card widths) beyond a top placed right along its sides
 # for a card to lie under it. Measured on the dev tables' tops placed right (3000-3019, 500-511,
 # six designs, 629 tops): 601 reach 0 plane px beyond (after the 3x3 opening); two with no card
@@ -110,7 +114,9 @@ def merged_backs(
                 )
                 if top is low or score < WHOLE_FIT:
                     continue
-            elif score < WHOLE_FIT or float(np.hypot(*(top.center - low.center))) >= _SAME * card_w:
+            elif score < WHOLE_FIT or float(np.hypot(*(top.center - low.center))) >= _fit_reach(
+                low, card_w=card_w, card_h=card_h
+            ):
                 continue
             if share(solid, top.corners) < 0.95:
                 continue
@@ -165,6 +171,13 @@ def _pair_end(
         if fitted > best[1]:
             best = (end, fitted)
     return best if best[1] >= score + _SPAN_WORSE else (low, score)
+
+
+def _fit_reach(low: Hypothesis, *, card_w: float, card_h: float) -> float:
+    """How far (plane pixels) the back fitted to ``low`` may lie from it and still be the card on
+    top of it: ``_SAME`` for one card's rectangle, ``_PAIR_SAME`` for one drawn round two cards
+    (``card_shape`` refuses it: one side longer than a card's)."""
+    return (_SAME if card_shape(low.corners, card_w=card_w, card_h=card_h) else _PAIR_SAME) * card_w
 
 
 def _larger(quad: Vec, *, card_w: float, card_h: float) -> bool:
@@ -306,9 +319,9 @@ def _lower_at(
     if any(
         o.code != BACK or not parallel(quad, o.corners, within=STACK_COS)
         for o in chosen
-        if o is not top and overlap_area(quad, o.corners) > 1.0
+        if o is not top and on_or_under(quad, o, card_area=card_w * card_h)
     ):
-        return None  # under a face, or across a card: no back of the stack
+        return None  # under a face (not one only touching it), or across a card: no back of the stack
     mid = 0.5 * (c.mean(axis=0) + centre)
     far = np.hypot(*(c - mid).T) >= np.hypot(*(quad - mid).T)
     span = Hypothesis(corners=np.asarray(np.where(far[:, None], c, quad), np.float64))

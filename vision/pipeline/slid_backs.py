@@ -11,8 +11,8 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.back_tester import WHOLE_FIT, BackTester
-from vision.pipeline.geometry import area, count_in, drawn, local_poly, on_stack, outer_span, overlap_area, unit
-from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+from vision.pipeline.geometry import area, count_in, drawn, local_poly, on_stack, outer_span, unit
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 
 ByteImage = npt.NDArray[Any]
 Vec = npt.NDArray[np.float64]
@@ -262,7 +262,7 @@ def _under(
         apart = float(np.hypot(*(hyp.center - o.center)))
         if apart < _APART * card_w or (apart < _APART_OFF * card_w and not right(o)):
             return None, True  # a card already counted, or its own border drawn a pixel or two off
-        if overlap_area(quad, o.corners) > 1.0:
+        if on_or_under(quad, o, card_area=card_area):
             if o.code != BACK or not parallel(quad, o.corners, within=STACK_COS):
                 return None, True  # only a back lies on a back, a few degrees apart
             under = True

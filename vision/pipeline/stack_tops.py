@@ -15,14 +15,13 @@ from vision.pipeline.geometry import (
     area,
     drawn,
     on_stack,
-    overlap_area,
     share,
     shrink,
     side_lengths,
     turned,
     unit,
 )
-from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
+from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 
 if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
@@ -131,7 +130,7 @@ def shifted_tops(
         off = _OFF_CARD * card_w <= gap and score >= max(WHOLE_FIT, whole_of(low) + _OFF_GAIN)
         if sized and gap < _SAME * card_w and not off:
             continue  # a card's rectangle a pixel or two off the fit: the same card, left where it was chosen
-        over = [o for o in chosen if o is not low and overlap_area(top.corners, o.corners) > 1.0]
+        over = [o for o in chosen if o is not low and on_or_under(top.corners, o, card_area=card_w * card_h)]
         if any(
             o.code != BACK
             or not parallel(top.corners, o.corners, within=STACK_COS)
@@ -202,7 +201,7 @@ def unseen_tops(
     whole_of = tester.whole_likeness(image)
     added: list[Hypothesis] = []
     for hyp in sorted(candidates, key=lambda h: h.back_score, reverse=True):
-        if not hyp.back or any(overlap_area(hyp.corners, o.corners) > 1.0 for o in chosen):
+        if not hyp.back or any(on_or_under(hyp.corners, o, card_area=card_w * card_h) for o in chosen):
             continue  # not the back's colours, or a stack with a card chosen already (the other steps')
         card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h)
         scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
@@ -213,7 +212,7 @@ def unseen_tops(
         score = whole_of(top)
         if score < WHOLE_FIT or share(solid, top.corners) < 0.95:
             continue
-        if any(overlap_area(top.corners, o.corners) > 1.0 for o in chosen):
+        if any(on_or_under(top.corners, o, card_area=card_w * card_h) for o in chosen):
             continue  # slid onto a card already chosen (this stack's top, found from another rectangle)
         top.code, top.confidence, top.back, top.back_score = BACK, 0.5 + 0.5 * score, True, score
         top.whole = True  # it lies on top: the cards under it do not hide it
@@ -276,7 +275,7 @@ def _under_top(
     if any(
         o.code != BACK or not parallel(quad, o.corners, within=STACK_COS)
         for o in chosen
-        if overlap_area(quad, o.corners) > 1.0
+        if on_or_under(quad, o, card_area=card_w * card_h)
     ):
         return None  # under a face, or across a card: no back of the stack
     hyp = Hypothesis(corners=quad)
