@@ -106,8 +106,9 @@ def shifted_tops(
         if whole_of(low) >= WHOLE_FIT:
             continue  # placed right on a card showing whole: nothing lies on it
         # (A rectangle that is no one card's, drawn round two, is itself the sign of a second card:
-        # it may cover both, leaving nothing of the blob beside it.)
-        if sized:
+        # it may cover both, leaving nothing of the blob beside it. So is a second chosen back on it
+        # that does not show whole either: the top may lie between the two, all of it under them.)
+        if sized and not _between_unwhole(low, chosen=chosen, whole_of=whole_of, card_area=card_w * card_h):
             around = shrink(low.corners, 1.0 + 2.0 * _REACH)
             if share(solid, around, exclude=covered) * area(around) < 0.04 * card_w * card_h:
                 continue  # no card's part beside it that no chosen card explains: no card on it unseen
@@ -360,6 +361,18 @@ def _beyond(out: npt.NDArray[np.float64], along: npt.NDArray[np.float64], length
 def card_shape(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> bool:
     """Whether ``quad`` is one card's rectangle (``_card_shaped`` against the plane card at its place)."""
     return _card_shaped(quad, _card_sized(quad, card_w=card_w, card_h=card_h))
+
+
+def _between_unwhole(
+    low: Hypothesis, *, chosen: list[Hypothesis], whole_of: Callable[[Hypothesis], float], card_area: float
+) -> bool:
+    """Whether another chosen back overlapping ``low`` does not match the back whole either
+    (``WHOLE_FIT``): of two backs counted, one is the top and shows whole, unless a third lies on
+    both (kennard table 19717: the top of three dealt between the two under it, red on red felt)."""
+    return any(
+        o is not low and o.code == BACK and on_or_under(low.corners, o, card_area=card_area) and whole_of(o) < WHOLE_FIT
+        for o in chosen
+    )
 
 
 def _first(pair: tuple[float, object]) -> float:
