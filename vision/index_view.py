@@ -1,11 +1,13 @@
-"""Ground truth for generated tables: how much of each card's index corners the camera sees.
+"""Ground truth for generated tables: how much of each card, and of its index corners, the camera sees.
 
 A face-up card can only be read where one of its two printed index corners (the registered deck's
-index box and its 180° twin) is in view. On a generated table a corner can lie under a card dealt
-after it, a chip or a hand; the benchmark uses this share to say which misses no camera could
-avoid and which are the recognizer's. Everything is drawn in the renderer's undistorted space,
-where the renderer itself paints cards, chips and hands in that order, so the share is exact up to
-the lens (which bends a corner and what covers it alike).
+index box and its 180° twin) is in view, and a back counted only where some of it shows (three
+backs dealt 6-25 mm apart in any direction may leave the bottom one wholly under the other two).
+On a generated table a corner can lie under a card dealt after it, a chip or a hand; the benchmark
+uses these shares to say which misses no camera could avoid and which are the recognizer's.
+Everything is drawn in the renderer's undistorted space, where the renderer itself paints cards,
+chips and hands in that order, so the share is exact up to the lens (which bends a corner and what
+covers it alike).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ _SCALE: Final = 4
 # A corner counts as "in view" when at least this share of its index box shows: the rank and the
 # suit are both whole (the registered box is drawn tight round them) but for a sliver of margin.
 IN_VIEW: Final = 0.9
+# A card "shows" when at least this share of it is in view: a strip 3 mm wide along a long side
+# (some 7 px on a 150 px card), the least of a back under others that a camera could count.
+SHOWING: Final = 0.05
 
 
 Quad = npt.NDArray[np.float64]
@@ -49,6 +54,12 @@ class _Covers:
             chips.append((centre, max(radius, 3.0), chip_rim_px(radius, chip)))
         hands = [poly for hand in scene.hands for poly in renderer.hand_polys_px(hand)]
         return cls(quads=[renderer.ideal_quad_px(card) for card in scene.cards], chips=chips, hands=hands)
+
+
+def card_view_shares(renderer: TableRenderer, scene: Scene) -> list[float]:
+    """For every card of ``scene``, the share of it that nothing painted after it covers (0..1)."""
+    covers = _Covers.of(renderer, scene)
+    return [_shown(covers, k, quad) for k, quad in enumerate(covers.quads)]
 
 
 def index_boxes_px(renderer: TableRenderer, card: SimCard, box: IndexBox) -> list[Quad]:
