@@ -36,6 +36,14 @@ def test_the_top_of_a_pair_touching_a_fan_is_counted(hershey: DeckProfile) -> No
     assert each_counted_once(cards, near), (cards, near)
 
 
+def test_a_stack_with_a_face_over_its_top_corner_counts_all_three(kennard: DeckProfile) -> None:
+    # Development table 14017: the single 7c, dealt after the stack, lies over the corner of the top
+    # back (5 % of it). Every rectangle of the top overlapped a face, so none was the card on top
+    # (one rectangle drawn across the stack was counted instead, a phantom, and all three missed).
+    cards, near = table_stack(kennard, seed=14017, codes=("8h", "Jd", "4h"))
+    assert each_counted_once(cards, near), (cards, near)
+
+
 def test_a_pair_drawn_as_one_rectangle_beside_a_face_is_two_cards(kennard: DeckProfile) -> None:
     # Development table 19503: two backs 0.11 of a card apart, drawn as one rectangle 1.056 cards
     # wide round both. The back fitted to it, the top, lies 0.084 of a card's width off it (the

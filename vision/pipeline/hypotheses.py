@@ -24,10 +24,12 @@ PARALLEL_COS: Final = math.cos(math.radians(8.0))
 FACES_COS: Final = math.cos(math.radians(4.0))
 # Backs dealt on one another lie within this cosine (about 18 degrees) of each other.
 STACK_COS: Final = 0.95
-# A face whose rectangle overlaps a back's by less than this share of a card only touches it: a
-# stack pushed against a fan meets its cards over a corner's few pixels (hershey table 19706's top
-# back, 0.4 % of it on the 5s beside it, was left uncounted as lying on a face).
-TOUCH: Final = 0.02
+# A face whose rectangle overlaps a back's by less than this share of a card lies over or under a
+# corner of it, beside the stack rather than in it: a stack pushed against a fan meets its cards over
+# a corner's few pixels (hershey table 19706's top back, 0.4 % of it on the 5s beside it), and a
+# single dealt after a stack may lie across its top's corner (table 14017's 7c on the 4h, 5 %).
+# Taken for a card lying on the back or under it, such a back was not counted.
+TOUCH: Final = 0.08
 # Two cards lie across one another beyond this cosine (60 degrees): no fan turns a card so far.
 ACROSS_COS: Final = 0.5
 # An outline edge shorter than this share of a card's width gives its direction only to several
