@@ -189,8 +189,10 @@ def misses(files: Iterable[Path], *, every_line: bool = False) -> list[str]:
 # diff
 
 
-def _by_table(directory: Path) -> dict[tuple[str, str], Path]:
-    return {(f.parent.name, f.name): f for f in dump_files(directory)}
+def _by_table(directory: Path) -> dict[Path, Path]:
+    # (By the path below the directory given: two single --dump runs are two differently named
+    # directories holding the same file names.)
+    return {f.relative_to(directory): f for f in dump_files(directory)}
 
 
 def diff(base: Path, after: Path) -> list[str]:
@@ -199,11 +201,11 @@ def diff(base: Path, after: Path) -> list[str]:
     before_files, after_files = _by_table(base), _by_table(after)
     shared = sorted(before_files.keys() & after_files.keys())
     if not shared:
-        raise DumpError(f"{base} and {after} have no dump file in common (d*/DESIGN-SEED.txt)")
+        raise DumpError(f"{base} and {after} have no dump file in common (DESIGN-SEED.txt or d*/DESIGN-SEED.txt)")
     changes: Counter[tuple[str, str, str]] = Counter()
     lines = []
     for key in shared:
-        name = f"{key[0]}/{key[1]}"
+        name = key.as_posix()
         rows_b, rows_a = read_dump(before_files[key]), read_dump(after_files[key])
         cards_b, cards_a = cards(rows_b), cards(rows_a)
         if [c.code for c in cards_b] != [c.code for c in cards_a]:

@@ -125,6 +125,20 @@ def test_diff_lists_each_changed_card_and_phantom_count(tmp_path: Path) -> None:
     assert diff(base, base) == ["summary:"]
 
 
+def test_diff_of_two_single_dumps_matches_their_files_by_name(tmp_path: Path) -> None:
+    # One `--dump DIR` run writes its files straight into DIR: two runs are two directories named
+    # differently, holding the same file names.
+    base = write_run(tmp_path / "base") / "d5"
+    after = (
+        write_run(tmp_path / "after", kennard=KENNARD.replace("missed     834.8", "counted    834.8")) / "d5"
+    ).rename(tmp_path / "after" / "run2")
+    assert diff(base, after) == [
+        "kennard-5.txt: 3c stacked back missed -> counted  (835,849)",
+        "summary:",
+        "     1 stacked back: missed -> counted",
+    ]
+
+
 def test_diff_says_which_tables_it_could_not_compare(tmp_path: Path) -> None:
     base = write_run(tmp_path / "base")
     after = write_run(tmp_path / "after")
