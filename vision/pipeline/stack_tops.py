@@ -108,11 +108,15 @@ def shifted_tops(
         # (A rectangle that is no one card's, drawn round two, is itself the sign of a second card:
         # it may cover both, leaving nothing of the blob beside it. So is a second chosen back on it
         # that does not show whole either: the top may lie between the two, all of it under them.)
-        between = sized and _between_unwhole(low, chosen=chosen, whole_of=whole_of, card_area=card_w * card_h)
-        if sized and not between:
+        between = False
+        if sized:
             around = shrink(low.corners, 1.0 + 2.0 * _REACH)
             if share(solid, around, exclude=covered) * area(around) < 0.04 * card_w * card_h:
-                continue  # no card's part beside it that no chosen card explains: no card on it unseen
+                # No card's part beside it that no chosen card explains: no card on it unseen,
+                # unless it lies between two chosen backs (looked for only as a card seen whole).
+                between = _between_unwhole(low, chosen=chosen, whole_of=whole_of, card_area=card_w * card_h)
+                if not between:
+                    continue
         scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
         if not len(scores) or float(scores.max()) < _MATCH:
             continue  # (true tops score 0.8 or more at that size)
