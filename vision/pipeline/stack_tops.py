@@ -106,14 +106,14 @@ def shifted_tops(
         if whole_of(low) >= WHOLE_FIT:
             continue  # placed right on a card showing whole: nothing lies on it
         # (A rectangle that is no one card's, drawn round two, is itself the sign of a second card:
-        # it may cover both, leaving nothing of the blob beside it. So is a second chosen back on it
-        # that does not show whole either: the top may lie between the two, all of it under them.)
+        # it may cover both, leaving nothing of the blob beside it.)
         between = False
         if sized:
             around = shrink(low.corners, 1.0 + 2.0 * _REACH)
             if share(solid, around, exclude=covered) * area(around) < 0.04 * card_w * card_h:
-                # No card's part beside it that no chosen card explains: no card on it unseen,
-                # unless it lies between two chosen backs (looked for only as a card seen whole).
+                # No card's part beside it that no chosen card explains: no card on it unseen, unless
+                # a second chosen back on it does not show whole either (the top may lie between the
+                # two, all of it under them; looked for only as a card seen whole).
                 between = _between_unwhole(low, chosen=chosen, whole_of=whole_of, card_area=card_w * card_h)
                 if not between:
                     continue
