@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, WebSocketRoute, expect
 
 from controller.engine import BoxBet
 from controller.table import Actor, utcnow
@@ -284,6 +284,35 @@ def test_recall_shows_a_past_rounds_cards_in_deal_order_and_prints(tmp_path: Pat
         page.emulate_media(media="screen")
         page.click("#recall-close")
         expect(page.locator("#recall")).to_be_hidden()
+
+
+def test_recall_waits_for_the_live_view_instead_of_ignoring_a_press(tmp_path: Path, page: Page) -> None:
+    """Recall lists amounts in the table's currency, which only the live view says: until it has come, the
+    button is disabled (a press used to be dropped silently, and a supervisor saw nothing happen)."""
+    table = make_table(tmp_path / "journal", "oasis", "T1")
+    play_rounds(table, 1, actor=DEALER)
+    held: list[WebSocketRoute] = []
+    let_through = False
+
+    def feed(socket: WebSocketRoute) -> None:
+        # Held: the live feed is answered by nobody, so the page is up and the view never comes.
+        if let_through:
+            socket.connect_to_server()
+        else:
+            held.append(socket)
+
+    page.route_web_socket(re.compile(r".*/ws/tables/T1$"), feed)
+    with live_server(make_app(tmp_path, {"T1": table})) as server:
+        sign_in(page, server.url, "supervisor", next_path="/tables/T1")
+        expect(page.locator("#user-role")).to_have_text("supervisor")
+        assert held, "the page did not open its live feed"
+        expect(page.locator("#open-recall")).to_be_disabled()
+        expect(page.locator("#recall")).to_be_hidden()
+        let_through = True
+        page.reload()
+        expect(page.locator("#open-recall")).to_be_enabled()
+        page.click("#open-recall")
+        expect(page.locator("#recall .list button[data-round='1']")).to_be_visible()
 
 
 def test_an_exchange_against_a_dealer_who_does_not_qualify_reads_bet_by_bet(tmp_path: Path, page: Page) -> None:

@@ -650,6 +650,8 @@ const DealerView = (() => {
         // the rest of the screen (and whatever the dealer is typing in it) is left as it is.
         const devicesOnly = view !== null && sameTable(view, message.view);
         view = message.view;
+        // Recall lists amounts in the table's currency, which only the live view says.
+        $("open-recall").disabled = false;
         cameraReceived = performance.now();
         if (devicesOnly) renderStatus();
         else render();
