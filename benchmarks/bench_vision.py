@@ -102,11 +102,8 @@ def accuracy(
         shares = index_view_shares(renderer, table.scene, deck.index_box)
         reads = [(c.code, c.center) for c in reading.cards]
         total.add(score_reading(truth, reads, tol_px=22, outcomes=outcomes, phantoms=phantoms))
-        showing = [
-            t
-            for t, share in zip(truth, card_view_shares(renderer, table.scene), strict=True)
-            if t[0].face_up or share >= SHOWING
-        ]
+        card_shares = card_view_shares(renderer, table.scene)
+        showing = [t for t, share in zip(truth, card_shares, strict=True) if t[0].face_up or share >= SHOWING]
         seen: list[str] = []
         score_reading(showing, reads, tol_px=22, outcomes=seen)
         for (card, _centre), outcome in zip(showing, seen, strict=True):
@@ -121,7 +118,10 @@ def accuracy(
                 truth=truth,
                 roles=table.roles,
                 outcomes=outcomes,
-                shares=shares,
+                shares=[
+                    share if card.face_up else whole
+                    for (card, _centre), share, whole in zip(truth, shares, card_shares, strict=True)
+                ],
                 phantoms=[reads[i] for i in phantoms],
                 conditions=table.conditions,
             )
@@ -149,9 +149,9 @@ def _dump(
     conditions: tuple[str, ...],
 ) -> None:
     """One table's frame (JPEG), its debug picture (PNG) and a line per card: code, face up or
-    down, role, outcome, the frame position of its centre and, face up, ``view=`` the share of its
-    better index corner in view; then a line per detection no card matched (``phantom``, what it
-    was read as, its centre)."""
+    down, role, outcome, the frame position of its centre and ``view=``: face up, the share of its
+    better index corner in view, face down, the share of the card in view; then a line per
+    detection no card matched (``phantom``, what it was read as, its centre)."""
     stem.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(f"{stem}.jpg", frame)
     cv2.imwrite(f"{stem}-debug.png", draw_debug(frame, reading, trace))

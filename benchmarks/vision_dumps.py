@@ -18,6 +18,7 @@ DUMP_STEM = re.compile(r"^(?P<design>.+)-\d+$")
 OUTCOMES = frozenset({"correct", "unknown", "misread", "missed", "counted", "other"})
 GOOD = frozenset({"correct", "counted"})
 SHOWN = 0.9  # vision.index_view.IN_VIEW: a face-up card whose better index corner is this much in view
+SHOWING = 0.05  # vision.index_view.SHOWING: a back this much in view is one a camera can see
 STACK_GAP_PX = 80.0  # about 0.6 card widths: a back dealt further from the last one starts a new stack
 TIGHT_PX = 20.0  # a stacked back whose next card lies nearer than this is covered tightly
 STACKED = "stacked back"
@@ -38,7 +39,8 @@ class Row:
     outcome: str  # score_reading's word; "" for a phantom
     x: float
     y: float
-    view: float | None  # face up: the share of the better index corner in view
+    # Face up: the share of the better index corner in view; face down: of the card (None: not dumped).
+    view: float | None
     text: str
     number: int  # the line's number in its file, from 1
 
@@ -133,24 +135,30 @@ def tally(rows: Iterable[Row], *, into: Counter[str]) -> None:
         else:
             into["down"] += 1
             into["down_" + r.outcome] += 1
+            if r.view is not None and r.view >= SHOWING:
+                into["showing"] += 1
+                into["showing_" + r.outcome] += 1
 
 
 def _figs_line(name: str, c: Counter[str]) -> str:
     return (
         f"{name:18s} {pct(c['up_correct'], c['up']):>16s} {pct(c['shown_correct'], c['shown']):>16s}"
-        f" {c['up_misread']:7d} {c['up_unknown']:7d} {pct(c['down_counted'], c['down']):>16s} {c['phantom']:8d}"
+        f" {c['up_misread']:7d} {c['up_unknown']:7d} {pct(c['down_counted'], c['down']):>16s}"
+        f" {pct(c['showing_counted'], c['showing']):>16s} {c['phantom']:8d}"
     )
 
 
 def figs(files: Iterable[Path]) -> list[str]:
     """Per design and for all: face-up cards read, those with an index corner in view read,
-    misreads, unknowns, backs counted, phantoms."""
+    misreads, unknowns, backs counted, backs a camera can see (``SHOWING`` of the card in view)
+    counted, phantoms."""
     by: defaultdict[str, Counter[str]] = defaultdict(Counter)
     for f in files:
         tally(read_dump(f), into=by[design(f)])
     total: Counter[str] = Counter()
     lines = [
-        f"{'design':18s} {'read':>16s} {'shown':>16s} {'misread':>7s} {'unknown':>7s} {'backs':>16s} {'phantoms':>8s}"
+        f"{'design':18s} {'read':>16s} {'shown':>16s} {'misread':>7s} {'unknown':>7s} {'backs':>16s}"
+        f" {'showing':>16s} {'phantoms':>8s}"
     ]
     for name in sorted(by):
         total.update(by[name])
@@ -163,7 +171,8 @@ def figs(files: Iterable[Path]) -> list[str]:
 
 
 def misses(files: Iterable[Path], *, every_line: bool = False) -> list[str]:
-    """Each cause of a miss (role, outcome and, face up, whether an index corner was in view) and each
+    """Each cause of a miss (role, outcome and whether an index corner was in view, face up, or the
+    card showed, face down) and each
     phantom (what it was read as), most frequent first; with ``every_line``, each miss's dump line under its cause."""
     counts: Counter[str] = Counter()
     examples: defaultdict[str, list[str]] = defaultdict(list)
@@ -174,7 +183,8 @@ def misses(files: Iterable[Path], *, every_line: bool = False) -> list[str]:
             elif r.outcome in GOOD:
                 continue
             else:
-                tag = "" if r.view is None else " SHOWN" if r.view >= SHOWN else " hidden"
+                bar = SHOWN if r.side == "up" else SHOWING
+                tag = "" if r.view is None else " SHOWN" if r.view >= bar else " hidden"
                 cause = f"{r.role} {r.outcome}{tag}"
             counts[cause] += 1
             examples[cause].append(f"{f.parent.name}/{f.stem}: {r.text}")
@@ -271,9 +281,12 @@ _PLACES = ("bottom tight", "bottom loose", "middle tight", "middle loose", "top"
 
 
 def stack_misses(files: Iterable[Path]) -> list[str]:
-    """Stacked backs missed (not counted as a back) by the size of their stack and their place in it."""
+    """Stacked backs missed (not counted as a back) by the size of their stack and their place in it,
+    of all and of those a camera can see (``SHOWING`` of the card in view, where the dump says)."""
     dealt: Counter[tuple[int, str]] = Counter()
     missed: Counter[tuple[int, str]] = Counter()
+    showing: Counter[tuple[int, str]] = Counter()
+    showing_missed: Counter[tuple[int, str]] = Counter()
     sizes: Counter[int] = Counter()
     for f in files:
         for stack in group_stacks(read_dump(f)):
@@ -282,13 +295,20 @@ def stack_misses(files: Iterable[Path]) -> list[str]:
                 key = (len(stack), place(stack, index=index))
                 dealt[key] += 1
                 missed[key] += row.outcome != "counted"
+                if row.view is not None and row.view >= SHOWING:
+                    showing[key] += 1
+                    showing_missed[key] += row.outcome != "counted"
     lines = [
         f"stacked backs missed, by stack size and place (tight: the next card's centre < {TIGHT_PX:.0f} px away)",
-        f"{'size':>4s} {'place':12s} {'missed':>16s}",
+        f"{'size':>4s} {'place':12s} {'missed':>16s} {'showing, missed':>16s}",
     ]
     for key in sorted(dealt, key=lambda k: (k[0], _PLACES.index(k[1]))):
-        lines.append(f"{key[0]:4d} {key[1]:12s} {pct(missed[key], dealt[key]):>16s}")
-    lines.append(f"{'all':>4s} {'':12s} {pct(missed.total(), dealt.total()):>16s}")
+        seen = pct(showing_missed[key], showing[key])
+        lines.append(f"{key[0]:4d} {key[1]:12s} {pct(missed[key], dealt[key]):>16s} {seen:>16s}")
+    lines.append(
+        f"{'all':>4s} {'':12s} {pct(missed.total(), dealt.total()):>16s}"
+        f" {pct(showing_missed.total(), showing.total()):>16s}"
+    )
     lines.append("stacks: " + (", ".join(f"{sizes[n]} of {n}" for n in sorted(sizes)) or "none"))
     return lines
 
