@@ -280,15 +280,28 @@ def _feature(
         # as the index): a blurred suit can run into a pip or a picture beside the index
         # (dondorf's 8c and 9c), and the two, joined to the patch border, were dropped. Cut at the
         # registered index's right edge, the part of such a blob on the index's side is the suit.
+        pieces = cut_at_index(ink, box, min_area)
         trimmed = glyph_bounds(
-            comps + cut_at_index(ink, box, min_area),
+            comps + pieces,
             seed=seed,
             limit=(w, h),
             max_width=widest,
             stacked_overlap=True,
             frame_lines=lead > 0,
         )
-        if trimmed is not None and stacked(trimmed[1]):
+        whole = trimmed is not None and stacked(trimmed[1])
+        # Blurred, the rank can run into the suit too, and the whole index with the pip is one blob
+        # (dondorf table 11006's fanned 8c): one piece cut off, from the index's top, as tall as it
+        # is rank and suit run together (split below). A piece starting under the rank's top is not.
+        together = (
+            trimmed is not None
+            and not whole
+            and any(
+                piece in trimmed[1] and piece[1] <= trimmed[0][1] and piece[3] - piece[1] >= RANK_ALONE * expect_h
+                for piece in pieces
+            )
+        )
+        if whole and trimmed is not None:
             found, cut_out = trimmed, True
         elif seen is not None and found is not None:
             framed = _frame_cut(
@@ -305,6 +318,8 @@ def _feature(
             )
             if framed is not None:
                 return framed
+        if together and trimmed is not None:
+            found, cut_out = trimmed, True
     if found is None:
         return None
     (x0, y0, x1, y1), joined = found
