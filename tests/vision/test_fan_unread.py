@@ -45,3 +45,14 @@ def test_a_fan_bottom_whose_far_corner_shows_the_top_cards_index_is_read_by_its_
     assert roles == ["fan bottom", "fan middle", "fan top"]
     assert outcomes == ["correct"] * 3
     assert "misread" not in everything
+
+
+def test_a_fanned_index_run_together_with_the_pip_beside_it_is_read(dondorf: DeckProfile) -> None:
+    # The benchmark's table 11006: a fan Qs, 8c, 8h turned about a corner. Blurred, the middle
+    # 8c's rank, suit and the club pip beside them are one blob running to the patch's border; the
+    # 8 was taken for the index, split at its waist into a "rank" and a "suit", and read nothing
+    # (Qc 0.45 at its true corner). Cut at the index's edge, the blob is rank and suit (8c 0.89).
+    roles, outcomes, everything = _fan_outcomes(dondorf, 11006, ("Qs", "8c", "8h"))
+    assert roles == ["fan bottom", "fan middle", "fan top"]
+    assert outcomes == ["correct"] * 3
+    assert "misread" not in everything
