@@ -49,10 +49,12 @@ def test_a_card_seen_across_a_card_read_there_is_that_card_again(dondorf: DeckPr
     assert len(codes) == 3
 
 
-def test_a_middle_card_seen_between_cards_read_is_still_a_card(dondorf: DeckProfile) -> None:
-    # The same fan sharp, the middle 5c's index smudged: it is seen, not read, and its card lies
-    # mostly over the 8c and under the 9c, both read. It lies within a fan's angle of them: a card,
-    # unknown, counted (dropping it would hide a card from the misdeal count).
+def test_a_middle_card_with_a_smudged_index_between_cards_read_is_still_a_card(dondorf: DeckProfile) -> None:
+    # The same fan sharp, the middle 5c's index smudged; its card lies mostly over the 8c and under
+    # the 9c, both read. It lies within a fan's angle of them: a card, counted (dropping it would hide
+    # a card from the misdeal count). It was seen, not read, until a blurred index run together with
+    # the pip beside it was cut at the index's edge (stop 45): its smudged club had run into the pip.
+    # Now it reads; unknown or read, it is one card, and never another one.
     scene = Scene(cards=FAN, optics=Optics(blur_sigma_px=0.8, jpeg_quality=95))
     renderer = TableRenderer(deck=dondorf, view=VIEW, seed=1004)
     frame = renderer.render(scene, seed=1004)
@@ -62,7 +64,7 @@ def test_a_middle_card_seen_between_cards_read_is_still_a_card(dondorf: DeckProf
     cv2.circle(smudge, (round(at[0]), round(at[1])), round(0.12 * float(np.hypot(*(q[3] - q[0])))), 255, -1)
     frame = np.where(smudge[..., None] > 0, cv2.GaussianBlur(frame, (0, 0), 1.0), frame)
     outcomes, phantoms, codes = _outcomes(dondorf, renderer, np.asarray(frame, np.uint8))
-    assert outcomes == ["correct", "unknown", "correct"], codes
+    assert outcomes[0] == outcomes[2] == "correct" and outcomes[1] in ("correct", "unknown"), codes
     assert phantoms == 0
 
 
