@@ -56,3 +56,13 @@ def test_a_fanned_index_run_together_with_the_pip_beside_it_is_read(dondorf: Dec
     assert roles == ["fan bottom", "fan middle", "fan top"]
     assert outcomes == ["correct"] * 3
     assert "misread" not in everything
+
+
+def test_a_fan_bottom_read_beside_a_single_card_turned_across_it_keeps_its_name(kennard: DeckProfile) -> None:
+    # The benchmark's table 19707: a fan Th, 3s, 5s, and a single Tc touching the fan, turned across
+    # it. The Th's index corner reads Th 0.92, 0.13 of a card's width from the Tc's corner and just
+    # outside it; taken for the Tc's own index read turned, the Th was unnamed (on four designs).
+    roles, outcomes, everything = _fan_outcomes(kennard, 19707, ("Th", "3s", "5s"))
+    assert roles == ["fan bottom", "fan middle", "fan top"]
+    assert outcomes == ["correct"] * 3
+    assert "misread" not in everything

@@ -25,6 +25,9 @@ SAME_CORNER: Final = 0.1
 # corner of a card it lies under is no index of that card's (a fan's middle card's corner over
 # the bottom card's face, standard's table 11009 3c 0.38 w from the 6h's nearest corner).
 OWN_INDEX: Final = 0.25
+# A corner this near a card's edge (card widths, outside it) lies on it, for a card lying across
+# (see ``_covered``): two plane pixels, a rectangle's own imprecision.
+ON_EDGE: Final = 0.03
 
 
 class FanSettle:
@@ -150,7 +153,11 @@ def _covered(hyps: Sequence[Hypothesis], hyp: Hypothesis, k: int, *, card_w: flo
         nearest = float(np.hypot(*(o.corners - here).T).min())
         if nearest >= OWN_INDEX * card_w or _stray_across(o, hyp, nearest=nearest, card_w=card_w):
             continue
-        if _lies_under(here, o, card_w=card_w):
+        # A card lying across is another card's index turned only where the corner lies on it (within
+        # ``ON_EDGE``, a rectangle's own imprecision): a little beside it is a card of its own touching
+        # the fan (kennard table 19707: the fan's bottom Th, its index corner 0.06 w outside a single
+        # Tc, 0.13 w from its corner, was unnamed).
+        if _lies_under(here, o, card_w=card_w, margin=ON_EDGE if turned else 0.1):
             return True
     return False
 
@@ -179,6 +186,7 @@ def _drawn_again(o: Hypothesis, hyp: Hypothesis, *, card_w: float) -> bool:
     return float(np.hypot(*(o.center - hyp.center))) < 0.2 * card_w and parallel(o.corners, hyp.corners)
 
 
-def _lies_under(point: npt.NDArray[np.float64], o: Hypothesis, *, card_w: float) -> bool:
-    """Whether ``point`` lies under card ``o`` or within a tenth of a card's width of it."""
-    return cv2.pointPolygonTest(o.corners.astype(np.float32), (float(point[0]), float(point[1])), True) > -0.1 * card_w
+def _lies_under(point: npt.NDArray[np.float64], o: Hypothesis, *, card_w: float, margin: float = 0.1) -> bool:
+    """Whether ``point`` lies under card ``o`` or within ``margin`` of a card's width of it."""
+    where = (float(point[0]), float(point[1]))
+    return cv2.pointPolygonTest(o.corners.astype(np.float32), where, True) > -margin * card_w
