@@ -56,6 +56,10 @@ _NUDGE_GAIN: Final = 0.05
 # dealt lies up to 6 degrees from the last (the best place is turned 1.5 more either way when that is
 # better). With -2 and 2 alone, dev table 10000's Qh, 5.3 degrees from the top, was missed on six designs.
 _SLIDE_TURNS: Final = (-5.0, -2.5, 0.0, 2.5, 5.0)
+# ... but only those beside a top not placed right, whose own border shows as strips of the back that
+# more places would take for a middle card (nicu-white test table 14364: a fourth back at 0.65, slid
+# unturned under a top matching the back whole 0.59).
+_SLIDE_TURNS_OFF: Final = (-2.0, 2.0)
 # A card on top not placed right (under ``WHOLE_FIT``) whose fit to the back moves it at least this
 # far (card widths) is tried there for the middle card under it: drawn 3 px off (dev table 501,
 # kennard: 0.053 of a card's width), it hides part of the middle card's strip and leaves its own
@@ -166,16 +170,17 @@ class MiddleCards:
         # (Plane-sized masks made with np.zeros cost nothing until drawn in: only the drawn part
         # and what the likeness warps are ever touched.)
         above = drawn(self.stack.covered.shape, (o.corners for o in self.stack.chosen if o is not bottom))
-        scores, quads = self.stack.slide(top.corners, above, _FAR * card_w, _SLIDE_TURNS)
-        if not len(scores):
-            return None
-        centres = quads.mean(axis=1)
-        near = [np.hypot(*(centres - o.center).T) / card_w for o in (top, bottom)]
         # Next to a top placed right (seen whole), nothing hides the top and its own border does
         # not show: a strip beside it is the middle card's, and the middle may lie tight on the
         # card under it (whose own border is ruled out below). Else 0.15 from both.
         if placed_top is None:
             placed_top = self.stack.whole(top) >= WHOLE_FIT
+        turns = _SLIDE_TURNS if placed_top else _SLIDE_TURNS_OFF
+        scores, quads = self.stack.slide(top.corners, above, _FAR * card_w, turns)
+        if not len(scores):
+            return None
+        centres = quads.mean(axis=1)
+        near = [np.hypot(*(centres - o.center).T) / card_w for o in (top, bottom)]
         apart = _APART if placed_top else APART_OFF
         tight = _APART_TIGHT if placed_top else APART_OFF
         reach = (near[0] >= apart) & (near[1] >= tight) & (near[0] <= _FAR) & (near[1] <= _FAR)
