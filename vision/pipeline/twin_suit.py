@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import cv2
 import numpy as np
@@ -204,6 +204,9 @@ class TwinSuit:
         self._x1 = min(round(box.x1 * CARD_PX_W) + TWIN_PAD, CARD_PX_W)
         self._y1 = min(round(box.y1 * CARD_PX_H) + TWIN_PAD, CARD_PX_H)
         self._registered = _registered(deck, (self._x0, self._y0, self._x1, self._y1))
+        # The last patch's windows round the last place fitted: a judgement fits the same place
+        # again with other looks (a third of the fits on the speed frames), the same windows.
+        self._last: _Windows | None = None
 
     def holds(self, image: ByteImage, origin: Vec, x_vec: Vec, y_vec: Vec, *, code: str) -> bool:
         """Whether the index at one corner (``CornerReader.read``'s vectors) fits ``code``'s
@@ -262,7 +265,7 @@ class TwinSuit:
         mine = self._whole_fits_by_blur(patch, at, [code])[0]
         blur = int(np.argmax(mine))
         h, w = self._registered.looks[code][0].shape
-        rough = _correlated(patch, at, (w, h), self._registered.at_blur(blur))
+        rough = self._correlated(patch, at, (w, h), self._registered.at_blur(blur))
         order = [int(i) for i in np.argsort(-rough) if CODES[int(i)] != code][:SILENT_FEW]
         best, shown = code, -1.0
         for i in order:
@@ -332,8 +335,18 @@ class TwinSuit:
     ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]:
         """``_fits`` per blur (TWIN_BLURS), for ``code`` and for its rival."""
         (x0, y0, x1, y1), rows, looks, twins = self._registered.pair(code, whole=whole, rival=rival)
-        best = _correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
+        best = self._correlated(patch, (at[0] + x0, at[1] + y0), (x1 - x0, y1 - y0), rows)
         return best[looks], best[twins]
+
+    def _correlated(
+        self, patch: npt.NDArray[np.float32], at: tuple[int, int], size: tuple[int, int], rows: npt.NDArray[np.float32]
+    ) -> npt.NDArray[np.float64]:
+        """Each row's best normalised correlation with the patch within TWIN_NEAR pixels of ``at``
+        (x, y), the windows (``size`` w, h) made once for consecutive fits of the same place."""
+        last = self._last
+        if last is None or last.patch is not patch or last.at != at or last.size != size:
+            last = self._last = _windows(patch, at, size)
+        return _correlated(last, rows)
 
     def _whole_fits(self, patch: npt.NDArray[np.float32], at: tuple[int, int], codes: Sequence[str]) -> list[float]:
         """``_fits`` of the whole index for several codes at once (one product for all their looks)."""
@@ -346,7 +359,7 @@ class TwinSuit:
         whole = self._registered.whole
         rows = np.concatenate([whole[c] for c in codes]) if len(codes) > 1 else whole[codes[0]]
         h, w = self._registered.looks[codes[0]][0].shape
-        best = _correlated(patch, at, (w, h), rows).reshape(len(codes), len(TWIN_BLURS))
+        best = self._correlated(patch, at, (w, h), rows).reshape(len(codes), len(TWIN_BLURS))
         return list(best)
 
 
@@ -357,26 +370,42 @@ def _needed(lead: float, *, fit: float, apart: float) -> float:
     return max(lead, TELL_APART * float(np.sqrt(max(1.0 - fit, 0.0) * max(apart, 0.0))))
 
 
-def _correlated(
-    patch: npt.NDArray[np.float32], at: tuple[int, int], size: tuple[int, int], rows: npt.NDArray[np.float32]
-) -> npt.NDArray[np.float64]:
-    """Each row's (a look, zero-mean, unit-norm, ``size`` w, h) best normalised correlation with
-    the patch within TWIN_NEAR pixels of ``at`` (x, y)."""
+class _Windows(NamedTuple):
+    """The patch's windows round one place, for :func:`_correlated` (see ``_windows``)."""
+
+    patch: npt.NDArray[np.float32]  # held: while kept, no later patch can take its id
+    at: tuple[int, int]
+    size: tuple[int, int]
+    rows: npt.NDArray[np.float32]  # each shifted window, flat (shifts row by row), less the patch's mean
+    norms: npt.NDArray[np.float64]  # each window's spread about its own mean, (shifts, 1)
+
+
+def _windows(patch: npt.NDArray[np.float32], at: tuple[int, int], size: tuple[int, int]) -> _Windows:
+    """The ``size`` (w, h) windows of the patch within TWIN_NEAR pixels of ``at`` (x, y), and their norms."""
     w, h = size
     x, y = at
     near = patch[max(y - TWIN_NEAR, 0) : y + h + TWIN_NEAR, max(x - TWIN_NEAR, 0) : x + w + TWIN_NEAR]
-    # OpenCV's TM_CCOEFF_NORMED for every look at once (one matchTemplate call each cost ~10x
-    # the arithmetic on these few shifts): a shifted window's dot product with a zero-mean
-    # unit-norm look, over the window's own spread about its mean (from its sums; a flat window
-    # fits nothing, 0 as OpenCV's). Taking the patch's mean out first keeps the float32 sums'
-    # rounding small; the looks being zero-mean, it changes no fit.
+    # Taking the patch's mean out first keeps the float32 sums' rounding small; the looks being
+    # zero-mean, it changes no fit.
     near = near - np.float32(near.mean())
-    windows = sliding_window_view(near, (h, w)).reshape(-1, h * w)
-    dots = windows @ rows.T
+    rows = sliding_window_view(near, (h, w)).reshape(-1, h * w)
     sums, squares = cv2.integral2(near, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
     spread = (squares[h:, w:] - squares[:-h, w:] - squares[h:, :-w] + squares[:-h, :-w]) - (
         sums[h:, w:] - sums[:-h, w:] - sums[h:, :-w] + sums[:-h, :-w]
     ) ** 2 / (h * w)
-    norms = np.sqrt(np.maximum(spread, 0.0)).reshape(-1, 1)
+    return _Windows(patch, at, size, rows, np.sqrt(np.maximum(spread, 0.0)).reshape(-1, 1))
+
+
+def _correlated(windows: _Windows, rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+    """Each row's (a look, zero-mean, unit-norm, the windows' size) best normalised correlation with
+    the patch's ``windows``.
+
+    OpenCV's TM_CCOEFF_NORMED for every look at once (one matchTemplate call each cost ~10x the
+    arithmetic on these few shifts): a shifted window's dot product with a zero-mean unit-norm
+    look, over the window's own spread about its mean (from its sums; a flat window fits
+    nothing, 0 as OpenCV's).
+    """
+    dots = windows.rows @ rows.T
+    norms = windows.norms
     fits = np.divide(dots, norms, out=np.zeros(dots.shape), where=norms > _FLAT)
     return np.asarray(fits.max(axis=0))
