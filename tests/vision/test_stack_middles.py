@@ -249,3 +249,11 @@ def test_a_middle_card_turned_five_degrees_from_a_top_drawn_a_little_off_is_coun
     deck: DeckProfile = request.getfixturevalue(design)
     cards, near = table_stack(deck, seed=10000, codes=("Ks", "Qh", "2h"))
     assert len(near) == 3 and no_back_where_no_card_lies(cards, near), (cards, near)
+
+
+def test_a_top_moved_onto_another_card_counted_finds_no_middle_under_it() -> None:
+    # Dev table 10019 (nicu-white): the Ah, 5h, Th. A chosen back drawn across two cards (0.43 whole)
+    # was moved by its own look onto the Th, already counted, and a middle card found under it where
+    # it had lain: a fourth back on three cards. A top moved onto a card counted is that card.
+    cards, near = table_stack(kde_deck("nicu-white"), seed=10019, codes=("Ah", "5h", "Th"))
+    assert len(near) == 3 and no_back_where_no_card_lies(cards, near), (cards, near)

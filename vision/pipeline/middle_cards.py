@@ -122,6 +122,11 @@ class MiddleCards:
             if any(float(np.hypot(*(centre - at))) < _FIT_MOVE * self.stack.card_w for at in tried):
                 continue  # (in place already, or where the fit put it: the same search)
             tried.append(centre)
+            if any(
+                o is not top and float(np.hypot(*(centre - o.center))) < _APART_TIGHT * self.stack.card_w
+                for o in self.stack.chosen
+            ):
+                continue  # moved onto a card counted: that card (nicu-white 10019: a phantom under it)
             fitted = self.stack.likeness(Hypothesis(corners=quad), self.stack.blank())
             if fitted <= self.stack.whole(top):
                 continue
