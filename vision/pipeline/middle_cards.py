@@ -56,8 +56,8 @@ _NUDGE_GAIN: Final = 0.05
 # dealt lies up to 6 degrees from the last (the best place is turned 1.5 more either way when that is
 # better). With -2 and 2 alone, dev table 10000's Qh, 5.3 degrees from the top, was missed on six designs.
 _SLIDE_TURNS: Final = (-5.0, -2.5, 0.0, 2.5, 5.0)
-# ... but only those beside a top not placed right, whose own border shows as strips of the back that
-# more places would take for a middle card (nicu-white test table 14364: a fourth back at 0.65, slid
+# Beside a top not placed right, only these: its own border shows as strips of the back, which more
+# places would take for a middle card (nicu-white test table 14364: a fourth back at 0.65, slid
 # unturned under a top matching the back whole 0.59).
 _SLIDE_TURNS_OFF: Final = (-2.0, 2.0)
 # A card on top not placed right (under ``WHOLE_FIT``) whose fit to the back moves it at least this
@@ -109,8 +109,9 @@ class MiddleCards:
         """The middle card under ``top`` (not placed right) and over ``bottom`` with the top moved to
         where it matches the back whole better, or None: where the back's brightness slid over it
         fits best (``fit``), else moved step by step while its own look in place as a whole card
-        improves (``polished``: a top drawn between its own corners and the middle card's, the slid
-        brightness can hold there, dev table 10000's 2h, 2.7 px off on six designs). Found, the top
+        improves (``polished``: for a top drawn between its own corners and the middle card's, the
+        slid brightness may fit best where it is drawn; dev table 10000's 2h, 2.7 px off, on six
+        designs). Never onto a card already counted: that is the card. Found, the top
         stays there (and ``covered`` is drawn again); else it is put back. The middle is judged as
         under the top as drawn (the same distances from both), unless the top moved matches the back
         whole (``WHOLE_FIT``): then it is placed right, as any top that does."""
