@@ -291,8 +291,9 @@ def _feature(
         )
         whole = trimmed is not None and stacked(trimmed[1])
         # Blurred, the rank can run into the suit too, and the whole index with the pip is one blob
-        # (dondorf table 11006's fanned 8c): one piece cut off, from the index's top, as tall as it
-        # is rank and suit run together (split below). A piece starting under the rank's top is not.
+        # (dondorf table 11006's fanned 8c): one piece cut off that runs from the glyphs' top for 0.8
+        # of the index's height is rank and suit run together (split below), taken after a court
+        # card's frame cut. A piece starting under the rank's top (a suit joined to a picture) is not.
         together = (
             trimmed is not None
             and not whole
