@@ -133,12 +133,12 @@ class MiddleCards:
                 continue
             top.corners, top.center = quad, centre
             found = self._middle(bottom=bottom, top=top, placed_top=fitted >= WHOLE_FIT)
-            top.corners, top.center = drawn_at
-            if found is not None:
-                top.corners, top.center = quad, centre
-                self.stack.set_whole(top, fitted)
-                redraw(self.stack.covered, (o.corners for o in self.stack.chosen), erased=drawn_at[0])
-                return found
+            if found is None:
+                top.corners, top.center = drawn_at
+                continue
+            self.stack.set_whole(top, fitted)
+            redraw(self.stack.covered, (o.corners for o in self.stack.chosen), erased=drawn_at[0])
+            return found
         return None
 
     def _keep_middles(self, *, bottom: Hypothesis, top: Hypothesis) -> None:

@@ -376,7 +376,7 @@ class _Windows(NamedTuple):
     patch: npt.NDArray[np.float32]  # held: while kept, no later patch can take its id
     at: tuple[int, int]
     size: tuple[int, int]
-    rows: npt.NDArray[np.float32]  # each shifted window, flat (shifts row by row), less the patch's mean
+    flat: npt.NDArray[np.float32]  # each shifted window, flat (shifts row by row), less the patch's mean
     norms: npt.NDArray[np.float64]  # each window's spread about its own mean, (shifts, 1)
 
 
@@ -388,12 +388,12 @@ def _windows(patch: npt.NDArray[np.float32], at: tuple[int, int], size: tuple[in
     # Taking the patch's mean out first keeps the float32 sums' rounding small; the looks being
     # zero-mean, it changes no fit.
     near = near - np.float32(near.mean())
-    rows = sliding_window_view(near, (h, w)).reshape(-1, h * w)
+    flat = sliding_window_view(near, (h, w)).reshape(-1, h * w)
     sums, squares = cv2.integral2(near, sdepth=cv2.CV_64F, sqdepth=cv2.CV_64F)
     spread = (squares[h:, w:] - squares[:-h, w:] - squares[h:, :-w] + squares[:-h, :-w]) - (
         sums[h:, w:] - sums[:-h, w:] - sums[h:, :-w] + sums[:-h, :-w]
     ) ** 2 / (h * w)
-    return _Windows(patch, at, size, rows, np.sqrt(np.maximum(spread, 0.0)).reshape(-1, 1))
+    return _Windows(patch, at, size, flat, np.sqrt(np.maximum(spread, 0.0)).reshape(-1, 1))
 
 
 def _correlated(windows: _Windows, rows: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
@@ -405,7 +405,7 @@ def _correlated(windows: _Windows, rows: npt.NDArray[np.float32]) -> npt.NDArray
     look, over the window's own spread about its mean (from its sums; a flat window fits
     nothing, 0 as OpenCV's).
     """
-    dots = windows.rows @ rows.T
+    dots = windows.flat @ rows.T
     norms = windows.norms
     fits = np.divide(dots, norms, out=np.zeros(dots.shape), where=norms > _FLAT)
     return np.asarray(fits.max(axis=0))
