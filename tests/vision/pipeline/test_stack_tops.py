@@ -1,4 +1,4 @@
-"""``stack_tops._still_lower``: when the chosen rectangle a card on top was found beside stays a card."""
+"""``stack_tops``: when the chosen rectangle a card on top was found beside stays a card; the card's rectangle along a quad."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from vision.pipeline.hypotheses import Hypothesis
-from vision.pipeline.stack_tops import _card_shaped, _still_lower
+from vision.pipeline.stack_tops import _card_shaped, _still_lower, card_along
 
 if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
@@ -98,3 +98,22 @@ def test_a_rectangle_with_one_side_longer_than_its_opposite_is_no_card_shape() -
     quad[2] += (0.0, CARD_H * 0.06)  # the right side 6 % longer than the left one
     assert _card_shaped(card * 1.03, card)
     assert not _card_shaped(quad, card)
+
+
+@pytest.mark.parametrize("clockwise", [True, False])
+def test_the_card_along_a_skewed_quad_is_square_and_turned_halfway_between_its_sides(clockwise: bool) -> None:
+    # Snapped to corners of two cards of a stack (kennard table 19504's top): the quad's sides lie
+    # 6 degrees off square. A card drawn along its first side alone is skewed as the quad is, and
+    # slid and fitted never matches the back; the card is square, half the skew either way.
+    quad = _card(0.0, 0.0).corners
+    quad[[1, 2]] += (0.0, CARD_W * np.tan(np.radians(6.0)))  # the first side turned 6 degrees down
+    if not clockwise:
+        quad = quad[::-1].copy()
+    card = card_along(quad, quad.mean(axis=0), card_w=CARD_W, card_h=CARD_H)
+    sides = np.roll(card, -1, axis=0) - card
+    lengths = np.hypot(*sides.T)
+    assert np.allclose(lengths, [CARD_W, CARD_H, CARD_W, CARD_H])
+    assert abs(float(np.dot(sides[0], sides[1]))) < 1e-6  # square
+    turned = np.degrees(np.arctan2(sides[0][1], sides[0][0])) % 180.0
+    assert turned == pytest.approx(3.0, abs=0.01)
+    assert np.allclose(card.mean(axis=0), quad.mean(axis=0))
