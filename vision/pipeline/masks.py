@@ -447,7 +447,7 @@ def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteI
     dealt card lies off the one under it) the border lines that reach the body and what they
     enclose with it are that card's stack. Pale pixels are left out: glare on the cloth is pale.
     """
-    reach = 2 * max(2, round(0.3 * math.sqrt(card_area))) + 1
+    reach = 2 * max(2, round(0.45 * math.sqrt(card_area))) + 1
     near = cv2.dilate(bodies, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
     lines = cv2.bitwise_and(raw, cv2.bitwise_and(near, cv2.bitwise_not(bodies)))
     # A border line runs a card's side; specks of the cloth's noise are a few pixels each.
