@@ -33,6 +33,11 @@ _MOST: Final = 2.5
 _BODY: Final = 0.3
 _BODY_FACES: Final = 1.5
 _BODY_LEAST: Final = 0.1
+# A lower back's strip is looked for this far from the body of the card on top (times the square
+# root of a card's area, 1.18 card widths): dealt backs land up to 25 mm off the card under them
+# and a few degrees turned, so a strip's far border lies up to about 30 mm (0.5 of a card's
+# width) beyond the top's edge (0.3 cut off that border: standard table 504's Qc, 23 px out).
+_STRIP_REACH: Final = 0.45
 # The faces' regions of a colour are measured at this size (a card's interior as the plane shows it).
 _FACE_SIZE: Final = (40, 56)
 _CARD_ASPECT: Final = 88.0 / 63.0
@@ -230,7 +235,7 @@ def _with_bodies(
     out = fg.copy()
     # Each body's stack lies within reach of it: worked out there (a card's neighbourhood, not
     # the whole plane, which would cost several milliseconds a frame).
-    reach = max(2, round(0.3 * math.sqrt(card_area))) + 4
+    reach = max(2, round(_STRIP_REACH * math.sqrt(card_area))) + 4
     height, width = fg.shape[:2]
     contours, _ = cv2.findContours(holes, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     boxes: list[tuple[int, int, int, int]] = []
@@ -443,11 +448,11 @@ def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteI
 
     A lower card shows a strip along its offset, a few pixels to a quarter of a card wide, far
     under the 0.3 of a card a body must enclose to be no red pip, and its border line is thinner
-    than the opening of the not-felt mask keeps. Beside a card's body (within the farthest a
-    dealt card lies off the one under it) the border lines that reach the body and what they
-    enclose with it are that card's stack. Pale pixels are left out: glare on the cloth is pale.
+    than the opening of the not-felt mask keeps. Beside a card's body (within ``_STRIP_REACH``, the
+    farthest a dealt card lies off the one under it) the border lines that reach the body and what
+    they enclose with it are that card's stack. Pale pixels are left out: glare on the cloth is pale.
     """
-    reach = 2 * max(2, round(0.45 * math.sqrt(card_area))) + 1
+    reach = 2 * max(2, round(_STRIP_REACH * math.sqrt(card_area))) + 1
     near = cv2.dilate(bodies, cv2.getStructuringElement(cv2.MORPH_RECT, (reach, reach)))
     lines = cv2.bitwise_and(raw, cv2.bitwise_and(near, cv2.bitwise_not(bodies)))
     # A border line runs a card's side; specks of the cloth's noise are a few pixels each.

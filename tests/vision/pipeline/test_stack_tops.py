@@ -1,4 +1,4 @@
-"""``stack_tops``: when the chosen rectangle a card on top was found beside stays a card; the card's rectangle along a quad."""
+"""``stack_tops``: when a rectangle a top was found beside stays a card; the card along a quad."""
 
 from __future__ import annotations
 
