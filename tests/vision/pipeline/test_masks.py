@@ -151,6 +151,27 @@ def test_a_stack_of_backs_of_the_cloths_hue_in_dim_light_is_one_blob(standard: D
         )
 
 
+def test_a_strip_of_a_back_of_the_cloths_hue_dealt_far_out_under_another_is_card(standard: DeckProfile) -> None:
+    # The benchmark's table 504 (standard's blue backs on blue cloth): the Qc lies 23 px (25 mm)
+    # beyond the Kh on it along its long side. Its strip is cloth to the hue test but for its white
+    # border, whose far side lay beyond the reach looked in beside the Kh's body: the strip stayed
+    # felt and the Qc was not counted. The whole Qc is now card (its strip and what the Kh hides).
+    table = random_table(np.random.default_rng(504))
+    stack = tuple(card for card in table.scene.cards if card.code in ("Kh", "Qc"))
+    assert len(stack) == 2 and not any(card.face_up for card in stack)
+    renderer = TableRenderer(deck=standard, view=table.view, seed=504)
+    trace = Trace()
+    Recognizer(deck=standard, calibration=view_calibration(table.view)).read(
+        renderer.render(replace(table.scene, cards=stack, hands=()), seed=504), trace=trace
+    )
+    assert trace.plane is not None and trace.masks is not None
+    for card in stack:
+        quad = trace.plane.to_plane(renderer.card_quad_px(card))
+        inside = cv2.fillConvexPoly(np.zeros_like(trace.masks.fg), np.round(shrink(quad, 0.95)).astype(np.int32), 255)
+        shown = cv2.countNonZero(cv2.bitwise_and(inside, trace.masks.fg)) / cv2.countNonZero(inside)
+        assert shown > 0.97, (card.code, shown)
+
+
 @pytest.mark.parametrize("texture", FELT_TEXTURES)
 @pytest.mark.parametrize("felt", FELTS, ids=lambda bgr: "felt-" + "-".join(map(str, bgr)))
 def test_felt_under_glare_and_dim_light_gives_no_body_to_a_back_of_its_colour(
