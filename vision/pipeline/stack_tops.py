@@ -214,7 +214,11 @@ def unseen_tops(
     for hyp in sorted(candidates, key=lambda h: h.back_score, reverse=True):
         if not hyp.back or any(on_or_under(hyp.corners, o, card_area=card_w * card_h) for o in chosen):
             continue  # not the back's colours, or a stack with a card chosen already (the other steps')
-        card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h)
+        # Square: every rectangle the outline proposed here was snapped to corners of two cards
+        # (none was chosen), skewed as they lie several degrees apart, and slid and fitted so the
+        # top never matches the back (kennard table 19504's 6s, 0.76 skewed, 0.95 square). (Only
+        # here: elsewhere the chosen rectangle's own skew placed fits better, 10 backs lost, 4 found.)
+        card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h, square=True)
         scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
         if not len(scores) or float(scores.max()) < _MATCH:
             continue
@@ -390,22 +394,31 @@ def _first(pair: tuple[float, object]) -> float:
     return pair[0]
 
 
-def _card_sized(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -> npt.NDArray[np.float64]:
-    """The plane card's rectangle with ``quad``'s centre and directions (corners in its order)."""
-    return card_along(quad, quad.mean(axis=0), card_w=card_w, card_h=card_h)
+def _card_sized(
+    quad: npt.NDArray[np.float64], *, card_w: float, card_h: float, square: bool = False
+) -> npt.NDArray[np.float64]:
+    """The plane card's rectangle with ``quad``'s centre and directions (corners in its order;
+    ``square``: see ``card_along``)."""
+    return card_along(quad, quad.mean(axis=0), card_w=card_w, card_h=card_h, square=square)
 
 
 def card_along(
-    quad: npt.NDArray[np.float64], centre: npt.NDArray[np.float64], *, card_w: float, card_h: float
+    quad: npt.NDArray[np.float64],
+    centre: npt.NDArray[np.float64],
+    *,
+    card_w: float,
+    card_h: float,
+    square: bool = False,
 ) -> npt.NDArray[np.float64]:
-    """The plane card's rectangle at ``centre``, its sides along ``quad``'s (corners in its order);
-    a skewed ``quad`` (snapped to corners of two cards of a stack) gives a rectangle turned halfway
-    between its two sides' directions: a card is square, and slid and fitted a skewed one never
-    matches the back (kennard table 19504's top, 0.76 so, 0.95 square)."""
+    """The plane card's rectangle at ``centre``, its sides along ``quad``'s (corners in its order).
+
+    With ``square``, a skewed ``quad`` gives a rectangle turned halfway between its two sides'
+    directions, not one skewed as it is (see ``unseen_tops``)."""
     a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
-    turn = 1.0 if a[0] * b[1] - a[1] * b[0] >= 0 else -1.0  # b is a turned a quarter this way
-    a = unit(a + turn * np.array([b[1], -b[0]]))
-    b = turn * np.array([-a[1], a[0]])
+    if square:
+        turn = 1.0 if a[0] * b[1] - a[1] * b[0] >= 0 else -1.0  # b is a turned a quarter this way
+        a = unit(a + turn * np.array([b[1], -b[0]]))
+        b = turn * np.array([-a[1], a[0]])
     half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * 0.5
     return np.asarray(centre + half[:, :1] * card_w * a + half[:, 1:] * card_h * b, np.float64)
 

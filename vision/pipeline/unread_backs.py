@@ -9,9 +9,10 @@ import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN
-from vision.pipeline.geometry import aligned, share, unit
+from vision.pipeline.geometry import aligned, share
 from vision.pipeline.hypotheses import BACK, Hypothesis
 from vision.pipeline.overlaps import under_backs
+from vision.pipeline.stack_tops import card_along
 
 if TYPE_CHECKING:
     from vision.pipeline.back_tester import BackTester
@@ -114,20 +115,13 @@ def _fitted(
 ) -> tuple[float, Vec]:
     """Where the back, slid over ``hyp``'s place at a card's size and fitted, matches best as a
     whole card, and how well (-1: nowhere)."""
-    card = _card_sized(hyp.corners, card_w=card_w, card_h=card_h)
+    card = card_along(hyp.corners, hyp.corners.mean(axis=0), card_w=card_w, card_h=card_h)
     scores, quads = tester.slide(card, image, tester.blank(image), reach=_REACH * card_w, turns=_TURNS)
     if not len(scores):
         return -1.0, hyp.corners
     start = Hypothesis(corners=aligned(quads[int(np.argmax(scores))], card))
     fitted = tester.fit_whole(start, image, reach=0.08 * card_w)
     return tester.strip_likeness(Hypothesis(corners=fitted), image, tester.blank(image)), fitted
-
-
-def _card_sized(quad: Vec, *, card_w: float, card_h: float) -> Vec:
-    """The plane card's rectangle with ``quad``'s centre and directions (corners in its order)."""
-    a, b = unit(quad[1] - quad[0]), unit(quad[3] - quad[0])
-    half = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float64) * 0.5
-    return np.asarray(quad.mean(axis=0) + half[:, :1] * card_w * a + half[:, 1:] * card_h * b, np.float64)
 
 
 def _lens_growth(plane: Plane, at: Vec) -> float:

@@ -101,7 +101,7 @@ def test_a_rectangle_with_one_side_longer_than_its_opposite_is_no_card_shape() -
 
 
 @pytest.mark.parametrize("clockwise", [True, False])
-def test_the_card_along_a_skewed_quad_is_square_and_turned_halfway_between_its_sides(clockwise: bool) -> None:
+def test_the_card_along_a_skewed_quad_squared_is_turned_halfway_between_its_sides(clockwise: bool) -> None:
     # Snapped to corners of two cards of a stack (kennard table 19504's top): the quad's sides lie
     # 6 degrees off square. A card drawn along its first side alone is skewed as the quad is, and
     # slid and fitted never matches the back; the card is square, half the skew either way.
@@ -109,7 +109,8 @@ def test_the_card_along_a_skewed_quad_is_square_and_turned_halfway_between_its_s
     quad[[1, 2]] += (0.0, CARD_W * np.tan(np.radians(6.0)))  # the first side turned 6 degrees down
     if not clockwise:
         quad = quad[::-1].copy()
-    card = card_along(quad, quad.mean(axis=0), card_w=CARD_W, card_h=CARD_H)
+    card = card_along(quad, quad.mean(axis=0), card_w=CARD_W, card_h=CARD_H, square=True)
+    skewed = card_along(quad, quad.mean(axis=0), card_w=CARD_W, card_h=CARD_H)
     sides = np.roll(card, -1, axis=0) - card
     lengths = np.hypot(*sides.T)
     assert np.allclose(lengths, [CARD_W, CARD_H, CARD_W, CARD_H])
@@ -117,3 +118,4 @@ def test_the_card_along_a_skewed_quad_is_square_and_turned_halfway_between_its_s
     turned = np.degrees(np.arctan2(sides[0][1], sides[0][0])) % 180.0
     assert turned == pytest.approx(3.0, abs=0.01)
     assert np.allclose(card.mean(axis=0), quad.mean(axis=0))
+    assert abs(float(np.dot(skewed[1] - skewed[0], skewed[2] - skewed[1]))) > 1.0  # not squared unasked
