@@ -527,16 +527,19 @@ def _lit_like_felt(sat: ByteImage, val: ByteImage, felt: ByteImage, paper: ByteI
     h, w = val.shape
     if cv2.countNonZero(felt) == 0:
         return np.zeros_like(felt)
-    # Every eighth pixel each way (a strided view, far cheaper than an area resize), blurred.
+    # Every eighth pixel each way (a strided view, far cheaper than an area resize).
     few_felt = np.ascontiguousarray(felt[::8, ::8])
-    weight = cv2.blur(few_felt.astype(np.float32), (15, 15))
-    level = cv2.blur(cv2.bitwise_and(np.ascontiguousarray(val[::8, ::8]), few_felt).astype(np.float32), (15, 15))
+    few_val = np.ascontiguousarray(val[::8, ::8])
     few = np.ascontiguousarray(sat[::8, ::8])[few_felt > 0]
     felt_sat = float(np.median(few)) if few.size else 128.0
-    # Where almost no felt is near (a crowd of cards), the frame's felt level stands in.
-    # (weight is 0-255 where level is the felt's brightness times its 0-1 share.)
-    overall = 255.0 * float(level.sum() / max(weight.sum(), 1e-6))
-    local = np.where(weight > 12.0, 255.0 * level / np.maximum(weight, 1e-6), overall)
+    # The felt's brightness about each place is the median of the felt pixels there (what is not
+    # felt counts as the frame's felt): a mean is raised by a card of the cloth's hue itself (a
+    # red back on red cloth, lit far brighter than it), which then never passes for brighter
+    # than the cloth, and stays felt (nicu-ornamental table 502: a stack of three lost).
+    felt_val = few_val[few_felt > 0]
+    overall = float(np.median(felt_val)) if felt_val.size else 128.0
+    level = np.where(few_felt > 0, few_val, np.uint8(round(overall))).astype(np.uint8)
+    local = cv2.medianBlur(level, 15).astype(np.float64)
 
     def full(small: npt.NDArray[np.float64]) -> ByteImage:
         return cv2.resize(np.clip(small, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
