@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -115,10 +116,15 @@ class MiddleCards:
         stays there (and ``covered`` is drawn again); else it is put back. The middle is judged as
         under the top as drawn (the same distances from both), unless the top moved matches the back
         whole (``WHOLE_FIT``): then it is placed right, as any top that does."""
-        moves = [] if self.stack.fit is None else [self.stack.fit(top)]
-        moves.append(self.stack.polished(top.corners, self.stack.blank()))
         drawn_at, tried = (top.corners, top.center), [top.center]
-        for quad in moves:
+
+        def moves() -> Iterator[Vec]:
+            # (The step-by-step move only when the fit's found no middle: it is a few dozen likenesses.)
+            if self.stack.fit is not None:
+                yield self.stack.fit(top)
+            yield self.stack.polished(drawn_at[0], self.stack.blank())
+
+        for quad in moves():
             centre = quad.mean(axis=0)
             if any(float(np.hypot(*(centre - at))) < _FIT_MOVE * self.stack.card_w for at in tried):
                 continue  # (in place already, or where the fit put it: the same search)
