@@ -131,22 +131,35 @@ def test_a_pocket_of_cloth_held_by_a_zones_printed_line_stays_felt() -> None:
     assert masks.fg[150, 200] == 0  # inside the zone
 
 
+def _stack_alone(deck: DeckProfile, *, seed: int, codes: tuple[str, ...]) -> tuple[list[np.ndarray], Trace]:
+    """The benchmark table ``seed``'s stack of ``codes`` rendered alone (its view, light and cloth)
+    and read: each card's rectangle on the plane, and the read's trace."""
+    table = random_table(np.random.default_rng(seed))
+    stack = tuple(card for card in table.scene.cards if card.code in codes)
+    assert len(stack) == len(codes) and not any(card.face_up for card in stack)
+    renderer = TableRenderer(deck=deck, view=table.view, seed=seed)
+    trace = Trace()
+    Recognizer(deck=deck, calibration=view_calibration(table.view)).read(
+        renderer.render(replace(table.scene, cards=stack, hands=()), seed=seed), trace=trace
+    )
+    assert trace.plane is not None and trace.masks is not None
+    return [trace.plane.to_plane(renderer.card_quad_px(card)) for card in stack], trace
+
+
+def _held(mask: np.ndarray, quad: np.ndarray) -> float:
+    """How much of ``quad`` (drawn a little inside its edges) ``mask`` holds."""
+    inside = cv2.fillConvexPoly(np.zeros_like(mask), np.round(shrink(quad, 0.95)).astype(np.int32), 255)
+    return cv2.countNonZero(cv2.bitwise_and(inside, mask)) / cv2.countNonZero(inside)
+
+
 def test_a_stack_of_backs_of_the_cloths_hue_in_dim_light_is_one_blob(standard: DeckProfile) -> None:
     # The benchmark's table 1000 (standard's blue backs on blue cloth, dim light, a blue chip
     # against the stack): the cards' blurred borders keep the cloth's hue and saturation, so only
     # their white tells the border, and the chip's shadow breaks it across the top card.
-    table = random_table(np.random.default_rng(1000))
-    stack = tuple(card for card in table.scene.cards if card.code in ("4h", "5s", "7d"))
-    assert len(stack) == 3 and not any(card.face_up for card in stack)
-    scene = replace(table.scene, cards=stack, hands=())
-    renderer = TableRenderer(deck=standard, view=table.view, seed=1000)
-    trace = Trace()
-    Recognizer(deck=standard, calibration=view_calibration(table.view)).read(
-        renderer.render(scene, seed=1000), trace=trace
-    )
+    quads, trace = _stack_alone(standard, seed=1000, codes=("4h", "5s", "7d"))
     assert trace.plane is not None
-    for card in stack:
-        centre = trace.plane.to_plane(renderer.card_quad_px(card).mean(axis=0))
+    for quad in quads:
+        centre = quad.mean(axis=0)
         assert any(
             cv2.pointPolygonTest(blob.contour, (float(centre[0]), float(centre[1])), False) > 0 for blob in trace.blobs
         )
@@ -157,20 +170,10 @@ def test_a_strip_of_a_back_of_the_cloths_hue_dealt_far_out_under_another_is_card
     # beyond the Kh on it along its long side. Its strip is cloth to the hue test but for its white
     # border, whose far side lay beyond the reach looked in beside the Kh's body: the strip stayed
     # felt and the Qc was not counted. The whole Qc is now card (its strip and what the Kh hides).
-    table = random_table(np.random.default_rng(504))
-    stack = tuple(card for card in table.scene.cards if card.code in ("Kh", "Qc"))
-    assert len(stack) == 2 and not any(card.face_up for card in stack)
-    renderer = TableRenderer(deck=standard, view=table.view, seed=504)
-    trace = Trace()
-    Recognizer(deck=standard, calibration=view_calibration(table.view)).read(
-        renderer.render(replace(table.scene, cards=stack, hands=()), seed=504), trace=trace
-    )
-    assert trace.plane is not None and trace.masks is not None
-    for card in stack:
-        quad = trace.plane.to_plane(renderer.card_quad_px(card))
-        inside = cv2.fillConvexPoly(np.zeros_like(trace.masks.fg), np.round(shrink(quad, 0.95)).astype(np.int32), 255)
-        shown = cv2.countNonZero(cv2.bitwise_and(inside, trace.masks.fg)) / cv2.countNonZero(inside)
-        assert shown > 0.97, (card.code, shown)
+    quads, trace = _stack_alone(standard, seed=504, codes=("Kh", "Qc"))
+    assert trace.masks is not None
+    held = [_held(trace.masks.fg, quad) for quad in quads]
+    assert min(held) > 0.97, held
 
 
 def test_a_stack_of_backs_of_the_cloths_hue_lit_far_brighter_than_it_is_card() -> None:
@@ -178,21 +181,10 @@ def test_a_stack_of_backs_of_the_cloths_hue_lit_far_brighter_than_it_is_card() -
     # is lit far brighter than the cloth, yet stayed felt where the cloth's brightness about it was
     # a mean over everything of its hue there, the backs themselves included; of the stack's three
     # cards none was counted. Taken as the median of the felt there, the whole stack is card.
-    nicu_ornamental = kde_deck("nicu-ornamental")
-    table = random_table(np.random.default_rng(502))
-    stack = tuple(card for card in table.scene.cards if card.code in ("3s", "Jc", "9c"))
-    assert len(stack) == 3 and not any(card.face_up for card in stack)
-    renderer = TableRenderer(deck=nicu_ornamental, view=table.view, seed=502)
-    trace = Trace()
-    Recognizer(deck=nicu_ornamental, calibration=view_calibration(table.view)).read(
-        renderer.render(replace(table.scene, cards=stack, hands=()), seed=502), trace=trace
-    )
-    assert trace.plane is not None and trace.masks is not None and trace.masks.solid is not None
-    for card in stack:
-        quad = trace.plane.to_plane(renderer.card_quad_px(card))
-        inside = cv2.fillConvexPoly(np.zeros_like(trace.masks.fg), np.round(shrink(quad, 0.95)).astype(np.int32), 255)
-        shown = cv2.countNonZero(cv2.bitwise_and(inside, trace.masks.solid)) / cv2.countNonZero(inside)
-        assert shown > 0.97, (card.code, shown)
+    quads, trace = _stack_alone(kde_deck("nicu-ornamental"), seed=502, codes=("3s", "Jc", "9c"))
+    assert trace.masks is not None and trace.masks.solid is not None
+    held = [_held(trace.masks.solid, quad) for quad in quads]
+    assert min(held) > 0.97, held
 
 
 @pytest.mark.parametrize("texture", FELT_TEXTURES)
