@@ -131,7 +131,14 @@ def test_a_jackpots_own_second_approval_amount_is_the_one_the_panel_and_the_butt
         store.hit(account="pit-A", table_id="t002", seq=1)  # 2,000: below the floor's amount
         store.set_second_approval(account="pit-A", above=1_500, by="pat", reason="pit A's rule")
         with signed_in(floor.url, "sam") as sam, signed_in(floor.url, "tess") as tess:
-            panel = until(lambda: len(_panel(sam)["hits"]) == 2 and _panel(sam), what="both hits on the panel")
+            # The feed may have read the two hits before pit-A's own amount was set: wait for a panel read
+            # after it (its accounts show the amount), not just for the two hits.
+            panel = until(
+                lambda: (
+                    (p := _panel(sam)) and len(p["hits"]) == 2 and any(a["own_approval"] for a in p["accounts"]) and p
+                ),
+                what="both hits and pit-A's own amount on the panel",
+            )
             assert {h["account"]: h["needs_second"] for h in panel["hits"]} == {"big": True, "pit-A": True}
             assert {a["name"]: (a["second_approval_above"], a["own_approval"]) for a in panel["accounts"]} == {
                 "big": (500_000, False),
