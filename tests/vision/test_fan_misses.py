@@ -86,3 +86,16 @@ def test_a_fans_bottom_card_refused_by_its_far_corner_below_the_bar_is_read_a_fe
     outcome, outcomes = _dealt_outcome(dondorf, seed=14976, code="4c", role="fan bottom")
     assert outcome == "correct"
     assert "misread" not in outcomes
+
+
+def test_a_fans_middle_card_is_read_where_its_top_runs_on_in_line_past_the_notch_of_the_card_beside(
+    kennard: DeckProfile,
+) -> None:
+    # The benchmark's table 10007: a fan of Qc, As and Jh spread along their short sides, tops in
+    # one line. The outline's top edge broke at a notch at the Qc's corner, and the probe past the
+    # notch lay on the As's top edge, the outline itself, not a pixel and a half inside the blob:
+    # the edge was taken to end at a card's own corner, no scan start was looked for along it, and
+    # the As was missed (on all six designs).
+    outcome, outcomes = _dealt_outcome(kennard, seed=10007, code="As", role="fan middle")
+    assert outcome == "correct"
+    assert "misread" not in outcomes

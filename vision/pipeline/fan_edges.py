@@ -280,16 +280,24 @@ class Walk:
 
 def walks(edge: Edge, contour: ByteImage, *, probe: float) -> list[Walk]:
     """The edge walked both ways: one way it is a short side, the other way a long one. At each
-    end the line either runs on into the blob (``probe`` past the end is well inside it: the
-    card's side goes on under or over another card) or leaves it (the card's own corner).
+    end the line either runs on into the blob (``probe`` past the end is well inside it, or the
+    outline runs on along the line for two probes more: the card's side goes on under or over
+    another card, the other's side in line with it) or leaves it (the card's own corner).
     """
     d, n = edge.direction, edge.inward
     end = edge.start + d * edge.length
 
-    def runs_on(p: Vec) -> bool:
-        return cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), True) > 1.5
+    def inside(p: Vec) -> float:
+        return float(cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), True))
 
-    before, after = runs_on(edge.start - d * probe), runs_on(end + d * probe)
+    def runs_on(p: Vec, out: Vec) -> bool:
+        if inside(p) > 1.5:
+            return True
+        # Cards spread along their side put their edges in one line: past a card's rounded
+        # corner the outline runs on along the next card's edge, the probe on it, not inside.
+        return all(abs(inside(p + out * k * probe)) <= 1.5 for k in (0, 1, 2))
+
+    before, after = runs_on(edge.start - d * probe, -d), runs_on(end + d * probe, d)
     short = float(d[0] * n[1] - d[1] * n[0]) > 0
     return [
         Walk(edge.start, d, n, edge.length, short=short, open_start=before, open_end=after),

@@ -9,7 +9,7 @@ import numpy as np
 
 from vision.deck import DeckProfile
 from vision.pipeline import fan_scan
-from vision.pipeline.fan_edges import outline_edges, walks
+from vision.pipeline.fan_edges import Edge, outline_edges, walks
 from vision.pipeline.fan_scan import EDGE_LEAST, FanScanner, _loose, _readable
 from vision.recognize import Recognizer
 from vision.scenes import random_table, render_table, view_calibration
@@ -88,3 +88,29 @@ def test_walks_where_no_card_fits_are_not_banded_and_change_no_card(kennard: Dec
     every_walk, same = _scan(kennard, 501)
     assert bands < every_walk
     assert cards == same
+
+
+def _outline(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    return max(contours, key=cv2.contourArea)
+
+
+def test_a_side_runs_on_past_a_notch_along_the_next_cards_edge_in_line_with_it() -> None:
+    # Two cards spread along their short sides, their tops in one line (y = 100), with the notch a
+    # rounded corner leaves in the outline where the first card's straight edge ends (x = 160).
+    mask = np.zeros((300, 300), np.uint8)
+    mask[100:184, 100:160] = 255
+    mask[100:184, 125:185] = 255
+    mask[100:103, 160:164] = 0
+    edge = Edge(
+        start=np.array([100.0, 100.0]), direction=np.array([1.0, 0.0]), length=59.0, inward=np.array([0.0, 1.0])
+    )
+    along, back = walks(edge, _outline(mask), probe=0.08 * CARD_W)
+    # Past the notch the probe lies on the next card's top edge, the outline itself: the side goes
+    # on under that card, so the scan looks along it for that card's index corner.
+    assert along.open_end and back.open_start
+    # A card alone: past its corner the line leaves the blob.
+    alone = np.zeros((300, 300), np.uint8)
+    alone[100:184, 100:160] = 255
+    along, back = walks(edge, _outline(alone), probe=0.08 * CARD_W)
+    assert not along.open_end and not back.open_start
