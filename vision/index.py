@@ -40,6 +40,10 @@ INK_LEVELS: Final = (0.62, 0.8)
 GROW_SOFTNESS: Final = 1.5
 # A single glyph row shorter than this share of the registered index is a rank without its suit.
 RANK_ALONE: Final = 0.8
+# Glyph rows stacked but together shorter than this share of the registered index box may be
+# pieces of an index (a rank's lower curve found as a suit: dondorf's blurred 5c, 0.41). Every
+# design's registered indices stand 0.79 (standard's) to 0.98 of their box.
+SHORT_STACK: Final = 0.6
 # Columns cleared beside the card's edge when a suit is cut off a frame line (see ``_frame_cut``).
 EDGE_CLEAR: Final = 2
 FRAME_INDEX: Final = (0.6, 1.15)
@@ -99,6 +103,7 @@ def index_feature(
     lead: int = 0,
     frame: FrameLine | None = None,
     pale: bool = True,
+    split: float | None = None,
 ) -> IndexFeature | None:
     """Normalise a search patch (canonical frame, corner at the top left); None when no index is seen.
 
@@ -119,6 +124,10 @@ def index_feature(
     slightly wrong card scale or a blurred edge still gives the same raster as the registered face.
 
     Without ``pale`` the paler ink level is not tried alone (see below).
+
+    ``split`` (a read at the table): where the deck's gap between rank and suit lies, a share of the
+    index's height (``split_rank_suit``), for glyphs run together. The deck's classifier learns
+    without it, as without ``cut``.
     """
     # Ink is whatever absorbs some colour: the darkest channel makes a pale, blurred red stroke
     # as dark as a black one, while white paper stays bright in every channel.
@@ -156,6 +165,7 @@ def index_feature(
             lead=lead,
             frame=frame,
             comps=comps,
+            split=split,
         )
 
     comps, clear = glyph_comps_seen(strong, box, lead=lead, min_area=_min_area(gray))
@@ -253,12 +263,13 @@ def _feature(
     lead: int = 0,
     frame: FrameLine | None = None,
     comps: list[Box] | None = None,
+    split: float | None = None,
 ) -> IndexFeature | _Glyphs | None:
     """The index from one ink mask: glyphs cut out and split into rank and suit, rastered by
     :func:`_finished` (an index cut off a court picture's frame line comes rastered).
 
     ``channels`` are the patch's b, g, r planes when the caller has them already; ``comps`` the
-    mask's ``glyph_comps`` when they are found already.
+    mask's ``glyph_comps`` when they are found already; ``split`` as :func:`index_feature`'s.
     """
     h, w = gray.shape
     min_area = _min_area(gray)
@@ -275,7 +286,24 @@ def _feature(
     seed = (box.x0 * CARD_PX_W, box.y0 * CARD_PX_H)
     cut_out = False
     found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True, frame_lines=lead > 0)
-    if cut and (found is None or (not stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
+    # Rank and suit stacked but far shorter than an index (SHORT_STACK): the glyphs found may be
+    # pieces (a blurred rank run into its suit and the pip beside it, carved off the border:
+    # dondorf's 5c, its rank's lower curve a "suit" of its own), the index itself lost with the pip.
+    if cut and found is not None and stacked(found[1]) and found[0][3] - found[0][1] < SHORT_STACK * expect_h:
+        # Cut at the registered index's right edge, as below: taken only when that makes glyphs as
+        # tall as a rank and suit, stacked or run together (split below); most such places hold no
+        # index, and the pieces then stand as found.
+        trimmed = glyph_bounds(
+            comps + cut_at_index(ink, box, min_area),
+            seed=seed,
+            limit=(w, h),
+            max_width=widest,
+            stacked_overlap=True,
+            frame_lines=lead > 0,
+        )
+        if trimmed is not None and trimmed[0][3] - trimmed[0][1] >= RANK_ALONE * expect_h:
+            found, cut_out = trimmed, True
+    elif cut and (found is None or (not stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
         # No suit under the rank (a rank alone, not rank and suit run together, which is as tall
         # as the index): a blurred suit can run into a pip or a picture beside the index
         # (dondorf's 8c and 9c), and the two, joined to the patch border, were dropped. Cut at the
@@ -339,10 +367,10 @@ def _feature(
         rank_box = union([c for row in rows[:-1] for c in row])
     else:
         # A soft camera runs rank and suit into one blob: cut it where the least ink crosses.
-        split = split_rank_suit(ink, (x0, y0, x1, y1))
-        if split is None:
+        split_boxes = split_rank_suit(ink, (x0, y0, x1, y1), share=split)
+        if split_boxes is None:
             return None
-        rank_box, suit_box = split
+        rank_box, suit_box = split_boxes
     return _Glyphs(
         patch_bgr,
         gray,

@@ -47,7 +47,8 @@ def _old_cut_at_index(ink: Any, box: IndexBox, min_area: int) -> list[Any]:
     ]
 
 
-def _old_split_rank_suit(ink: Any, box: Any) -> Any:
+def _old_split_rank_suit(ink: Any, box: Any, *, share: Any = None) -> Any:
+    assert share is None  # (these reads pass no deck's gap: the middle is searched as it was)
     x0, y0, x1, y1 = box
     h = y1 - y0
     if h < 6:

@@ -221,9 +221,21 @@ def test_a_lone_card_whose_index_reads_garbage_where_found_is_read_by_most_nudge
     # thin J): no corner is near a read, so the near nudge does not run. Moved 2 px each way, the
     # card reads Jh at most poses by every rule (corner 2 plain, corner 0 leaning to it, the face).
     frame, lone = lone_reader(kennard, seed=509)
+    # Split at kennard's own gap between rank and suit (rank_share), corner 2's J is whole and the
+    # card reads where found; the nudges are for a corner that reads garbage, as this one did with
+    # its glyphs split at the J's waist (no deck's gap given).
+    assert lone.decider.read_card(frame, _JH_509, alone=True)[0] == "Jh"
+    _split_anywhere(lone)
     assert lone.decider.read_card(frame, _JH_509, alone=True)[0] == UNKNOWN
     assert lone.near(frame, _JH_509) is None
     assert lone.read_alone(frame, _JH_509)[0] == "Jh"
+
+
+def _split_anywhere(lone: LoneCardReader) -> None:
+    """Glyphs run together split anywhere in the middle, as before each deck's own gap was used
+    (see index_glyphs.split_rank_suit): the Jh of table 509 then reads garbage where found."""
+    lone.decider.corners._split = None
+    lone.decider.corners.new_frame()
 
 
 def test_a_lone_card_nudged_from_garbage_still_needs_its_face(kennard: DeckProfile) -> None:
@@ -231,6 +243,7 @@ def test_a_lone_card_nudged_from_garbage_still_needs_its_face(kennard: DeckProfi
     # corners are as before, and the card as found reads nothing and is near nothing, but the face
     # is not the Jh's, so no nudge names it.
     frame, lone = lone_reader(kennard, seed=509)
+    _split_anywhere(lone)
     other, eight = _lone(kennard, "8d")
     canon = np.array([[0, 0], [CARD_PX_W, 0], [CARD_PX_W, CARD_PX_H], [0, CARD_PX_H]], np.float32)
     face = cv2.warpPerspective(
