@@ -67,6 +67,12 @@ class _Line:
         return path
 
     def close(self) -> None:
+        if self.config.link:
+            # Gone first, as an unplugged device's node is: a link left on a closed pty names a number
+            # the kernel hands to the next pty opened, another process's, which a driver reconnecting
+            # meanwhile would open (and lock) instead.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.config.link)
         if self.pty is not None:
             os.close(self.pty.master)
             os.close(self.pty.slave)

@@ -6,6 +6,7 @@ import asyncio
 import os
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -375,3 +376,19 @@ def test_a_draw_the_consumer_refused_is_not_acknowledged_and_comes_again(
         assert stored == [1, 2, 3, 4]
     finally:
         driver.stop()
+
+
+def test_an_unplugged_simulated_shoe_leaves_no_link_to_a_pty_another_process_may_get(
+    make_sim: Callable[..., SimulatedShoeProcess],
+) -> None:
+    # Closed, the old pty's number goes to the next pty any process opens: a link left on it led a
+    # driver reconnecting in parallel tests to another simulator's pty (it locked it, and that test's
+    # own driver could not open its shoe).
+    sim = make_sim(seed=4)
+    link = Path(sim.device_path)
+    before = os.readlink(link)
+    sim.command("disconnect 1")
+    assert not link.exists() and not link.is_symlink()
+    sim.wait_notice("connected", timeout=10.0)
+    assert before.startswith("/dev/pts/")
+    assert link.is_symlink() and Path(os.readlink(link)).exists()
