@@ -113,7 +113,7 @@ def split_rank_suit(ink: ByteImage, box: Box, *, share: float | None = None) -> 
     middle of the blob is the gap between them; each part is then trimmed to its own ink.
 
     ``share``: where the deck's own gap lies (a share of the index's height, see
-    ``pipeline.rank_share``); a row of least ink further than SPLIT_NEAR from it is looked for
+    ``DeckProfile.rank_share``); a row of least ink further than SPLIT_NEAR from it is looked for
     again within SPLIT_NEAR of it: a rank's own waist can hold less ink than a gap its blurred
     foot crossed (dondorf's 9c, fanned: the 9's waist at 0.39, the gap at 0.6).
     """

@@ -10,7 +10,6 @@ from tests.vision.test_fan_misses import _dealt_outcome
 from vision.deck import DeckProfile
 from vision.index_glyphs import split_rank_suit
 from vision.pipeline.corners import CornerReader
-from vision.pipeline.rank_share import rank_share
 from vision.pipeline.settings import RecognizerSettings
 from vision.scenes import random_table, render_table
 
@@ -35,8 +34,8 @@ def test_glyphs_run_together_are_split_near_the_decks_own_gap_not_at_the_ranks_w
 
 
 def test_each_design_has_its_own_gap_between_rank_and_suit(dondorf: DeckProfile, hershey: DeckProfile) -> None:
-    assert rank_share(dondorf) == pytest.approx(0.575, abs=0.02)
-    assert rank_share(hershey) == pytest.approx(0.44, abs=0.02)
+    assert dondorf.rank_share == pytest.approx(0.575, abs=0.02)
+    assert hershey.rank_share == pytest.approx(0.44, abs=0.02)
 
 
 def test_a_fanned_index_whose_rank_runs_into_its_suit_reads_at_every_pose_a_pixel_about_its_corner(

@@ -221,7 +221,7 @@ def test_a_lone_card_whose_index_reads_garbage_where_found_is_read_by_most_nudge
     # thin J): no corner is near a read, so the near nudge does not run. Moved 2 px each way, the
     # card reads Jh at most poses by every rule (corner 2 plain, corner 0 leaning to it, the face).
     frame, lone = lone_reader(kennard, seed=509)
-    # Split at kennard's own gap between rank and suit (rank_share), corner 2's J is whole and the
+    # Split at kennard's own gap between rank and suit (DeckProfile.rank_share), corner 2's J is whole and the
     # card reads where found; the nudges are for a corner that reads garbage, as this one did with
     # its glyphs split at the J's waist (no deck's gap given).
     assert lone.decider.read_card(frame, _JH_509, alone=True)[0] == "Jh"

@@ -16,7 +16,6 @@ from vision.index import index_feature
 from vision.index_match import IndexMatch, match_index
 from vision.pipeline.back_colours import back_colours, on_back
 from vision.pipeline.geometry import local_poly, share
-from vision.pipeline.rank_share import rank_share
 from vision.pipeline.settings import RecognizerSettings
 from vision.pipeline.start_ink import index_ink_range, ink_share
 
@@ -89,7 +88,7 @@ class CornerReader:
         self._box = _led(deck.index_box)
         self._back_colours = back_colours(deck)
         self._ink_range = index_ink_range(deck)
-        self._split = rank_share(deck)
+        self._split = deck.rank_share
         self._reads: dict[tuple[int, bytes], CornerRead] = {}
         # Reads made without the paler ink level that found no index: read again when it is asked for.
         self._unpaled: set[tuple[int, bytes]] = set()
