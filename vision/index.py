@@ -285,7 +285,13 @@ def _feature(
     widest = max(INDEX_WIDTH, 1.15 * (box.x1 - box.x0) * CARD_PX_W)
     seed = (box.x0 * CARD_PX_W, box.y0 * CARD_PX_H)
     cut_out = False
-    found = glyph_bounds(comps, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True, frame_lines=lead > 0)
+
+    def bounds(boxes: list[Box]) -> tuple[Box, list[Box]] | None:
+        return glyph_bounds(
+            boxes, seed=seed, limit=(w, h), max_width=widest, stacked_overlap=True, frame_lines=lead > 0
+        )
+
+    found = bounds(comps)
     # Rank and suit stacked but far shorter than an index (SHORT_STACK): the glyphs found may be
     # pieces (a blurred rank run into its suit and the pip beside it, carved off the border:
     # dondorf's 5c, its rank's lower curve a "suit" of its own), the index itself lost with the pip.
@@ -293,14 +299,7 @@ def _feature(
         # Cut at the registered index's right edge, as below: taken only when that makes glyphs as
         # tall as a rank and suit, stacked or run together (split below); most such places hold no
         # index, and the pieces then stand as found.
-        trimmed = glyph_bounds(
-            comps + cut_at_index(ink, box, min_area),
-            seed=seed,
-            limit=(w, h),
-            max_width=widest,
-            stacked_overlap=True,
-            frame_lines=lead > 0,
-        )
+        trimmed = bounds(comps + cut_at_index(ink, box, min_area))
         if trimmed is not None and trimmed[0][3] - trimmed[0][1] >= RANK_ALONE * expect_h:
             found, cut_out = trimmed, True
     elif cut and (found is None or (not stacked(found[1]) and found[0][3] - found[0][1] < RANK_ALONE * expect_h)):
@@ -309,14 +308,7 @@ def _feature(
         # (dondorf's 8c and 9c), and the two, joined to the patch border, were dropped. Cut at the
         # registered index's right edge, the part of such a blob on the index's side is the suit.
         pieces = cut_at_index(ink, box, min_area)
-        trimmed = glyph_bounds(
-            comps + pieces,
-            seed=seed,
-            limit=(w, h),
-            max_width=widest,
-            stacked_overlap=True,
-            frame_lines=lead > 0,
-        )
+        trimmed = bounds(comps + pieces)
         whole = trimmed is not None and stacked(trimmed[1])
         # Blurred, the rank can run into the suit too, and the whole index with the pip is one blob
         # (dondorf table 11006's fanned 8c): one piece cut off that runs from the glyphs' top for 0.8

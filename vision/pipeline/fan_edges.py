@@ -291,11 +291,12 @@ def walks(edge: Edge, contour: ByteImage, *, probe: float) -> list[Walk]:
         return float(cv2.pointPolygonTest(contour, (float(p[0]), float(p[1])), True))
 
     def runs_on(p: Vec, out: Vec) -> bool:
-        if inside(p) > 1.5:
+        here = inside(p)
+        if here > 1.5:
             return True
         # Cards spread along their side put their edges in one line: past a card's rounded
         # corner the outline runs on along the next card's edge, the probe on it, not inside.
-        return all(abs(inside(p + out * k * probe)) <= 1.5 for k in (0, 1, 2))
+        return abs(here) <= 1.5 and all(abs(inside(p + out * k * probe)) <= 1.5 for k in (1, 2))
 
     before, after = runs_on(edge.start - d * probe, -d), runs_on(end + d * probe, d)
     short = float(d[0] * n[1] - d[1] * n[0]) > 0
