@@ -16,6 +16,14 @@ def _dealt_outcome(deck: DeckProfile, *, seed: int, code: str, role: str) -> tup
     return outcomes[dealt[0]], outcomes
 
 
+def _read_right(deck: DeckProfile, *, seed: int, code: str, role: str) -> None:
+    """The face-up ``code``, dealt as ``role`` on the benchmark's table ``seed``, is read correctly,
+    and no card there is misread."""
+    outcome, outcomes = _dealt_outcome(deck, seed=seed, code=code, role=role)
+    assert outcome == "correct"
+    assert "misread" not in outcomes
+
+
 def test_a_fans_middle_card_turned_a_few_degrees_from_the_card_below_is_a_card_of_its_own(
     hershey: DeckProfile,
 ) -> None:
@@ -23,9 +31,7 @@ def test_a_fans_middle_card_turned_a_few_degrees_from_the_card_below_is_a_card_o
     # degrees round from the Qs, their centres 0.19 w apart. The fan scan read the Td, but the
     # choice took it for the Qs drawn again (the same place and lie within 8 degrees) and
     # dropped it: a card missed.
-    outcome, outcomes = _dealt_outcome(hershey, seed=11015, code="Td", role="fan middle")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(hershey, seed=11015, code="Td", role="fan middle")
 
 
 def test_a_fans_bottom_card_drawn_from_its_blank_corner_is_read_at_the_end_of_its_short_side(
@@ -34,9 +40,7 @@ def test_a_fans_bottom_card_drawn_from_its_blank_corner_is_read_at_the_end_of_it
     # The benchmark's table 11019: the 4c at the bottom of a fan; the outline corner is its blank
     # corner, whose edge runs 0.77 w along its short side to the index corner against the next
     # card. Drawn from one corner, with no long side seen there, it was not read: an unknown card.
-    outcome, outcomes = _dealt_outcome(standard, seed=11019, code="4c", role="fan bottom")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(standard, seed=11019, code="4c", role="fan bottom")
 
 
 def test_a_fans_top_card_whose_whole_side_runs_from_its_blank_corner_is_read_by_its_index_inside_the_fan(
@@ -48,9 +52,7 @@ def test_a_fans_top_card_whose_whole_side_runs_from_its_blank_corner_is_read_by_
     # outline corner whose edge runs along its whole long side: it lies on top. (Its rectangle was
     # also not read at all, taken for the 2s drawn again: their centres 0.24 w apart, 16 degrees
     # turned.) It was missed.
-    outcome, outcomes = _dealt_outcome(hershey, seed=13002, code="5d", role="fan top")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(hershey, seed=13002, code="5d", role="fan top")
 
 
 def test_a_fans_middle_card_whose_top_lies_in_line_with_its_neighbours_is_read_past_its_corners_notch(
@@ -59,9 +61,7 @@ def test_a_fans_middle_card_whose_top_lies_in_line_with_its_neighbours_is_read_p
     # The benchmark's table 19501: a fan of Ad, 7c and 5c spread along their short sides, tops in
     # line. The 7c's rounded corner cut a notch in the fan's top edge 0.35 w from the Ad's corner;
     # the edge, broken there, ended before the 7c's index for every walk, and the 7c was missed.
-    outcome, outcomes = _dealt_outcome(dondorf, seed=19501, code="7c", role="fan middle")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(dondorf, seed=19501, code="7c", role="fan middle")
 
 
 def test_a_fans_middle_card_refused_by_a_weak_look_at_its_far_corner_is_read_a_few_pixels_on(
@@ -71,9 +71,7 @@ def test_a_fans_middle_card_refused_by_a_weak_look_at_its_far_corner_is_read_a_f
     # 6h (0.57, the classifier's look, no registered index fitting better): refused there, it is
     # read 3 pixels on. Only a far corner fitting another card's registered index more clearly
     # stops that (vision_blur's dondorf table 18512, tests/vision/pipeline/test_blur_misreads.py).
-    outcome, outcomes = _dealt_outcome(hershey, seed=13009, code="Jc", role="fan middle")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(hershey, seed=13009, code="Jc", role="fan middle")
 
 
 def test_a_fans_bottom_card_refused_by_its_far_corner_below_the_bar_is_read_a_few_pixels_on(
@@ -83,9 +81,7 @@ def test_a_fans_bottom_card_refused_by_its_far_corner_below_the_bar_is_read_a_fe
     # the scan put it, under the fan's bar; its far corner lies on the Kd's index (dondorf prints
     # four) and fits the Kd better, which refuses it there. Read again 3 px on (0.81), it is named
     # once the blob is settled: the far corner lies under the Kd, read as what it shows.
-    outcome, outcomes = _dealt_outcome(dondorf, seed=14976, code="4c", role="fan bottom")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(dondorf, seed=14976, code="4c", role="fan bottom")
 
 
 def test_a_fans_middle_card_is_read_where_its_top_runs_on_in_line_past_the_notch_of_the_card_beside(
@@ -96,6 +92,4 @@ def test_a_fans_middle_card_is_read_where_its_top_runs_on_in_line_past_the_notch
     # notch lay on the As's top edge, the outline itself, not a pixel and a half inside the blob:
     # the edge was taken to end at a card's own corner, no scan start was looked for along it, and
     # the As was missed (on all six designs).
-    outcome, outcomes = _dealt_outcome(kennard, seed=10007, code="As", role="fan middle")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(kennard, seed=10007, code="As", role="fan middle")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.vision.test_fan_misses import _dealt_outcome
+from tests.vision.test_fan_misses import _read_right
 from vision.deck import DeckProfile
 from vision.index_glyphs import split_rank_suit
 from vision.pipeline.corners import CornerReader
@@ -63,9 +63,7 @@ def test_a_fans_bottom_card_whose_rank_broke_in_pieces_over_a_scrap_is_read(dond
     # scrap found as a suit: an index a third of the registered one's height, which read nothing.
     # Cut at the registered index's right edge instead, as a rank found without its suit is, the
     # index is whole.
-    outcome, outcomes = _dealt_outcome(dondorf, seed=10016, code="5c", role="fan bottom")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(dondorf, seed=10016, code="5c", role="fan bottom")
 
 
 def test_a_court_index_as_short_as_its_designs_own_is_not_taken_for_pieces(standard: DeckProfile) -> None:
@@ -73,6 +71,4 @@ def test_a_court_index_as_short_as_its_designs_own_is_not_taken_for_pieces(stand
     # (every other design's 0.9 or more), so a blurred look's rank and suit can be a little under
     # that: taken for pieces of an index there (as under 0.8 they were), the cut at the box's edge
     # left the court card unread.
-    outcome, outcomes = _dealt_outcome(standard, seed=3003, code="Kc", role="single")
-    assert outcome == "correct"
-    assert "misread" not in outcomes
+    _read_right(standard, seed=3003, code="Kc", role="single")
