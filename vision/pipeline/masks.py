@@ -38,6 +38,9 @@ _BODY_LEAST: Final = 0.1
 # and a few degrees turned, so a strip's far border lies up to about 30 mm (0.5 of a card's
 # width) beyond the top's edge (0.3 cut off that border: standard table 504's Qc, 23 px out).
 _STRIP_REACH: Final = 0.45
+# ... and what a strip's border lines enclose with the body beside them is at most this much of a
+# card: a card dealt 25 mm off along both sides of the one on top shows some 0.6 of itself.
+_STRIP_MOST: Final = 0.6
 # The faces' regions of a colour are measured at this size (a card's interior as the plane shows it).
 _FACE_SIZE: Final = (40, 56)
 _CARD_ASPECT: Final = 88.0 / 63.0
@@ -461,7 +464,7 @@ def _strips_beside(bodies: ByteImage, raw: ByteImage, card_area: float) -> ByteI
         long = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= 0.01 * card_area)
         lines = np.where(np.isin(labels, long[long > 0]), np.uint8(255), np.uint8(0)).astype(np.uint8)
     stack = cv2.morphologyEx(cv2.bitwise_or(lines, bodies), cv2.MORPH_CLOSE, _SQUARE_3)
-    stack = fill_holes(stack, least=0.0, most=0.3 * card_area)
+    stack = fill_holes(stack, least=0.0, most=_STRIP_MOST * card_area)
     stack = cv2.morphologyEx(stack, cv2.MORPH_OPEN, _SQUARE_3)
     # Only what is joined to a body: a neighbour's edge within reach is no strip of this stack.
     return _touching(stack, bodies, connectivity=8)

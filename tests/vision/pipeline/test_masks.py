@@ -176,6 +176,26 @@ def test_a_strip_of_a_back_of_the_cloths_hue_dealt_far_out_under_another_is_card
     assert min(held) > 0.97, held
 
 
+@pytest.mark.parametrize(
+    ("seed", "codes"), [(19808, ("As", "6s")), (19802, ("2s", "Td")), (3001, ("4s", "9h"))], ids=str
+)
+def test_a_wide_strip_of_a_back_of_the_cloths_hue_under_another_is_card(
+    standard: DeckProfile, seed: int, codes: tuple[str, str]
+) -> None:
+    # Benchmark tables 19808, 19802 and 3001 (standard's blue backs on blue cloth): the lower card
+    # shows 0.40-0.43 of itself beside the top's body, closed by its white border. What border
+    # lines enclose beside a body was filled only up to 0.3 of a card, so that strip stayed felt
+    # and the lower card was never looked for. Both cards are card, and both are counted.
+    quads, trace = _stack_alone(standard, seed=seed, codes=codes)
+    assert trace.masks is not None and trace.masks.solid is not None
+    held = [_held(trace.masks.solid, quad) for quad in quads]
+    assert min(held) > 0.97, held
+    backs = [card for card in trace.chosen if card.code == "back"]
+    assert len(backs) == 2
+    for quad in quads:
+        assert min(float(np.hypot(*(card.center - quad.mean(axis=0)))) for card in backs) < 6.0
+
+
 def test_a_stack_of_backs_of_the_cloths_hue_lit_far_brighter_than_it_is_card() -> None:
     # The benchmark's table 502 (nicu-ornamental's red backs on red cloth): the backs' red ground
     # is lit far brighter than the cloth, yet stayed felt where the cloth's brightness about it was
