@@ -22,6 +22,7 @@ from tests.vision.stacks import (
 )
 from vision.deck import DeckProfile
 from vision.pipeline import backs, stack_tops
+from vision.pipeline.back_in_place import WHOLE_FIT
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.overlaps import drop_twice_counted
@@ -258,7 +259,9 @@ def test_no_card_is_put_on_a_stack_with_no_card_chosen_that_the_back_does_not_ma
 
 class _ThinStrip:
     """A back tester by which a lower card's strip matches the back in place at 0.3 (a strip 0.1 of
-    a card's width, mostly the card's own white border)."""
+    a card's width, mostly the card's own white border), and the default bar for a card seen whole."""
+
+    whole_fit = WHOLE_FIT
 
     def strip_likeness(self, hyp: Any, image: Any, covered: Any) -> float:
         return 0.3

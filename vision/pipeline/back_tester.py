@@ -11,13 +11,12 @@ import numpy.typing as npt
 
 from vision.back_signature import PATCH_H, PATCH_W, BackSignature
 from vision.pipeline.back_fit import fit_back
-from vision.pipeline.back_in_place import STRIP_CORNERS, STRIP_H, STRIP_W, WHOLE_FIT, BackInPlace
+from vision.pipeline.back_in_place import STRIP_CORNERS, STRIP_H, STRIP_W, BackInPlace
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.masks import Masks
 from vision.pipeline.strips import slide_strip
 
-# (WHOLE_FIT: the bar a card seen whole is placed right by, asked of the tester by the stack's steps.)
-__all__ = ["STRIP_MATCH", "WHOLE_FIT", "BackTester"]
+__all__ = ["STRIP_MATCH", "BackTester"]
 
 ByteImage = npt.NDArray[Any]
 
@@ -133,6 +132,12 @@ class BackTester:
         """
         blank = self.blank(image)
         return lambda hyp: self.strip_likeness(hyp, image, blank)
+
+    @property
+    def whole_fit(self) -> float:
+        """The bar a back matching it as a whole card (``whole_likeness``) shows whole, placed right
+        by: the registered back's own (``back_in_place.WHOLE_FIT``, a fine picture's ``FINE_WHOLE_FIT``)."""
+        return self._in_place.whole_fit
 
     def blank(self, image: ByteImage) -> ByteImage:
         """An all-clear 'covered' mask of the plane's size (made once per size)."""

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
+from vision.pipeline.back_tester import STRIP_MATCH, BackTester
 from vision.pipeline.geometry import area, drawn, on_outline, outer_span, redraw, share
 from vision.pipeline.hidden import hidden_backs
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, on_or_under, parallel
@@ -132,6 +132,7 @@ def stack_backs(
             card_w=card_w,
             card_h=card_h,
             fit=lambda h: tester.fit_whole(h, image, reach=0.08 * card_w),
+            whole_fit=tester.whole_fit,
         )
 
     added += lower_backs()
@@ -191,7 +192,7 @@ def _tops(
             continue
         if first.back is False or any(float(np.hypot(*(first.center - o.center))) < 0.08 * card_w for o in fitted):
             continue  # its colours are no back's, or the same card proposed from another corner
-        if any(whole_of(o) >= WHOLE_FIT for o in over):
+        if any(whole_of(o) >= tester.whole_fit for o in over):
             continue  # a back it overlaps shows whole: it lies under that one, or is that one
         if share(solid, first.corners) < 0.95 or whole_of(first) < _TOP_HOPE:
             continue
@@ -273,7 +274,7 @@ def _turned_tops(
     added: list[Hypothesis] = []
     for first in sorted(crossing, key=whole_of, reverse=True):
         crossed = _crossed_backs(first, chosen, card_h)
-        if crossed is None or whole_of(first) < _TOP_HOPE or any(whole_of(o) >= WHOLE_FIT for o in crossed):
+        if crossed is None or whole_of(first) < _TOP_HOPE or any(whole_of(o) >= tester.whole_fit for o in crossed):
             continue
         hyp = Hypothesis(corners=tester.fit_whole(first, image, reach=0.08 * card_w), anchors=first.anchors)
         score = tester.strip_likeness(hyp, image, blank)

@@ -10,6 +10,7 @@ from typing import Final
 import cv2
 import numpy as np
 
+from vision.pipeline.back_in_place import WHOLE_FIT
 from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 from vision.pipeline.middle_cards import APART_OFF, SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
@@ -52,6 +53,7 @@ def hidden_backs(
     card_w: float,
     card_h: float,
     fit: Fit | None = None,
+    whole_fit: float = WHOLE_FIT,
 ) -> list[Hypothesis]:
     """Lower backs of the stacks among ``chosen`` (one blob's cards) whose rectangles no outline
     corner proposed; each one counted is appended to ``chosen`` and drawn into ``covered``.
@@ -63,7 +65,8 @@ def hidden_backs(
     outer edges are (beyond a back), or lies between two chosen backs (the middle of three).
     Such a rectangle is only ever counted by the back's own look in place (``likeness``: what
     no card above it hides, correlated with the registered back, 0.6 or more), never from
-    geometry alone: ``likeness(hyp, covered)`` is ``BackTester.strip_likeness`` on the plane.
+    geometry alone: ``likeness(hyp, covered)`` is ``BackTester.strip_likeness`` on the plane, and
+    ``whole_fit`` the bar a card seen whole is placed right by (``BackTester.whole_fit``).
     """
     stack = Stack(
         chosen=chosen,
@@ -74,6 +77,7 @@ def hidden_backs(
         card_w=card_w,
         card_h=card_h,
         fit=fit,
+        whole_fit=whole_fit,
     )
     added: list[Hypothesis] = []
     for _ in range(3):  # each card found uncovers no strip but may leave another beside it
@@ -100,6 +104,8 @@ class Stack:
     card_w: float
     card_h: float
     fit: Fit | None = None
+    # The bar a card seen whole is placed right by (the registered back's, ``BackTester.whole_fit``).
+    whole_fit: float = WHOLE_FIT
     # Each back's likeness as a whole card (nothing hiding it), by the back's id: a back is one
     # of several pairs, and the all-clear mask is made once.
     _whole: dict[int, float] = field(default_factory=dict)

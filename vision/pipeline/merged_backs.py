@@ -8,7 +8,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import ON_STACK, area, drawn, outer_span, share, side_lengths, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 from vision.pipeline.stack_tops import card_along, card_shape, sides_beyond
@@ -97,24 +96,24 @@ def merged_backs(
     added: list[Hypothesis] = []
     for low in [o for o in chosen if o.code == BACK and not o.hidden]:
         top, score = low, whole_of(low)
-        if score >= WHOLE_FIT and not low.whole:
+        if score >= tester.whole_fit and not low.whole:
             # Drawn round both cards of a pair (longer than a card along their offset only), it
             # matches the back whole nearly as well as the top: the top is one of its card-sized ends.
             top, score = _pair_end(low, score, image=image, tester=tester, card_w=card_w, card_h=card_h)
-        if score < WHOLE_FIT:
+        if score < tester.whole_fit:
             if low.whole:
                 continue  # a top found by its look already, yet not whole: no place to measure from
             top = Hypothesis(corners=tester.fit_whole(low, image, reach=0.08 * card_w), anchors=low.anchors)
             score = tester.strip_likeness(top, image, blank)
-            if score < WHOLE_FIT and _larger(low.corners, card_w=card_w, card_h=card_h):
+            if score < tester.whole_fit and _larger(low.corners, card_w=card_w, card_h=card_h):
                 # Drawn evenly larger round a tight stack's outer corners, it matches no card: the
                 # top is one of its card-sized ends (as for a pair, below).
                 top, score = _pair_end(
                     low, score, image=image, tester=tester, card_w=card_w, card_h=card_h, shaped=True
                 )
-                if top is low or score < WHOLE_FIT:
+                if top is low or score < tester.whole_fit:
                     continue
-            elif score < WHOLE_FIT or float(np.hypot(*(top.center - low.center))) >= _fit_reach(
+            elif score < tester.whole_fit or float(np.hypot(*(top.center - low.center))) >= _fit_reach(
                 low, card_w=card_w, card_h=card_h
             ):
                 continue
@@ -222,7 +221,7 @@ def _one_card(
             one = Hypothesis(corners=span, anchors=top.anchors)
             score = tester.strip_likeness(one, image, blank)
             best = max(tester.strip_likeness(top, image, blank), tester.strip_likeness(low, image, blank))
-            if score < WHOLE_FIT or score < best + _ONE_BETTER:
+            if score < tester.whole_fit or score < best + _ONE_BETTER:
                 continue
             one.code, one.confidence, one.back, one.back_score = BACK, 0.5 + 0.5 * score, True, score
             one.whole = True

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Final
 import cv2
 import numpy as np
 
-from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import ByteImage, Vec, aligned, drawn, on_stack, redraw, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, parallel
 
@@ -100,7 +99,7 @@ class MiddleCards:
                     continue
                 self._keep_middles(bottom=bottom, top=top)
                 found = self._middle(bottom=bottom, top=top)
-                if found is None and whole < WHOLE_FIT:
+                if found is None and whole < self.stack.whole_fit:
                     found = self._under_fitted(bottom=bottom, top=top)
                 if found is not None:
                     out.append(found)
@@ -138,7 +137,7 @@ class MiddleCards:
             if fitted <= self.stack.whole(top):
                 continue
             top.corners, top.center = quad, centre
-            found = self._middle(bottom=bottom, top=top, placed_top=fitted >= WHOLE_FIT)
+            found = self._middle(bottom=bottom, top=top, placed_top=fitted >= self.stack.whole_fit)
             if found is None:
                 top.corners, top.center = drawn_at
                 continue
@@ -186,7 +185,7 @@ class MiddleCards:
         # not show: a strip beside it is the middle card's, and the middle may lie tight on the
         # card under it (whose own border is ruled out below). Else 0.15 from both.
         if placed_top is None:
-            placed_top = self.stack.whole(top) >= WHOLE_FIT
+            placed_top = self.stack.whole(top) >= self.stack.whole_fit
         turns = _SLIDE_TURNS if placed_top else _SLIDE_TURNS_OFF
         scores, quads = self.stack.slide(top.corners, above, _FAR * card_w, turns)
         if not len(scores):
@@ -232,7 +231,7 @@ class MiddleCards:
         ``above`` gets it drawn in."""
         card_w = self.stack.card_w
         if placed_top is None:
-            placed_top = self.stack.whole(top) >= WHOLE_FIT
+            placed_top = self.stack.whole(top) >= self.stack.whole_fit
         apart = _APART if placed_top else APART_OFF
         tight = _APART_TIGHT if placed_top else APART_OFF
         if score < STRIP_MATCH:

@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.back_tester import WHOLE_FIT, BackTester
+from vision.pipeline.back_tester import BackTester
 from vision.pipeline.geometry import area, count_in, drawn, local_poly, on_stack, outer_span, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 
@@ -112,7 +112,7 @@ def slid_backs(
 
     def right(o: Hypothesis) -> bool:
         if id(o) not in right_of:
-            right_of[id(o)] = o.code == BACK and tester.strip_likeness(o, image, blank) >= WHOLE_FIT
+            right_of[id(o)] = o.code == BACK and tester.strip_likeness(o, image, blank) >= tester.whole_fit
         return right_of[id(o)]
 
     for top in [o for o in chosen if o.code == BACK]:

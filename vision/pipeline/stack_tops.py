@@ -9,7 +9,6 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from vision.pipeline.back_tester import WHOLE_FIT
 from vision.pipeline.geometry import (
     aligned,
     area,
@@ -103,7 +102,7 @@ def shifted_tops(
         # A card's size: an outline drawn round two cards a few mm apart may be a rectangle of neither's.
         card = _card_sized(low.corners, card_w=card_w, card_h=card_h)
         sized = _card_shaped(low.corners, card)
-        if whole_of(low) >= WHOLE_FIT:
+        if whole_of(low) >= tester.whole_fit:
             continue  # placed right on a card showing whole: nothing lies on it
         # (A rectangle that is no one card's, drawn round two, is itself the sign of a second card:
         # it may cover both, leaving nothing of the blob beside it.)
@@ -114,7 +113,9 @@ def shifted_tops(
                 # No card's part beside it that no chosen card explains: no card on it unseen, unless
                 # a second chosen back on it does not show whole either (the top may lie between the
                 # two, all of it under them; looked for only as a card seen whole).
-                between = _between_unwhole(low, chosen=chosen, whole_of=whole_of, card_area=card_w * card_h)
+                between = _between_unwhole(
+                    low, chosen=chosen, whole_of=whole_of, card_area=card_w * card_h, whole_fit=tester.whole_fit
+                )
                 if not between:
                     continue
         scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
@@ -131,14 +132,14 @@ def shifted_tops(
         score = whole_of(top)
         if score < _MATCH or score < whole_of(low) + _BETTER or share(solid, top.corners) < 0.95:
             continue
-        if between and score < WHOLE_FIT:
+        if between and score < tester.whole_fit:
             # (All of it under the two: only a card seen whole is one more. A top drawn a few pixels
             # off matches under it, and the fit a few pixels from it is that card again: held-out
             # table hershey-19960's 5d, 0.64 as drawn, 0.78 fitted 0.12 of a card's width away.)
             continue
         gap = float(np.hypot(*(top.center - low.center)))
         # (Unless the fit moved well off it onto a card showing whole far better: it lay on the card under it.)
-        off = _OFF_CARD * card_w <= gap and score >= max(WHOLE_FIT, whole_of(low) + _OFF_GAIN)
+        off = _OFF_CARD * card_w <= gap and score >= max(tester.whole_fit, whole_of(low) + _OFF_GAIN)
         if sized and gap < _SAME * card_w and not off:
             continue  # a card's rectangle a pixel or two off the fit: the same card, left where it was chosen
         over = [o for o in chosen if o is not low and on_or_under(top.corners, o, card_area=card_w * card_h)]
@@ -225,7 +226,7 @@ def unseen_tops(
         start = Hypothesis(corners=aligned(quads[int(np.argmax(scores))], card))
         top = Hypothesis(corners=tester.fit_whole(start, image, reach=0.08 * card_w), anchors=hyp.anchors)
         score = whole_of(top)
-        if score < WHOLE_FIT or share(solid, top.corners) < 0.95:
+        if score < tester.whole_fit or share(solid, top.corners) < 0.95:
             continue
         if any(on_or_under(top.corners, o, card_area=card_w * card_h) for o in chosen):
             continue  # slid onto a card already chosen (this stack's top, found from another rectangle)
@@ -378,13 +379,19 @@ def card_shape(quad: npt.NDArray[np.float64], *, card_w: float, card_h: float) -
 
 
 def _between_unwhole(
-    low: Hypothesis, *, chosen: list[Hypothesis], whole_of: Callable[[Hypothesis], float], card_area: float
+    low: Hypothesis,
+    *,
+    chosen: list[Hypothesis],
+    whole_of: Callable[[Hypothesis], float],
+    card_area: float,
+    whole_fit: float,
 ) -> bool:
     """Whether another chosen back overlapping ``low`` does not match the back whole either
-    (``WHOLE_FIT``): of two backs counted, one is the top and shows whole, unless a third lies on
-    both (kennard table 19717: the top of three dealt between the two under it, red on red felt)."""
+    (``whole_fit``, ``BackTester.whole_fit``): of two backs counted, one is the top and shows whole,
+    unless a third lies on both (kennard table 19717: the top of three dealt between the two under it,
+    red on red felt)."""
     return any(
-        o is not low and o.code == BACK and on_or_under(low.corners, o, card_area=card_area) and whole_of(o) < WHOLE_FIT
+        o is not low and o.code == BACK and on_or_under(low.corners, o, card_area=card_area) and whole_of(o) < whole_fit
         for o in chosen
     )
 
@@ -462,4 +469,4 @@ def _still_lower(
     # border shows no wider than a pixel, and a strip 0.08-0.15 of a card's width, mostly the
     # lower card's own white border, may match the back in place under 0.6 (dev table 2).
     far = float(np.hypot(*(low.center - top.center))) >= _APART * card_w
-    return far or placed >= WHOLE_FIT or tester.strip_likeness(low, image, hiding) >= _MATCH
+    return far or placed >= tester.whole_fit or tester.strip_likeness(low, image, hiding) >= _MATCH

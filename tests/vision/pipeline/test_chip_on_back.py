@@ -9,7 +9,8 @@ import pytest
 from tests.vision.stacks import no_back_where_no_card_lies, table_stack
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import CODES, DeckProfile, default_deck
-from vision.pipeline.back_tester import STRIP_MATCH, WHOLE_FIT, BackTester
+from vision.pipeline.back_in_place import WHOLE_FIT
+from vision.pipeline.back_tester import STRIP_MATCH, BackTester
 from vision.pipeline.hypotheses import Hypothesis
 from vision.scenes import CHIP_COLOURS
 

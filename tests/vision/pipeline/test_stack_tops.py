@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 import pytest
 
+from vision.pipeline.back_in_place import WHOLE_FIT
 from vision.pipeline.hypotheses import Hypothesis
 from vision.pipeline.stack_tops import _card_shaped, _still_lower, card_along
 
@@ -17,7 +18,10 @@ CARD_W, CARD_H = 58.0, 82.0
 
 
 class _Strips:
-    """A back tester whose every strip matches the back in place as well as given."""
+    """A back tester whose every strip matches the back in place as well as given (the default bar for a
+    card seen whole)."""
+
+    whole_fit = WHOLE_FIT
 
     def __init__(self, likeness: float) -> None:
         self.likeness = likeness
