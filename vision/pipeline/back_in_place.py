@@ -17,13 +17,12 @@ ByteImage = npt.NDArray[Any]
 STRIP_W: Final = 40
 STRIP_H: Final = 56
 # A back matching the back as a whole card (``BackTester.whole_likeness``) at least this well shows whole,
-# placed right: nothing lies on it (true tops placed right score over 0.8; drawn a few pixels off,
-# far less). Backs seen whole match at their true rectangles 0.92-0.95 (tenth percentile, dev seeds
-# 3000-3009) on five designs ...
+# placed right: nothing lies on it. Backs seen whole match at their true rectangles 0.92-0.95 (tenth
+# percentile, dev seeds 3000-3009) on five designs; drawn a few pixels off, far less.
 WHOLE_FIT: Final = 0.8
-# ... but a back whose picture is finer than the strip resolves, compared softened, 0.84 (standard, median
-# 0.91): under 0.8 a tenth of its true tops a pixel off were taken for cards not placed right, and
-# stacks counted a card short that every other design counted (five on the dev seeds). Its bar.
+# The same bar for a back whose picture is finer than the strip resolves, compared softened: standard's
+# match 0.84 (median 0.91), and under 0.8 a tenth of its true tops a pixel off were taken for cards not
+# placed right (stacks every other design counted whole came out a card short: five on the dev seeds).
 FINE_WHOLE_FIT: Final = 0.75
 STRIP_CORNERS: Final = np.array([[0, 0], [STRIP_W, 0], [STRIP_W, STRIP_H], [0, STRIP_H]], np.float32)
 _ONES: Final = np.ones(STRIP_W * STRIP_H, np.float64)
@@ -85,10 +84,6 @@ class BackInPlace:
         self._palette = np.zeros((0, 3), np.float32)
         self._median = np.ones(3, np.float32)
         self._palette_norms = np.zeros((1, 0), np.float32)
-        # The bar a card seen whole is placed right by (``WHOLE_FIT``, a fine back's ``FINE_WHOLE_FIT``), and
-        # the likeness of what a chip leaves at most (just under it).
-        self.whole_fit = WHOLE_FIT
-        self._chipped = math.nextafter(WHOLE_FIT, 0.0)
         if back is not None:
             sharp = cv2.resize(back, (STRIP_W, STRIP_H), interpolation=cv2.INTER_AREA).astype(np.float32)
             small = np.asarray(cv2.GaussianBlur(sharp, (0, 0), 0.7), np.float32)
@@ -98,10 +93,10 @@ class BackInPlace:
             self._palette, self._median = _palette(small)
             self._palette_norms = (self._palette * self._palette).sum(axis=1)[None, :]
             if self._fine:
-                self.whole_fit = FINE_WHOLE_FIT
-                self._chipped = math.nextafter(FINE_WHOLE_FIT, 0.0)
                 soft = np.asarray(cv2.GaussianBlur(resolved, (0, 0), _FINE_BLUR), np.float32)
                 whole_templates = [soft, np.ascontiguousarray(soft[::-1, ::-1])]
+        # The bar a card seen whole is placed right by: the back's own.
+        self.whole_fit = FINE_WHOLE_FIT if self._fine else WHOLE_FIT
         # Per strip pixel: both templates' three colours, then each one's sum of squares (what a
         # strip's sums are gathered from, ``likeness``).
         self._moments = _moments(self._templates)
@@ -138,7 +133,9 @@ class BackInPlace:
             chip = self._chip(patch)
             if chip is None:
                 return plain
-            return max(plain, min(self._kept(patch, np.flatnonzero(chip), self._whole_moments), self._chipped))
+            # (What the chip leaves matches at most just under the bar.)
+            kept = self._kept(patch, np.flatnonzero(chip), self._whole_moments)
+            return max(plain, min(kept, math.nextafter(self.whole_fit, 0.0)))
         if len(at) < 0.04 * STRIP_W * STRIP_H:
             return -1.0  # (before the picture is warped: nothing of it would be looked at)
         return self._kept(self._seen(image, h, whole=False), at, self._moments)

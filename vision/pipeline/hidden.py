@@ -52,8 +52,8 @@ def hidden_backs(
     slide: Slide,
     card_w: float,
     card_h: float,
+    whole_fit: float,
     fit: Fit | None = None,
-    whole_fit: float = WHOLE_FIT,
 ) -> list[Hypothesis]:
     """Lower backs of the stacks among ``chosen`` (one blob's cards) whose rectangles no outline
     corner proposed; each one counted is appended to ``chosen`` and drawn into ``covered``.
