@@ -10,7 +10,6 @@ from typing import Final
 import cv2
 import numpy as np
 
-from vision.pipeline.back_in_place import WHOLE_FIT
 from vision.pipeline.geometry import ByteImage, Vec, aligned, on_stack, turned, unit
 from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, on_or_under, parallel
 from vision.pipeline.middle_cards import APART_OFF, SLIDE_HOPE, SLIDE_STEP, STRIP_MATCH, MiddleCards, by_score
@@ -103,9 +102,9 @@ class Stack:
     slide: Slide
     card_w: float
     card_h: float
-    fit: Fit | None = None
     # The bar a card seen whole is placed right by (the registered back's, ``BackTester.whole_fit``).
-    whole_fit: float = WHOLE_FIT
+    whole_fit: float
+    fit: Fit | None = None
     # Each back's likeness as a whole card (nothing hiding it), by the back's id: a back is one
     # of several pairs, and the all-clear mask is made once.
     _whole: dict[int, float] = field(default_factory=dict)

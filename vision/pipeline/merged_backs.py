@@ -50,7 +50,7 @@ _PLACED_MATCH: Final = 0.6
 # A card on top and a back beside it nearer than this (card lengths, centre to centre) may be one
 # card seen longer than the plane's (``_one_card``); as ``backs._one_card``'s bar.
 _NEAR: Final = 0.12
-# The rectangle spanning them must match the back as a card seen whole (``WHOLE_FIT``) and this much
+# The rectangle spanning them must match the back as a card seen whole (``whole_fit``) and this much
 # better than either. A lone back in a barrelled corner of dev table standard-11005: the top fitted
 # to its near end 0.73, the rectangle kept at its far end 0.68, spanned 0.85.
 _ONE_BETTER: Final = 0.05
@@ -58,7 +58,7 @@ _ONE_BETTER: Final = 0.05
 # spanning them is a little wider than the card (11005's lone back alone: 0.950, in its table 0.95+).
 _ONE_ON: Final = 0.93
 # A chosen back whose sides are all this much longer than the plane card's (evenly: ``card_shape``)
-# and that matches the back whole under ``WHOLE_FIT`` even fitted is drawn round a tight stack's
+# and that matches the back whole under ``whole_fit`` even fitted is drawn round a tight stack's
 # outer corners: dev table 11011's three backs 0.06-0.13 of a card's width apart under one
 # rectangle 1.089 x 1.089 of the plane card (whole 0.45-0.79 on six designs).
 _LARGER: Final = 1.05
@@ -81,7 +81,7 @@ def merged_backs(
     corners are mostly the two cards' shared ones: the one rectangle drawn from it lies on the top
     card or between the two, and the lower card's strip is too thin for a rectangle of its own. The
     card on top shows whole: placed right (as chosen, or fitted to the back within ``_SAME``: it
-    then matches the back whole, ``WHOLE_FIT``), its sides are where a lone card's blob ends. The
+    then matches the back whole, ``whole_fit``), its sides are where a lone card's blob ends. The
     stack reaching beyond it along whole sides, where no chosen card explains it, by at least
     ``_THIN`` of a card's width is the lower card's strip: the top shifted there (and placed to a
     pixel by what of it lies on the stack) is counted when that strip lies on the stack, under
@@ -151,7 +151,7 @@ def _pair_end(
     Two backs dealt 0.06-0.11 of a card's width apart may leave an outline whose rectangle takes
     corners of both: longer than the plane's card along their offset, or one side longer than its
     opposite. Most of it is the top card, so it matches the back whole as a card placed right does
-    (0.8), and no stack shows beyond it for ``_lower``. The top is the plane card's rectangle at one
+    (``whole_fit``), and no stack shows beyond it for ``_lower``. The top is the plane card's rectangle at one
     of its corners, fitted to the back (``fit_whole``), matching the back whole best of the four and
     ``_SPAN_WORSE`` better than ``low`` (a lone card seen larger matches best as drawn)."""
     c = low.corners

@@ -38,7 +38,7 @@ _STILL: Final = 0.4
 _APART: Final = 0.1
 # ... and at most this far from each.
 _FAR: Final = 0.45
-# From a card on top matching the back as a whole card less well than ``WHOLE_FIT`` (its rectangle
+# From a card on top matching the back as a whole card less well than ``whole_fit`` (its rectangle
 # may be a few pixels off), a middle card lies at least
 # ``APART_OFF`` away: a rectangle off leaves the top card's own border showing as a strip that thin.
 # So does the card under it, which is never seen whole (whether it is placed right cannot be told):
@@ -60,7 +60,7 @@ _SLIDE_TURNS: Final = (-5.0, -2.5, 0.0, 2.5, 5.0)
 # places would take for a middle card (nicu-white test table 14364: a fourth back at 0.65, slid
 # unturned under a top matching the back whole 0.59).
 _SLIDE_TURNS_OFF: Final = (-2.0, 2.0)
-# A card on top not placed right (under ``WHOLE_FIT``) whose fit to the back moves it at least this
+# A card on top not placed right (under ``whole_fit``) whose fit to the back moves it at least this
 # far (card widths) is tried there for the middle card under it: drawn 3 px off (dev table 501,
 # kennard: 0.053 of a card's width), it hides part of the middle card's strip and leaves its own
 # border showing beside it (the true middle's strip 0.6 as drawn, 0.82 under the fitted top).
@@ -114,7 +114,7 @@ class MiddleCards:
         designs). Never onto a card already counted: that is the card. Found, the top
         stays there (and ``covered`` is drawn again); else it is put back. The middle is judged as
         under the top as drawn (the same distances from both), unless the top moved matches the back
-        whole (``WHOLE_FIT``): then it is placed right, as any top that does."""
+        whole (``whole_fit``): then it is placed right, as any top that does."""
         drawn_at, tried = (top.corners, top.center), [top.center]
 
         def moves() -> Iterator[Vec]:

@@ -27,7 +27,7 @@ _TURNS: Final = (-2.0, 0.0, 2.0)
 # A lower card lies at least this far (card widths, centre to centre) from every chosen card
 # (nearer, what shows of it is the card above drawn a pixel or two off: its own border) ...
 _APART: Final = 0.1
-# ... or this far from a card not placed right (not matching the back whole, ``WHOLE_FIT``).
+# ... or this far from a card not placed right (not matching the back whole, ``whole_fit``).
 _APART_OFF: Final = 0.15
 # The slide's best must reach this for the place to be refined or the grown pass tried (table
 # 11019's bottom card slid 0.48 and 0.55; at this bar every back counted on the dev seeds still is,

@@ -43,7 +43,7 @@ _SAME: Final = 0.08
 # strip (``hidden._APART_OFF``), so the lower card must show the back in place there.
 _APART: Final = 0.15
 # A card's rectangle whose fit moves at least this far (card widths) onto a card matching the back as
-# a whole card (``WHOLE_FIT``) and this much better than the rectangle is no card seen whole: it lies
+# a whole card (``whole_fit``) and this much better than the rectangle is no card seen whole: it lies
 # on the card under the top (dev table 11019's pair 0.1 of a card's width apart, five designs: the
 # rectangle on the lower card 0.38-0.65, the fit 0.075 away on the top 0.93-0.96).
 _OFF_CARD: Final = 0.05
@@ -76,7 +76,7 @@ def shifted_tops(
     rectangle proposed for the card on top: one card is counted for two. The card on top shows
     whole, so the back slid over the picture around the chosen rectangle (``BackTester.slide``,
     nothing hidden, then ``fit_whole``) matches best where it lies. Looked for only around a chosen
-    back that does not match the back whole (0.8) and, when it is one card's rectangle, with some of
+    back that does not match the back whole (``whole_fit``) and, when it is one card's rectangle, with some of
     the blob beside it that no chosen card explains (4 % of a card), and not when the slide's best
     place is the chosen rectangle itself (a card's size, within 0.04 of a card's width). Taken when
     it matches the back as a whole card (0.6) and 0.05 better than the chosen rectangle, lies wholly
@@ -120,7 +120,7 @@ def shifted_tops(
                     continue
         scores, quads = tester.slide(card, image, blank, reach=_REACH * card_w, turns=_TURNS)
         if not len(scores) or float(scores.max()) < _MATCH:
-            continue  # (true tops score 0.8 or more at that size)
+            continue  # (most designs' true tops score 0.8 or more at that size; fine backs' less: stop 49)
         best = int(np.argmax(scores))
         if float(np.hypot(*(quads[best].mean(axis=0) - low.center))) < _SAME * card_w / 2 and _card_size(
             low.corners, card
@@ -205,7 +205,7 @@ def unseen_tops(
     count none of its cards. The card on top shows whole: the back slid over the picture around a
     rectangle left over that has the back's colours (``BackTester.slide`` at the plane card's size
     and the rectangle's place and direction, then ``fit_whole``) matches best where it lies. It is
-    taken when it matches the back as a whole card as a card seen whole does (``WHOLE_FIT``: a
+    taken when it matches the back as a whole card as a card seen whole does (``whole_fit``: a
     face, a strip or a rectangle across two cards does not), lies wholly on the blob (95 %) and
     overlaps no chosen card. Run before the stack's other steps (``backs.stack_backs``).
     """

@@ -12,6 +12,7 @@ import pytest
 from vision.back_signature import distances, features
 from vision.deck import default_deck
 from vision.pipeline import back_tester
+from vision.pipeline.back_in_place import WHOLE_FIT
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.geometry import unit
 from vision.pipeline.hidden import _POLISH_STEPS, Stack, turned
@@ -178,6 +179,7 @@ def test_a_polished_strip_lands_on_the_same_corners_as_before() -> None:
             slide=lambda *a: (np.zeros(0), np.zeros((0, 4, 2))),
             card_w=float(rng.uniform(50.0, 70.0)),
             card_h=90.0,
+            whole_fit=WHOLE_FIT,
         )
         quad = _QUAD + rng.uniform(-10.0, 10.0, (4, 2))
         want = _polished_before(stack, quad)
