@@ -93,3 +93,28 @@ def test_a_fans_middle_card_is_read_where_its_top_runs_on_in_line_past_the_notch
     # the edge was taken to end at a card's own corner, no scan start was looked for along it, and
     # the As was missed (on all six designs).
     _read_right(kennard, seed=10007, code="As", role="fan middle")
+
+
+def test_a_fans_middle_card_whose_corner_lies_on_the_card_below_is_read_half_way_between_its_neighbours(
+    standard: DeckProfile,
+) -> None:
+    # The benchmark's table 19816: a fan held in the hand, 8h, 7d, Jh. The 7d's index corner lies
+    # over the 8h, inside the blob's outline, and its top edge shows only between the Jh and the
+    # 8h's corner: no outline edge led to it (it read 0.89 where it lies). It was missed.
+    _read_right(standard, seed=19816, code="7d", role="fan middle")
+
+
+def test_a_fans_middle_card_spread_along_its_side_is_read_between_its_neighbours(dondorf: DeckProfile) -> None:
+    # The benchmark's table 19707: Th, 3s, 5s spread along their short sides; the 3s was missed.
+    _read_right(dondorf, seed=19707, code="3s", role="fan middle")
+
+
+def test_a_fans_bottom_card_is_read_one_step_beyond_the_two_read_over_it(kennard: DeckProfile) -> None:
+    # The benchmark's table 11002: the As at the bottom of a fan, its index plainly in view (0.96
+    # where it lies), unread; the two cards over it read.
+    _read_right(kennard, seed=11002, code="As", role="fan bottom")
+
+
+def test_a_fans_top_card_is_read_one_step_beyond_the_two_read_under_it(hershey: DeckProfile) -> None:
+    # The benchmark's table 19611: the 9d on top of a fan (0.96 where it lies) was missed.
+    _read_right(hershey, seed=19611, code="9d", role="fan top")

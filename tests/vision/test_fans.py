@@ -517,3 +517,13 @@ def test_a_fanned_index_whose_patch_takes_in_the_edge_beside_it_is_read_a_little
     assert [table.roles[k] for k in middle] == ["fan middle"]
     assert outcomes[middle[0]] == "correct"
     assert "misread" not in outcomes
+
+
+def test_two_cards_of_a_hand_spread_wide_hold_no_card_between_them(kennard: DeckProfile) -> None:
+    # Two cards spread two-thirds of a width apart along their side, and two held in the hand
+    # turned 26 degrees apart: between each pair lies the lower card's face (a court picture,
+    # pips), where a fan's middle card is looked for. No card lies there, and none is read.
+    wide = _spread(["Kd", "9s", "Qh"], x_mm=260, y_mm=140, angle_deg=12.0, step=0.33)
+    held = _held(["Jc", "5h", "8d"], x_mm=600, y_mm=250, angle_deg=-20.0, spread_deg=13.0)
+    scene = Scene(cards=(wide[0], wide[2], held[0], held[2], *SINGLES))
+    assert _read_calibrated(kennard, scene, view=VIEW, seed=3) == ["correct"] * len(scene.cards)

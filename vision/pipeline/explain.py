@@ -14,6 +14,7 @@ import numpy.typing as npt
 from vision.pipeline.back_tester import BackTester
 from vision.pipeline.backs import card_shaped, squared, stack_backs
 from vision.pipeline.corners import UNKNOWN, CornerReader
+from vision.pipeline.fan_middles import fan_cards_between
 from vision.pipeline.fan_scan import FanScanner
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import area, quad_shares, share, side_lengths
@@ -184,6 +185,10 @@ class Explainer:
         scanned: set[int] = set()
         if not alone:
             found = self.fan_scan.scan_blob(image, plane, contour=contour, hyps=hyps, card_w=card_w, card_h=card_h)
+            # Cards of a fan the edges did not lead to, between or beyond two of its cards read.
+            found += fan_cards_between(
+                image, plane, hyps=[*hyps, *found], reader=self.fans, contour=contour, card_w=card_w, card_h=card_h
+            )
             scanned = {id(hyp) for hyp in found}
             hyps.extend(found)
             self.fans.settle([*hyps, *pending], card_w=card_w)
