@@ -17,6 +17,7 @@ from vision.pipeline.hypotheses import BACK, STACK_COS, Hypothesis, across, on_o
 from vision.pipeline.masks import Masks
 from vision.pipeline.merged_backs import merged_backs
 from vision.pipeline.outline import CARD_ASPECT
+from vision.pipeline.refit_lowers import refitted_lowers
 from vision.pipeline.slid_backs import slid_backs
 from vision.pipeline.stack_tops import shifted_tops, unseen_tops
 
@@ -68,7 +69,9 @@ def stack_backs(
     outline corner proposes (``hidden.hidden_backs``: the middle card of three, a strip beyond a
     back); last, the card on top where no rectangle was proposed for it
     (``stack_tops.shifted_tops``), and the lower backs again where that adds or moves a card; and
-    the card under a top so near it that one rectangle was drawn for both (``merged_backs``).
+    the card under a top so near it that one rectangle was drawn for both (``merged_backs``);
+    and a lower back whose own strip matches the back poorly moved to where it matches, and the
+    lower backs looked for again (``refit_lowers``).
     """
     card_area = card_w * card_h
     solid = masks.fg if masks.solid is None else masks.solid
@@ -153,6 +156,12 @@ def stack_backs(
         chosen=chosen, covered=covered, solid=solid, contour=contour, image=image, tester=tester, card_w=card_w
     ):
         added += slid + lower_backs()  # the middle card between a top and the card slid under it
+    # Last, a lower back a few pixels off its card (its strip framing another card's border) is
+    # moved onto it, and the strip it hid is the stack's to explain again.
+    if refitted_lowers(
+        chosen=chosen, covered=covered, solid=solid, image=image, tester=tester, card_w=card_w, card_h=card_h
+    ):
+        added += lower_backs()
     return added
 
 
