@@ -6,12 +6,12 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
 from vision.pipeline.corners import UNKNOWN
 from vision.pipeline.fan_looks import FAN_SEEN_SCORE
+from vision.pipeline.fan_scan import filled_outline, lies_within
 from vision.pipeline.fans import FanReader
 from vision.pipeline.geometry import aligned, overlap_area
 from vision.pipeline.hypotheses import BACK, Hypothesis
@@ -36,10 +36,6 @@ _BEYOND: Final = (-1.0, 2.0)
 # An index corner read there lies at least this far (card widths) from every index corner read
 # already in the blob: nearer, it is that card's index again.
 _OWN: Final = 0.1
-# A card placed so lies within the blob's outline (judged at a grid of points over it, shares of
-# its sides): a place past the fan's end is felt, or another card's face.
-_FILL: Final = 0.9
-_GRID: Final = np.array([(x, y) for x in np.linspace(0.05, 0.95, 5) for y in np.linspace(0.04, 0.96, 7)])
 
 
 def fan_cards_between(
@@ -67,9 +63,8 @@ def fan_cards_between(
         return []
     examined = [h.corners[k] for h in faces for k in (0, 2)]
     codes = {h.code for h in faces}
-    x0, y0, bw, bh = cv2.boundingRect(contour)
-    filled = np.zeros((bh, bw), np.uint8)
-    cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
+    # A place past the fan's end is felt, or another card's face: a card lies within the outline.
+    inside = filled_outline(contour)
     found: list[Hypothesis] = []
     card_area = card_w * card_h
     for i, a in enumerate(faces):
@@ -86,7 +81,7 @@ def fan_cards_between(
             shares = [*(_BETWEEN if apart >= 2 * _STEP * card_w else ()), *_BEYOND]
             for s in shares:
                 quad = _part_way(a.corners, other, turn, s)
-                if not _within(quad, filled, x0, y0):
+                if not lies_within(quad, inside):
                     continue
                 hyp = _read_at(image, plane, quad, examined=examined, reader=reader, card_w=card_w, codes=codes)
                 if hyp is not None:
@@ -121,15 +116,6 @@ def _read_at(
             return hyp
         reader.forget(hyp)
     return None
-
-
-def _within(quad: Vec, filled: ByteImage, x0: int, y0: int) -> bool:
-    """Whether a card at ``quad`` lies within the blob's outline (``filled``, its box at x0, y0)."""
-    pts = quad[0] + _GRID @ np.stack([quad[1] - quad[0], quad[3] - quad[0]])
-    xy = np.round(pts).astype(np.int64) - (x0, y0)
-    h, w = filled.shape
-    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-    return int(np.count_nonzero(filled[xy[ok, 1], xy[ok, 0]])) >= _FILL * len(pts)
 
 
 def _turn(a: Vec, b: Vec) -> float:

@@ -105,10 +105,7 @@ class FanScanner:
         # corner itself: see FAILED_NEAR.)
         failed = [h.corners[k] for h in hyps if h.code == UNKNOWN and not h.seen for k in h.examined]
         found: list[Hypothesis] = []
-        x0, y0, bw, bh = cv2.boundingRect(contour)
-        filled = np.zeros((bh, bw), np.uint8)
-        cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
-        inside = (filled, x0, y0)
+        inside = filled_outline(contour)
         missed: list[tuple[float, float, float, float]] = []  # starts read that showed no index: corner, unit top edge
         # The walks where a start may lie: a card's side from corner to corner has none, and a
         # band under a few pixels is too short to find one in.
@@ -211,17 +208,8 @@ class FanScanner:
 
     def _may_lie(self, quad: Vec, inside: tuple[ByteImage, int, int]) -> bool:
         """Whether a card may lie at ``quad``: it lies within the blob's outline (a card sticking
-        out past the blob is the face of the card whose edge this is), judged at a grid of points
-        over it. (The outline filled, not the felt mask: a red card's pips on a red cloth are
-        felt-coloured.) ``inside`` is the filled outline and its box's top-left corner.
-        """
-        filled, x0, y0 = inside
-        pts = quad[0] + _GRID @ np.stack([quad[1] - quad[0], quad[3] - quad[0]])
-        xy = np.round(pts).astype(np.int64) - (x0, y0)
-        h, w = filled.shape
-        ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
-        hits = int(np.count_nonzero(filled[xy[ok, 1], xy[ok, 0]]))
-        return bool(hits >= FAN_FILL * len(pts))
+        out past the blob is the face of the card whose edge this is; see ``lies_within``)."""
+        return lies_within(quad, inside)
 
     def _read_fanned(
         self,
@@ -290,6 +278,28 @@ class FanScanner:
                 if fanned.code != UNKNOWN:
                     break
         return fanned
+
+
+def filled_outline(contour: ByteImage) -> tuple[ByteImage, int, int]:
+    """A blob's outline filled, in its bounding box, and that box's top-left corner (x0, y0)."""
+    x0, y0, bw, bh = cv2.boundingRect(contour)
+    filled = np.zeros((bh, bw), np.uint8)
+    cv2.drawContours(filled, [contour], -1, 255, cv2.FILLED, offset=(-x0, -y0))
+    return filled, x0, y0
+
+
+def lies_within(quad: Vec, inside: tuple[ByteImage, int, int]) -> bool:
+    """Whether a card at ``quad`` lies within a blob's outline, judged at a grid of points over it
+    (FAN_FILL of them). (The outline filled, not the felt mask: a red card's pips on a red cloth are
+    felt-coloured.) ``inside`` is the filled outline and its box's top-left corner (``filled_outline``).
+    """
+    filled, x0, y0 = inside
+    pts = quad[0] + _GRID @ np.stack([quad[1] - quad[0], quad[3] - quad[0]])
+    xy = np.round(pts).astype(np.int64) - (x0, y0)
+    h, w = filled.shape
+    ok = (xy[:, 0] >= 0) & (xy[:, 0] < w) & (xy[:, 1] >= 0) & (xy[:, 1] < h)
+    hits = int(np.count_nonzero(filled[xy[ok, 1], xy[ok, 0]]))
+    return bool(hits >= FAN_FILL * len(pts))
 
 
 def _near(points: Sequence[Vec], point: Vec, reach: float) -> bool:
