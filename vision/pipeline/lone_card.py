@@ -198,11 +198,15 @@ class LoneCardReader:
         # the same rank of the other suit of its colour, which at thumbnail size is the same face
         # (the index tells those apart), and which a card drawn a few pixels off may fit better.
         # A grown look reads an index the card as found hid (its outline inside the card's edge).
-        # Where both index corners as found read this card already, and the face refused it there,
-        # growing only makes the face fit every card less plainly (held-out dondorf table 20113: a
-        # 3h smeared, both indices reading 3d at 0.76-0.79, its face the 3h's as found, 3d grown).
-        if all(self.corners.read_index(image, corners, k).code == code for k in (0, 2)) and not self.face.agrees(
-            image, corners, code, alone=True
+        # Where both index corners as found read this card already, and the face there refused it
+        # and took the other suit of its colour, growing only makes the face fit every card less
+        # plainly (held-out dondorf table 20113: a 3h smeared, both indices reading 3d at 0.76-0.79,
+        # its face the 3h's as found, 3d grown). A face as found that takes neither suit is only a
+        # look a few pixels off, which growing may put right (table 1003's Th).
+        if (
+            all(self.corners.read_index(image, corners, k).code == code for k in (0, 2))
+            and not self.face.agrees(image, corners, code, alone=True)
+            and self.face.agrees(image, corners, twin_of(code), alone=True)
         ):
             return UNKNOWN, 0.0
         scores = self.face.thumb_scores(image, corners)
