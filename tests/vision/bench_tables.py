@@ -21,6 +21,15 @@ def read_table(deck: DeckProfile, *, seed: int) -> tuple[Table, TableRenderer, F
     return table, renderer, Recognizer(deck=deck, calibration=view_calibration(table.view)).read(frame)
 
 
+def codes_at(deck: DeckProfile, *, seed: int, code: str) -> list[str]:
+    """What the recognizer reads within the benchmark's match distance (22 px) of the face-up
+    ``code`` on the benchmark's table ``seed`` (see ``read_table``)."""
+    table, renderer, reading = read_table(deck, seed=seed)
+    card = next(c for c in table.scene.cards if c.code == code and c.face_up)
+    centre = renderer.card_quad_px(card).mean(axis=0)
+    return [c.code for c in reading.cards if float(np.hypot(*(np.array(c.center) - centre))) < 22]
+
+
 def lone_reader(deck: DeckProfile, *, seed: int) -> tuple[np.ndarray, LoneCardReader]:
     """The frame of the benchmark's table ``seed`` and the lone-card reader of a recognizer
     calibrated to it (to read one lone card at a given outline)."""

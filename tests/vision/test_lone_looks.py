@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from drivers.camera.sim import Lighting, Optics, Scene, SimCard, TableRenderer, TableView
-from tests.vision.bench_tables import lone_reader, read_table
+from tests.vision.bench_tables import codes_at, lone_reader
 from vision.calibration import Calibration
 from vision.card_raster import CARD_PX_H, CARD_PX_W
 from vision.deck import DeckProfile
@@ -130,11 +130,7 @@ def test_a_grown_look_does_not_overrule_the_face_that_refused_what_both_indices_
     # hearts read 3d at both index corners (0.76-0.79). Where found, its face is the 3h's and
     # refuses the 3d; grown 4 %, the face fitted every card less plainly and let the 3d through:
     # a misread. The search over nearby poses then reads the 3h.
-    table, renderer, reading = read_table(dondorf, seed=20113)
-    card = next(c for c in table.scene.cards if c.code == "3h")
-    centre = renderer.card_quad_px(card).mean(axis=0)
-    here = [c.code for c in reading.cards if float(np.hypot(*(np.array(c.center) - centre))) < 22]
-    assert here == ["3h"]
+    assert codes_at(dondorf, seed=20113, code="3h") == ["3h"]
 
 
 def test_a_grown_look_still_reads_a_card_whose_face_as_found_takes_neither_suit(hershey: DeckProfile) -> None:
@@ -142,8 +138,4 @@ def test_a_grown_look_still_reads_a_card_whose_face_as_found_takes_neither_suit(
     # Its face there agrees with neither the Th nor the Td (its best fit is another card's, the look
     # a few pixels off): no evidence for the other suit, as table 20113's 3h gave. Grown, the face
     # agrees with the Th, and the card is read.
-    table, renderer, reading = read_table(hershey, seed=1003)
-    card = next(c for c in table.scene.cards if c.code == "Th")
-    centre = renderer.card_quad_px(card).mean(axis=0)
-    here = [c.code for c in reading.cards if float(np.hypot(*(np.array(c.center) - centre))) < 22]
-    assert here == ["Th"]
+    assert codes_at(hershey, seed=1003, code="Th") == ["Th"]

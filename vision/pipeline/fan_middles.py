@@ -13,7 +13,7 @@ from vision.pipeline.corners import UNKNOWN
 from vision.pipeline.fan_looks import FAN_SEEN_SCORE
 from vision.pipeline.fan_scan import filled_outline, lies_within
 from vision.pipeline.fans import FanReader
-from vision.pipeline.geometry import aligned, overlap_area
+from vision.pipeline.geometry import aligned, overlap_area, rotation, turned
 from vision.pipeline.hypotheses import BACK, Hypothesis
 from vision.pipeline.plane import Plane
 
@@ -131,10 +131,6 @@ def _part_way(a: Vec, b: Vec, turn: float, s: float) -> Vec:
     ca, cb = a.mean(axis=0), b.mean(axis=0)
     if abs(turn) < 1e-3:
         return np.asarray(a + s * (cb - ca), np.float64)
-
-    def rot(t: float) -> npt.NDArray[np.float64]:
-        return np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-
-    r = rot(turn)
+    r = rotation(turn)
     pivot = np.linalg.solve(np.eye(2) - r, cb - r @ ca)
-    return np.asarray((a - pivot) @ rot(s * turn).T + pivot, np.float64)
+    return turned(a, math.degrees(s * turn), about=pivot)

@@ -185,14 +185,17 @@ def on_outline(contour: ByteImage, point: Vec, tol: float) -> bool:
     return abs(cv2.pointPolygonTest(contour, (float(point[0]), float(point[1])), True)) < tol
 
 
-def turned(quad: Vec, degrees: float) -> Vec:
-    """``quad`` turned about its centre."""
+def rotation(radians: float) -> Vec:
+    """The 2 x 2 matrix turning a plane vector by ``radians`` (from x towards y)."""
+    return np.array([[math.cos(radians), -math.sin(radians)], [math.sin(radians), math.cos(radians)]])
+
+
+def turned(quad: Vec, degrees: float, *, about: Vec | None = None) -> Vec:
+    """``quad`` turned about its centre, or ``about`` a given point."""
     if degrees == 0.0:
         return quad
-    t = math.radians(degrees)
-    rot = np.array([[math.cos(t), -math.sin(t)], [math.sin(t), math.cos(t)]])
-    mid = quad.mean(axis=0)
-    return np.asarray((quad - mid) @ rot.T + mid, np.float64)
+    mid = quad.mean(axis=0) if about is None else about
+    return np.asarray((quad - mid) @ rotation(math.radians(degrees)).T + mid, np.float64)
 
 
 def on_stack(corners: Vec, *, solid: ByteImage, hiding: ByteImage, least: float) -> bool:

@@ -162,7 +162,7 @@ class Stack:
             for top in backs:
                 for turn in _TURNS:
                     corners = _reaching(turned(top.corners, turn), strip, card_w)
-                    hyp = None if corners is None else self._judged(corners, short=short)
+                    hyp = None if corners is None else self.judged(corners, short=short)
                     if hyp is not None and (best is None or hyp.back_score > best.back_score):
                         best = hyp
         if best is None and short:
@@ -172,7 +172,7 @@ class Stack:
             # 0.34 in place as reached, 0.65 where the card lies). Refined by its look in place.
             score, corners = max(short, key=by_score)
             if score >= SLIDE_HOPE:
-                best = self._judged(self.polished(corners))
+                best = self.judged(self.polished(corners))
         if best is None and strips:
             best = self._slid_beyond(backs, strips)
         return best
@@ -202,7 +202,7 @@ class Stack:
                 # It must hold a piece of a strip no card explains (else it only re-frames what shows).
                 if not any(_inside(quad, strip) >= _STRIP_PIECE * card_area for strip in strips):
                     continue
-                hyp = self._judged(self.polished(quad))
+                hyp = self.judged(self.polished(quad))
                 if hyp is None or any(
                     float(np.hypot(*(hyp.center - o.center))) < APART_OFF * card_w for o in self.chosen
                 ):
@@ -240,7 +240,7 @@ class Stack:
             self._blank = np.zeros(self.covered.shape, np.uint8)
         return self._blank
 
-    def _judged(self, corners: Vec, *, short: list[tuple[float, Vec]] | None = None) -> Hypothesis | None:
+    def judged(self, corners: Vec, *, short: list[tuple[float, Vec]] | None = None) -> Hypothesis | None:
         """A lower back at ``corners`` when it may lie there (under backs only, parallel, none of
         them) and what shows of it is the back in place (``short`` gets the place and its score
         when only that falls short)."""

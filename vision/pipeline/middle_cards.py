@@ -236,7 +236,7 @@ class MiddleCards:
         tight = _APART_TIGHT if placed_top else APART_OFF
         if score < STRIP_MATCH:
             return False
-        # What shows of it must lie on the stack, not on felt (as a strip beyond a back's, ``_judged``):
+        # What shows of it must lie on the stack, not on felt (as a strip beyond a back's, ``Stack.judged``):
         # a rectangle drawn between the bottom card and the top, a few pixels off both, matches a
         # strip of the bottom card well yet reaches past the stack's edge where no card lies.
         if not on_stack(mid, solid=self.stack.solid, hiding=above, least=0.04 * card_w * self.stack.card_h):

@@ -9,13 +9,12 @@ import pytest
 
 from tests.vision.pipeline.shapes import H, W, card_quad
 from vision.pipeline.fan_middles import _part_way, _turn
+from vision.pipeline.geometry import turned
 
 
 def _held(angle_deg: float, *, pivot: np.ndarray) -> np.ndarray:
     """A card turned ``angle_deg`` about ``pivot`` from a card lying square with its centre at the origin."""
-    a = math.radians(angle_deg)
-    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
-    return np.asarray((card_quad(0.0, 0.0, 0.0) - pivot) @ rot.T + pivot, np.float64)
+    return turned(card_quad(0.0, 0.0, 0.0), angle_deg, about=pivot)
 
 
 @pytest.mark.parametrize("spread", [12.0, 20.0, -16.0])
